@@ -1,0 +1,225 @@
+//! Exact expected returns, best responses and NashConv by walking the flat [`GameTree`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::policy::TabularPolicy;
+use crate::tree::{GameTree, InfosetId, NodeKind};
+
+fn check_profile(tree: &GameTree, profile: &[&TabularPolicy]) -> Result<()> {
+    if profile.len() != tree.num_players() {
+        return Err(Error::Shape(format!(
+            "a profile needs one policy per player ({}), got {}",
+            tree.num_players(),
+            profile.len()
+        )));
+    }
+    if let Some(p) = profile.iter().position(|p| !p.fits(tree)) {
+        return Err(Error::Shape(format!("player {p}'s policy was not made for {}", tree.name())));
+    }
+    Ok(())
+}
+
+/// Reach probability of every node: chance times every player's action probabilities,
+/// except `excluded`'s (pass `None` for the full reach).
+fn reach(tree: &GameTree, profile: &[&TabularPolicy], excluded: Option<usize>, out: &mut Vec<f64>) {
+    let n = tree.num_nodes();
+    out.clear();
+    out.resize(n, 0.0);
+    out[0] = 1.0;
+    let excluded = excluded.map_or(u32::MAX, |p| p as u32);
+    for c in 1..n {
+        let par = tree.parent[c] as usize;
+        let r = out[par];
+        if r == 0.0 {
+            continue;
+        }
+        let factor = match tree.kind[par] {
+            NodeKind::Chance => tree.chance_prob[c],
+            _ => {
+                let q = tree.player[par];
+                if q == excluded {
+                    1.0
+                } else {
+                    profile[q as usize].prob(tree.slot[par] as usize, tree.action[c] as usize)
+                }
+            }
+        };
+        out[c] = r * factor;
+    }
+}
+
+/// Each player's expected return when everyone plays `profile`.
+///
+/// # Errors
+///
+/// [`Error::Shape`] when the profile does not have one policy of this tree per player.
+///
+/// # Complexity
+///
+/// O(nodes).
+pub fn expected_returns(tree: &GameTree, profile: &[&TabularPolicy]) -> Result<Vec<f64>> {
+    check_profile(tree, profile)?;
+    let mut r = Vec::new();
+    reach(tree, profile, None, &mut r);
+    Ok(expected_from_reach(tree, &r))
+}
+
+fn expected_from_reach(tree: &GameTree, reach: &[f64]) -> Vec<f64> {
+    let n = tree.num_players();
+    let mut values = vec![0.0; n];
+    for (t, &node) in tree.terminal_node.iter().enumerate() {
+        let r = reach[node as usize];
+        if r != 0.0 {
+            for (p, v) in values.iter_mut().enumerate() {
+                *v += r * tree.utilities[t * n + p];
+            }
+        }
+    }
+    values
+}
+
+/// Scratch space for best responses, reused across calls.
+#[derive(Default)]
+struct Workspace {
+    reach: Vec<f64>,
+    /// Value of each sequence (infoset-action pair), then one empty sequence per player.
+    q: Vec<f64>,
+}
+
+/// Best-response value of `player`; fills `best` (if given) with the best legal action per
+/// infoset of `player` (ties go to the lowest action).
+fn best_response_into(
+    tree: &GameTree,
+    player: usize,
+    profile: &[&TabularPolicy],
+    ws: &mut Workspace,
+    mut best: Option<&mut Vec<usize>>,
+) -> f64 {
+    let n = tree.num_players();
+    reach(tree, profile, Some(player), &mut ws.reach);
+    let num_seq = tree.num_sequences();
+    ws.q.clear();
+    ws.q.resize(num_seq + n, 0.0);
+    for (t, &node) in tree.terminal_node.iter().enumerate() {
+        let r = ws.reach[node as usize];
+        if r != 0.0 {
+            ws.q[tree.terminal_parent_seq[t * n + player] as usize] += r * tree.utilities[t * n + player];
+        }
+    }
+    // Children infosets come after their parents within a player: go backwards.
+    for i in tree.infosets_of(player).rev() {
+        let start = tree.legal_start[i] as usize;
+        let end = tree.legal_start[i + 1] as usize;
+        let mut best_k = start;
+        for k in start + 1..end {
+            if ws.q[k] > ws.q[best_k] {
+                best_k = k;
+            }
+        }
+        let v = ws.q[best_k];
+        ws.q[tree.infoset_parent_seq[i] as usize] += v;
+        if let Some(b) = best.as_deref_mut() {
+            b[i] = tree.legal_actions[best_k].0;
+        }
+    }
+    ws.q[num_seq + player]
+}
+
+/// An exact best response of `player` against the others in `profile`, and its value.
+///
+/// The returned policy is pure at `player`'s infosets (ties broken towards the lowest
+/// action, as OpenSpiel does) and copies `profile[player]` elsewhere.
+///
+/// # Errors
+///
+/// [`Error::Shape`] for a profile of the wrong shape; [`Error::Unsupported`] for a player
+/// out of range.
+///
+/// # Complexity
+///
+/// O(nodes + sequences).
+pub fn best_response(
+    tree: &GameTree,
+    player: usize,
+    profile: &[&TabularPolicy],
+) -> Result<(TabularPolicy, f64)> {
+    check_profile(tree, profile)?;
+    if player >= tree.num_players() {
+        return Err(Error::Unsupported(format!("player {player} does not exist")));
+    }
+    let mut ws = Workspace::default();
+    let mut best = vec![0usize; tree.num_infosets()];
+    let value = best_response_into(tree, player, profile, &mut ws, Some(&mut best));
+    let mut policy = profile[player].clone();
+    for i in tree.infosets_of(player) {
+        let row = policy.row_mut(InfosetId(i));
+        row.fill(0.0);
+        row[best[i]] = 1.0;
+    }
+    Ok((policy, value))
+}
+
+/// NashConv with its parts, OpenSpiel's definitions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NashConvReport {
+    /// Σ_p (best-response value − expected return).
+    pub nash_conv: f64,
+    /// Each player's best-response value against the others.
+    pub best_response_values: Vec<f64>,
+    /// Each player's expected return under the profile.
+    pub expected_returns: Vec<f64>,
+    /// `nash_conv / num_players` for 2-player constant-sum games, else `None`.
+    pub exploitability: Option<f64>,
+}
+
+impl NashConvReport {
+    /// Each player's gain from deviating to a best response.
+    pub fn improvements(&self) -> Vec<f64> {
+        self.best_response_values.iter().zip(&self.expected_returns).map(|(b, v)| b - v).collect()
+    }
+}
+
+/// NashConv of `profile` and its parts.
+///
+/// # Errors
+///
+/// [`Error::Shape`] for a profile of the wrong shape.
+///
+/// # Complexity
+///
+/// O(num_players · nodes).
+pub fn nash_conv_report(tree: &GameTree, profile: &[&TabularPolicy]) -> Result<NashConvReport> {
+    check_profile(tree, profile)?;
+    let mut ws = Workspace::default();
+    reach(tree, profile, None, &mut ws.reach);
+    let expected = expected_from_reach(tree, &ws.reach);
+    let br: Vec<f64> =
+        (0..tree.num_players()).map(|p| best_response_into(tree, p, profile, &mut ws, None)).collect();
+    let nash_conv = br.iter().zip(&expected).map(|(b, v)| b - v).sum();
+    let exploitability = (tree.num_players() == 2 && tree.utility_sum().is_some()).then(|| nash_conv / 2.0);
+    Ok(NashConvReport { nash_conv, best_response_values: br, expected_returns: expected, exploitability })
+}
+
+/// NashConv: the sum over players of the gain from a best response; 0 at a Nash equilibrium.
+///
+/// # Errors
+///
+/// [`Error::Shape`] for a profile of the wrong shape.
+pub fn nash_conv(tree: &GameTree, profile: &[&TabularPolicy]) -> Result<f64> {
+    Ok(nash_conv_report(tree, profile)?.nash_conv)
+}
+
+/// Exploitability = NashConv / 2, defined only for 2-player constant-sum games.
+///
+/// # Errors
+///
+/// [`Error::Unsupported`] for other games; [`Error::Shape`] for a bad profile.
+pub fn exploitability(tree: &GameTree, profile: &[&TabularPolicy]) -> Result<f64> {
+    nash_conv_report(tree, profile)?.exploitability.ok_or_else(|| {
+        Error::Unsupported(format!(
+            "exploitability is defined only for 2-player constant-sum games; {} is not one (use nash_conv)",
+            tree.name()
+        ))
+    })
+}

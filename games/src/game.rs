@@ -1,0 +1,74 @@
+//! The `Game` and `State` traits: n-player, turn-based, with chance and imperfect information.
+//!
+//! The contracts are OpenSpiel's: legal actions are sorted ascending, unique and non-empty
+//! unless the state is terminal; chance outcome probabilities sum to 1; information-state
+//! strings are the same strings OpenSpiel prints for the same game, so tabular policies can
+//! be exchanged with it. `games::testing::check_game` checks all of this.
+
+use serde::{Deserialize, Serialize};
+
+/// A player's index, `0..num_players`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct PlayerId(pub usize);
+
+/// An action's id within a game, `0..num_distinct_actions` (chance outcomes are ids too).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct ActionId(pub usize);
+
+/// Who moves next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Turn {
+    /// A player decides.
+    Player(PlayerId),
+    /// Nature draws one of [`State::chance_outcomes`].
+    Chance,
+    /// The game is over; [`State::returns`] holds the utilities.
+    Terminal,
+}
+
+/// A game: its rules and its initial state.
+///
+/// Generic (not dyn) because it is the hot path of tree building; tabular algorithms then
+/// work on the flat [`crate::GameTree`] and never on states.
+pub trait Game: Send + Sync {
+    /// The state type of this game.
+    type State: State;
+
+    /// The OpenSpiel-style game string that loads this game (`kuhn_poker(players=3)`).
+    fn name(&self) -> String;
+    /// Number of players.
+    fn num_players(&self) -> usize;
+    /// Number of distinct player actions: the width of a tabular policy row.
+    fn num_distinct_actions(&self) -> usize;
+    /// The state before anything happens.
+    fn new_initial_state(&self) -> Self::State;
+    /// `Some(c)` when every terminal's utilities sum to `c` (zero-sum is `Some(0.0)`).
+    fn utility_sum(&self) -> Option<f64>;
+}
+
+/// A game state. Cloning must be cheap enough to enumerate small games.
+pub trait State: Clone + Send {
+    /// Who moves next.
+    fn turn(&self) -> Turn;
+    /// Legal actions of the player to move, ascending; empty only at terminals and chance nodes.
+    fn legal_actions(&self) -> Vec<ActionId>;
+    /// Chance outcomes with their probabilities (summing to 1); empty unless `turn()` is `Chance`.
+    fn chance_outcomes(&self) -> Vec<(ActionId, f64)>;
+    /// Apply a legal action or chance outcome.
+    ///
+    /// # Panics
+    ///
+    /// If `action` is not legal here (a caller bug).
+    fn apply_action(&mut self, action: ActionId);
+    /// Utilities at a terminal, one per player (zeros elsewhere).
+    fn returns(&self) -> Vec<f64>;
+    /// OpenSpiel's information-state string for `player`.
+    fn information_state_string(&self, player: PlayerId) -> String;
+    /// The actions and outcomes applied so far.
+    fn history(&self) -> &[ActionId];
+
+    /// Convenience: `turn() == Turn::Terminal`.
+    fn is_terminal(&self) -> bool {
+        self.turn() == Turn::Terminal
+    }
+}

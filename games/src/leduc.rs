@@ -1,0 +1,311 @@
+//! Leduc poker for 2 or more players, with OpenSpiel's rules and information-state strings.
+//!
+//! Deck of `2 * (n + 1)` cards (two suits; card `c` has rank `c / 2`). Each player antes 1
+//! from a stack of 100 and gets one private card; a betting round (raise 2, at most two
+//! raises) is followed by one public card and a second round (raise 4). A pair with the
+//! public card beats any single card; ties split the pot. Actions: 0 fold, 1 call/check,
+//! 2 raise; fold is legal only when facing a bet.
+
+use crate::game::{ActionId, Game, PlayerId, State, Turn};
+
+const FOLD: usize = 0;
+const CALL: usize = 1;
+const RAISE: usize = 2;
+const ANTE: i64 = 1;
+const STARTING_MONEY: i64 = 100;
+const MAX_RAISES: u32 = 2;
+const NUM_SUITS: usize = 2;
+
+/// Leduc poker (`leduc_poker(players=N)`, N in 2..=10).
+#[derive(Clone, Debug)]
+pub struct LeducPoker {
+    num_players: usize,
+}
+
+impl LeducPoker {
+    /// Smallest and largest number of players, as in OpenSpiel.
+    pub const PLAYERS: std::ops::RangeInclusive<usize> = 2..=10;
+
+    /// Leduc poker for `num_players` players.
+    ///
+    /// # Panics
+    ///
+    /// If `num_players` is outside 2..=10 (the registry checks this for user input).
+    #[track_caller]
+    pub fn new(num_players: usize) -> Self {
+        assert!(Self::PLAYERS.contains(&num_players), "leduc_poker takes 2 to 10 players");
+        Self { num_players }
+    }
+}
+
+impl Game for LeducPoker {
+    type State = LeducState;
+
+    fn name(&self) -> String {
+        if self.num_players == 2 {
+            "leduc_poker".into()
+        } else {
+            format!("leduc_poker(players={})", self.num_players)
+        }
+    }
+    fn num_players(&self) -> usize {
+        self.num_players
+    }
+    fn num_distinct_actions(&self) -> usize {
+        3
+    }
+    fn new_initial_state(&self) -> LeducState {
+        let n = self.num_players;
+        let deck_size = (n + 1) * NUM_SUITS;
+        LeducState {
+            num_players: n,
+            cur_player: None,
+            num_calls: 0,
+            num_raises: 0,
+            round: 1,
+            stakes: 1,
+            pot: ANTE * n as i64,
+            public_card: None,
+            in_deck: vec![true; deck_size],
+            deck_size,
+            private_cards: vec![None; n],
+            remaining_players: n,
+            money: vec![(STARTING_MONEY - ANTE) as f64; n],
+            ante: vec![ANTE; n],
+            folded: vec![false; n],
+            round1: Vec::new(),
+            round2: Vec::new(),
+            history: Vec::new(),
+        }
+    }
+    fn utility_sum(&self) -> Option<f64> {
+        Some(0.0)
+    }
+}
+
+/// A state of [`LeducPoker`].
+#[derive(Clone, Debug)]
+pub struct LeducState {
+    num_players: usize,
+    /// `None` at chance nodes.
+    cur_player: Option<usize>,
+    num_calls: usize,
+    num_raises: u32,
+    round: u8,
+    stakes: i64,
+    pot: i64,
+    public_card: Option<usize>,
+    in_deck: Vec<bool>,
+    deck_size: usize,
+    private_cards: Vec<Option<usize>>,
+    remaining_players: usize,
+    money: Vec<f64>,
+    ante: Vec<i64>,
+    folded: Vec<bool>,
+    round1: Vec<usize>,
+    round2: Vec<usize>,
+    history: Vec<ActionId>,
+}
+
+impl LeducState {
+    fn ready_for_next_round(&self) -> bool {
+        (self.num_raises == 0 && self.num_calls == self.remaining_players)
+            || (self.num_raises > 0 && self.num_calls == self.remaining_players - 1)
+    }
+
+    fn terminal(&self) -> bool {
+        self.remaining_players == 1 || (self.round == 2 && self.ready_for_next_round())
+    }
+
+    /// The next player still in, searching after `cur_player` (or from player 0 at round start).
+    fn next_player(&self) -> usize {
+        let n = self.num_players;
+        let from = self.cur_player.unwrap_or(n - 1);
+        (1..=n)
+            .map(|i| (from + i) % n)
+            .find(|&p| !self.folded[p])
+            // INVARIANT: at least one player has not folded while the game goes on.
+            .expect("a player is still in")
+    }
+
+    fn rank_hand(&self, player: usize) -> usize {
+        // INVARIANT: only called at showdown, when all cards are dealt.
+        let public = self.public_card.expect("showdown after the public card");
+        let private = self.private_cards[player].expect("dealt");
+        let (lo, hi) = (public.min(private), public.max(private));
+        let num_cards = self.in_deck.len();
+        if lo % 2 == 0 && hi == lo + 1 { num_cards * num_cards + lo } else { (hi / 2) * num_cards + lo / 2 }
+    }
+
+    fn put_in(&mut self, player: usize, amount: i64) {
+        self.pot += amount;
+        self.ante[player] += amount;
+        self.money[player] -= amount as f64;
+    }
+
+    fn record(&mut self, action: usize) {
+        if self.round == 1 {
+            self.round1.push(action);
+        } else {
+            self.round2.push(action);
+        }
+    }
+
+    fn resolve_winner(&mut self) {
+        let winners: Vec<usize> = if self.remaining_players == 1 {
+            (0..self.num_players).filter(|&p| !self.folded[p]).collect()
+        } else {
+            let live = (0..self.num_players).filter(|&p| !self.folded[p]);
+            let best = live.clone().map(|p| self.rank_hand(p)).max().unwrap_or(0);
+            live.filter(|&p| self.rank_hand(p) == best).collect()
+        };
+        let share = self.pot as f64 / winners.len() as f64;
+        for p in winners {
+            self.money[p] += share;
+        }
+        self.pot = 0;
+    }
+
+    fn after_bet(&mut self) {
+        if self.terminal() {
+            self.resolve_winner();
+        } else if self.ready_for_next_round() {
+            self.round = 2;
+            self.num_raises = 0;
+            self.num_calls = 0;
+            self.cur_player = None;
+        } else {
+            self.cur_player = Some(self.next_player());
+        }
+    }
+}
+
+fn join<T: ToString>(items: &[T]) -> String {
+    items.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ")
+}
+
+impl State for LeducState {
+    fn turn(&self) -> Turn {
+        if self.terminal() {
+            Turn::Terminal
+        } else {
+            match self.cur_player {
+                None => Turn::Chance,
+                Some(p) => Turn::Player(PlayerId(p)),
+            }
+        }
+    }
+
+    fn legal_actions(&self) -> Vec<ActionId> {
+        let Turn::Player(PlayerId(p)) = self.turn() else {
+            return Vec::new();
+        };
+        let mut actions = Vec::with_capacity(3);
+        if self.stakes > self.ante[p] {
+            actions.push(ActionId(FOLD));
+        }
+        actions.push(ActionId(CALL));
+        if self.num_raises < MAX_RAISES {
+            actions.push(ActionId(RAISE));
+        }
+        actions
+    }
+
+    fn chance_outcomes(&self) -> Vec<(ActionId, f64)> {
+        if self.turn() != Turn::Chance {
+            return Vec::new();
+        }
+        let p = 1.0 / self.deck_size as f64;
+        (0..self.in_deck.len()).filter(|&c| self.in_deck[c]).map(|c| (ActionId(c), p)).collect()
+    }
+
+    #[track_caller]
+    fn apply_action(&mut self, action: ActionId) {
+        let a = action.0;
+        match self.turn() {
+            Turn::Chance => {
+                assert!(a < self.in_deck.len() && self.in_deck[a], "card {a} is not in the deck");
+                self.in_deck[a] = false;
+                self.deck_size -= 1;
+                if let Some(slot) = self.private_cards.iter().position(Option::is_none) {
+                    self.private_cards[slot] = Some(a);
+                    if slot + 1 == self.num_players {
+                        self.cur_player = Some(0);
+                    }
+                } else {
+                    self.public_card = Some(a);
+                    self.cur_player = Some(self.next_player());
+                }
+            }
+            Turn::Player(PlayerId(p)) => {
+                assert!(
+                    self.legal_actions().contains(&action),
+                    "action {a} is not legal in leduc_poker here"
+                );
+                match a {
+                    FOLD => {
+                        self.record(FOLD);
+                        self.folded[p] = true;
+                        self.remaining_players -= 1;
+                    }
+                    CALL => {
+                        let amount = self.stakes - self.ante[p];
+                        self.put_in(p, amount);
+                        self.num_calls += 1;
+                        self.record(CALL);
+                    }
+                    _ => {
+                        let call_amount = self.stakes - self.ante[p];
+                        self.put_in(p, call_amount);
+                        let raise = if self.round == 1 { 2 } else { 4 };
+                        self.stakes += raise;
+                        self.put_in(p, raise);
+                        self.num_raises += 1;
+                        self.num_calls = 0;
+                        self.record(RAISE);
+                    }
+                }
+                self.after_bet();
+            }
+            Turn::Terminal => panic!("no action applies at a terminal state"),
+        }
+        self.history.push(action);
+    }
+
+    fn returns(&self) -> Vec<f64> {
+        if !self.terminal() {
+            return vec![0.0; self.num_players];
+        }
+        self.money.iter().map(|m| m - STARTING_MONEY as f64).collect()
+    }
+
+    fn information_state_string(&self, player: PlayerId) -> String {
+        // Matches OpenSpiel's LeducObserver with perfect recall and the player's private card.
+        let private = self.private_cards[player.0].map_or(-10000, |c| c as i64);
+        let cur = self.cur_player.map_or(-1, |p| p as i64);
+        let money: Vec<String> = self.money.iter().map(|m| format_money(*m)).collect();
+        let mut s = format!(
+            "[Observer: {}][Private: {}][Round {}][Player: {}][Pot: {}][Money: {}]",
+            player.0,
+            private,
+            self.round,
+            cur,
+            self.pot,
+            money.join(" ")
+        );
+        if let Some(c) = self.public_card {
+            s.push_str(&format!("[Public: {c}]"));
+        }
+        s.push_str(&format!("[Round1: {}][Round2: {}]", join(&self.round1), join(&self.round2)));
+        s
+    }
+
+    fn history(&self) -> &[ActionId] {
+        &self.history
+    }
+}
+
+/// Money is a whole number of chips before the showdown; print it as OpenSpiel does.
+fn format_money(m: f64) -> String {
+    if m.fract() == 0.0 { format!("{}", m as i64) } else { format!("{m}") }
+}

@@ -1,0 +1,57 @@
+//! # metagame-games
+//!
+//! The vocabulary of metagame: games, their flat trees, tabular policies, and the exact
+//! quantities every algorithm is measured by.
+//!
+//! - [`Game`] / [`State`]: n-player turn-based games with chance and imperfect information,
+//!   following OpenSpiel's contracts; information-state strings are OpenSpiel's, so policies
+//!   can be exchanged with it. Games: [`KuhnPoker`], [`LeducPoker`], and any
+//!   [`NormalFormGame`] as a one-shot [`MatrixGame`]; [`registry::load`] takes OpenSpiel-style
+//!   strings (`kuhn_poker(players=3)`).
+//! - [`NormalFormGame`]: n-player payoff tensors (the meta-games), with Gambit `.nfg`
+//!   reading and writing in [`nfg`].
+//! - [`GameTree`]: the whole game enumerated once into flat arrays; [`TabularPolicy`] is a
+//!   dense `[infosets × actions]` table over it.
+//! - [`expected_returns`], [`best_response`], [`nash_conv`], [`exploitability`] and
+//!   [`aggregate`] (a mixture of policies as one behaviour policy) walk the tree.
+//! - [`testing::check_game`]: the conformance check every game passes.
+//!
+//! # Example
+//!
+//! ```
+//! use metagame_games::{nash_conv, registry, GameTree, TabularPolicy};
+//!
+//! let tree = GameTree::build(&registry::load("kuhn_poker")?)?;
+//! let uniform = TabularPolicy::uniform(&tree);
+//! let value = nash_conv(&tree, &[&uniform, &uniform])?;
+//! assert!((value - 11.0 / 12.0).abs() < 1e-12);
+//! # Ok::<(), metagame_games::Error>(())
+//! ```
+
+mod aggregate;
+mod error;
+mod exact;
+mod game;
+mod kuhn;
+mod leduc;
+mod matrix;
+pub mod nfg;
+mod normal_form;
+mod policy;
+pub mod registry;
+pub mod testing;
+mod tree;
+
+pub use aggregate::{aggregate, aggregate_into};
+pub use error::{Error, Result};
+pub use exact::{
+    NashConvReport, best_response, expected_returns, exploitability, nash_conv, nash_conv_report,
+};
+pub use game::{ActionId, Game, PlayerId, State, Turn};
+pub use kuhn::{KuhnPoker, KuhnState};
+pub use leduc::{LeducPoker, LeducState};
+pub use matrix::{MATRIX_GAMES, MatrixGame, MatrixState, named_matrix_game};
+pub use normal_form::NormalFormGame;
+pub use policy::{ROW_SUM_TOLERANCE, TabularPolicy};
+pub use registry::{AnyGame, AnyState};
+pub use tree::{GameTree, InfosetId, MAX_NODES, NodeKind};

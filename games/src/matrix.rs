@@ -1,0 +1,143 @@
+//! A normal-form game played as a one-shot, turn-based game of imperfect information,
+//! as OpenSpiel's `load_game_as_turn_based` does: player 0 chooses, then player 1 without
+//! seeing it, and so on; the payoffs are read off the tensor.
+
+use std::sync::Arc;
+
+use ndarray::array;
+
+use crate::error::Result;
+use crate::game::{ActionId, Game, PlayerId, State, Turn};
+use crate::normal_form::NormalFormGame;
+
+/// A [`NormalFormGame`] as a [`Game`].
+#[derive(Clone, Debug)]
+pub struct MatrixGame {
+    name: String,
+    game: Arc<NormalFormGame>,
+}
+
+impl MatrixGame {
+    /// Play `game` as a one-shot game; `name` is what [`Game::name`] reports.
+    pub fn new(name: impl Into<String>, game: NormalFormGame) -> Self {
+        Self { name: name.into(), game: Arc::new(game) }
+    }
+    /// The underlying normal-form game.
+    pub fn normal_form(&self) -> &NormalFormGame {
+        &self.game
+    }
+}
+
+impl Game for MatrixGame {
+    type State = MatrixState;
+
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn num_players(&self) -> usize {
+        self.game.num_players()
+    }
+    fn num_distinct_actions(&self) -> usize {
+        self.game.shape().iter().copied().max().unwrap_or(0)
+    }
+    fn new_initial_state(&self) -> MatrixState {
+        MatrixState { game: Arc::clone(&self.game), history: Vec::new() }
+    }
+    fn utility_sum(&self) -> Option<f64> {
+        self.game.constant_sum(1e-12)
+    }
+}
+
+/// A state of [`MatrixGame`]: the strategies chosen so far.
+#[derive(Clone, Debug)]
+pub struct MatrixState {
+    game: Arc<NormalFormGame>,
+    history: Vec<ActionId>,
+}
+
+impl State for MatrixState {
+    fn turn(&self) -> Turn {
+        if self.history.len() == self.game.num_players() {
+            Turn::Terminal
+        } else {
+            Turn::Player(PlayerId(self.history.len()))
+        }
+    }
+    fn legal_actions(&self) -> Vec<ActionId> {
+        match self.turn() {
+            Turn::Player(p) => (0..self.game.num_strategies(p.0)).map(ActionId).collect(),
+            _ => Vec::new(),
+        }
+    }
+    fn chance_outcomes(&self) -> Vec<(ActionId, f64)> {
+        Vec::new()
+    }
+    #[track_caller]
+    fn apply_action(&mut self, action: ActionId) {
+        let Turn::Player(p) = self.turn() else { panic!("no action applies at a terminal state") };
+        assert!(action.0 < self.game.num_strategies(p.0), "strategy {} does not exist", action.0);
+        self.history.push(action);
+    }
+    fn returns(&self) -> Vec<f64> {
+        if self.turn() != Turn::Terminal {
+            return vec![0.0; self.game.num_players()];
+        }
+        let profile: Vec<usize> = self.history.iter().map(|a| a.0).collect();
+        (0..self.game.num_players()).map(|p| self.game.payoff(p, &profile)).collect()
+    }
+    fn information_state_string(&self, player: PlayerId) -> String {
+        // OpenSpiel's TurnBasedSimultaneousState prefix over NFGState's string.
+        let current = match self.turn() {
+            Turn::Player(p) => p.0 as i64,
+            _ => -4,
+        };
+        let tail = if self.turn() == Turn::Terminal {
+            let h: Vec<String> = self.history.iter().map(|a| a.0.to_string()).collect();
+            format!("Terminal. History string: {}", h.join(", "))
+        } else {
+            "Non-terminal".to_string()
+        };
+        format!("Current player: {current}\nObserving player: {}. {tail}", player.0)
+    }
+    fn history(&self) -> &[ActionId] {
+        &self.history
+    }
+}
+
+/// The named matrix games of OpenSpiel's `matrix_games.cc`, with the same payoffs and
+/// strategy names.
+pub fn named_matrix_game(name: &str) -> Option<Result<NormalFormGame>> {
+    let (labels, a, b): (&[&str], _, _) = match name {
+        "matrix_rps" => {
+            (&["Rock", "Paper", "Scissors"], array![[0., -1., 1.], [1., 0., -1.], [-1., 1., 0.]], None)
+        }
+        "matrix_mp" => (&["Heads", "Tails"], array![[1., -1.], [-1., 1.]], None),
+        "matrix_brps" => {
+            (&["Rock", "Paper", "Scissors"], array![[0., -25., 50.], [25., 0., -5.], [-50., 5., 0.]], None)
+        }
+        "matrix_pd" => {
+            (&["Cooperate", "Defect"], array![[5., 0.], [10., 1.]], Some(array![[5., 10.], [0., 1.]]))
+        }
+        "matrix_bos" => {
+            (&["Bach", "Stravinsky"], array![[3., 0.], [0., 2.]], Some(array![[2., 0.], [0., 3.]]))
+        }
+        "matrix_shapleys_game" => (
+            &["Rock", "Paper", "Scissors"],
+            array![[0., 0., 1.], [1., 0., 0.], [0., 1., 0.]],
+            Some(array![[0., 1., 0.], [0., 0., 1.], [1., 0., 0.]]),
+        ),
+        _ => return None,
+    };
+    let names: Vec<String> = labels.iter().map(|s| s.to_string()).collect();
+    let game = match b {
+        None => NormalFormGame::zero_sum(a),
+        Some(b) => NormalFormGame::bimatrix(a, b),
+    };
+    Some(game.and_then(|g| {
+        g.with_title(name).with_names(vec!["Player 1".into(), "Player 2".into()], vec![names.clone(), names])
+    }))
+}
+
+/// Names accepted by [`named_matrix_game`].
+pub const MATRIX_GAMES: &[&str] =
+    &["matrix_rps", "matrix_mp", "matrix_brps", "matrix_pd", "matrix_bos", "matrix_shapleys_game"];

@@ -1,0 +1,314 @@
+//! `NormalFormGame`: n-player payoff tensors, the representation of every meta-game.
+
+use ndarray::{Array2, ArrayD, ArrayView2, Dimension, Ix2, IxDyn};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// An n-player normal-form game: one payoff tensor per player, all of the same shape
+/// `[num_strategies(0), …, num_strategies(n-1)]`, every entry finite.
+///
+/// # Examples
+///
+/// ```
+/// use metagame_games::NormalFormGame;
+/// use ndarray::array;
+///
+/// let rps = NormalFormGame::zero_sum(array![[0., -1., 1.], [1., 0., -1.], [-1., 1., 0.]])?;
+/// let uniform = vec![vec![1.0 / 3.0; 3]; 2];
+/// assert!(rps.nash_conv(&uniform) < 1e-15);
+/// # Ok::<(), metagame_games::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NormalFormGame {
+    payoffs: Vec<ArrayD<f64>>,
+    title: String,
+    player_names: Vec<String>,
+    strategy_names: Vec<Vec<String>>,
+}
+
+impl NormalFormGame {
+    /// A game from one payoff tensor per player.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`] when there are fewer than two players, the tensors' shapes differ or
+    /// do not have one axis per player, or a player has no strategy;
+    /// [`Error::NonFinitePayoff`] for a NaN or infinite entry.
+    pub fn new(payoffs: Vec<ArrayD<f64>>) -> Result<Self> {
+        let n = payoffs.len();
+        if n < 2 {
+            return Err(Error::Shape(format!("a normal-form game needs at least 2 players, got {n}")));
+        }
+        let shape = payoffs[0].shape().to_vec();
+        if shape.len() != n {
+            return Err(Error::Shape(format!(
+                "{n} players need payoff tensors with {n} axes, got shape {shape:?}"
+            )));
+        }
+        if let Some(p) = shape.iter().position(|&s| s == 0) {
+            return Err(Error::Shape(format!("player {p} has no strategy")));
+        }
+        for (p, t) in payoffs.iter().enumerate() {
+            if t.shape() != shape.as_slice() {
+                return Err(Error::Shape(format!(
+                    "player {p}'s payoffs have shape {:?}, player 0's {:?}",
+                    t.shape(),
+                    shape
+                )));
+            }
+            if let Some((idx, &v)) = t.indexed_iter().find(|(_, v)| !v.is_finite()) {
+                return Err(Error::NonFinitePayoff { player: p, profile: idx.slice().to_vec(), value: v });
+            }
+        }
+        let payoffs: Vec<ArrayD<f64>> =
+            payoffs.into_iter().map(|t| t.as_standard_layout().into_owned()).collect();
+        let strategy_names = shape.iter().map(|&s| (1..=s).map(|k| k.to_string()).collect()).collect();
+        Ok(Self {
+            payoffs,
+            title: String::new(),
+            player_names: (1..=n).map(|p| format!("Player {p}")).collect(),
+            strategy_names,
+        })
+    }
+
+    /// A two-player game from the row player's matrix `a` and the column player's `b`.
+    ///
+    /// # Errors
+    ///
+    /// As [`NormalFormGame::new`].
+    pub fn bimatrix(a: Array2<f64>, b: Array2<f64>) -> Result<Self> {
+        Self::new(vec![a.into_dyn(), b.into_dyn()])
+    }
+
+    /// The two-player zero-sum game where the row player gets `a` and the column player `-a`.
+    ///
+    /// # Errors
+    ///
+    /// As [`NormalFormGame::new`].
+    pub fn zero_sum(a: Array2<f64>) -> Result<Self> {
+        let b = a.mapv(|x| -x);
+        Self::bimatrix(a, b)
+    }
+
+    /// The same game with a title.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = title.into();
+        self
+    }
+
+    /// The same game with names for the players and their strategies.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`] when the counts do not match the game.
+    pub fn with_names(mut self, players: Vec<String>, strategies: Vec<Vec<String>>) -> Result<Self> {
+        let ok = players.len() == self.num_players()
+            && strategies.len() == self.num_players()
+            && strategies.iter().zip(self.shape()).all(|(s, &k)| s.len() == k);
+        if !ok {
+            return Err(Error::Shape("player or strategy names do not match the game".into()));
+        }
+        self.player_names = players;
+        self.strategy_names = strategies;
+        Ok(self)
+    }
+
+    /// Number of players.
+    pub fn num_players(&self) -> usize {
+        self.payoffs.len()
+    }
+    /// Number of pure strategies per player.
+    pub fn shape(&self) -> &[usize] {
+        self.payoffs[0].shape()
+    }
+    /// Number of pure strategies of `player`.
+    pub fn num_strategies(&self, player: usize) -> usize {
+        self.shape()[player]
+    }
+    /// The game's title (may be empty).
+    pub fn title(&self) -> &str {
+        &self.title
+    }
+    /// Player names ("Player 1", … unless set).
+    pub fn player_names(&self) -> &[String] {
+        &self.player_names
+    }
+    /// Strategy names per player ("1", "2", … unless set).
+    pub fn strategy_names(&self) -> &[Vec<String>] {
+        &self.strategy_names
+    }
+    /// `player`'s payoff tensor.
+    pub fn payoffs(&self, player: usize) -> &ArrayD<f64> {
+        &self.payoffs[player]
+    }
+    /// `player`'s payoff at a pure profile.
+    pub fn payoff(&self, player: usize, profile: &[usize]) -> f64 {
+        self.payoffs[player][IxDyn(profile)]
+    }
+    /// `player`'s payoff matrix in a two-player game (`None` otherwise).
+    pub fn matrix(&self, player: usize) -> Option<ArrayView2<'_, f64>> {
+        self.payoffs[player].view().into_dimensionality::<Ix2>().ok()
+    }
+    /// Number of pure strategy profiles.
+    pub fn num_profiles(&self) -> usize {
+        self.payoffs[0].len()
+    }
+
+    /// Largest payoff range over the players, at least `f64::MIN_POSITIVE`: the scale that
+    /// certificate tolerances are relative to.
+    pub fn payoff_scale(&self) -> f64 {
+        self.payoffs
+            .iter()
+            .map(|t| {
+                let (lo, hi) =
+                    t.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+                hi - lo
+            })
+            .fold(0.0, f64::max)
+            .max(1.0)
+    }
+
+    /// `Some(c)` when the payoffs of every profile sum to `c` within `tolerance`.
+    pub fn constant_sum(&self, tolerance: f64) -> Option<f64> {
+        let total = |i: usize| self.payoffs.iter().map(|t| t.as_slice().map_or(0.0, |s| s[i])).sum::<f64>();
+        let c = total(0);
+        (0..self.num_profiles()).all(|i| (total(i) - c).abs() <= tolerance).then_some(c)
+    }
+
+    /// True when the game is two-player and zero-sum (or constant-sum) within `tolerance`.
+    pub fn is_two_player_constant_sum(&self, tolerance: f64) -> bool {
+        self.num_players() == 2 && self.constant_sum(tolerance).is_some()
+    }
+
+    /// True when all players have the same strategies and permuting the players permutes
+    /// the payoffs (a symmetric game), within `tolerance`.
+    pub fn is_symmetric(&self, tolerance: f64) -> bool {
+        let n = self.num_players();
+        let k = self.shape()[0];
+        if self.shape().iter().any(|&s| s != k) {
+            return false;
+        }
+        // Transpositions of player 0 with every other player generate all permutations.
+        for q in 1..n {
+            for (idx, &v) in self.payoffs[0].indexed_iter() {
+                let mut swapped = idx.slice().to_vec();
+                swapped.swap(0, q);
+                if (self.payoff(q, &swapped) - v).abs() > tolerance {
+                    return false;
+                }
+            }
+        }
+        // u_i is invariant to permuting the other players.
+        for p in 0..n {
+            for a in 0..n {
+                for b in (a + 1)..n {
+                    if a == p || b == p {
+                        continue;
+                    }
+                    for (idx, &v) in self.payoffs[p].indexed_iter() {
+                        let mut swapped = idx.slice().to_vec();
+                        swapped.swap(a, b);
+                        if (self.payoff(p, &swapped) - v).abs() > tolerance {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// For each player, the payoff of each of its pure strategies against the others' mixed
+    /// strategies: `result[p][s] = u_p(s, σ_{-p})`.
+    ///
+    /// # Panics
+    ///
+    /// If `strategies` does not hold one vector per player of the right lengths.
+    ///
+    /// # Complexity
+    ///
+    /// O(num_profiles · num_players).
+    #[track_caller]
+    pub fn deviation_payoffs(&self, strategies: &[Vec<f64>]) -> Vec<Vec<f64>> {
+        self.check_strategies(strategies);
+        if let (Some(a), Some(b)) = (self.matrix(0), self.matrix(1)) {
+            let x = ndarray::ArrayView1::from(&strategies[0][..]);
+            let y = ndarray::ArrayView1::from(&strategies[1][..]);
+            return vec![a.dot(&y).to_vec(), b.t().dot(&x).to_vec()];
+        }
+        let n = self.num_players();
+        let shape = self.shape().to_vec();
+        let mut out: Vec<Vec<f64>> = shape.iter().map(|&s| vec![0.0; s]).collect();
+        let mut idx = vec![0usize; n];
+        let mut prefix = vec![1.0; n + 1];
+        let mut suffix = vec![1.0; n + 1];
+        for flat in 0..self.num_profiles() {
+            for p in 0..n {
+                prefix[p + 1] = prefix[p] * strategies[p][idx[p]];
+            }
+            for p in (0..n).rev() {
+                suffix[p] = suffix[p + 1] * strategies[p][idx[p]];
+            }
+            for p in 0..n {
+                let w = prefix[p] * suffix[p + 1];
+                if w != 0.0 {
+                    // INVARIANT: payoffs are stored in standard layout (see `new`).
+                    out[p][idx[p]] += w * self.payoffs[p].as_slice().expect("standard layout")[flat];
+                }
+            }
+            // Advance the multi-index, last axis fastest (row-major).
+            for p in (0..n).rev() {
+                idx[p] += 1;
+                if idx[p] < shape[p] {
+                    break;
+                }
+                idx[p] = 0;
+            }
+        }
+        out
+    }
+
+    /// Each player's expected payoff under the mixed profile.
+    #[track_caller]
+    pub fn expected_payoffs(&self, strategies: &[Vec<f64>]) -> Vec<f64> {
+        self.deviation_payoffs(strategies)
+            .iter()
+            .zip(strategies)
+            .map(|(dev, s)| dev.iter().zip(s).map(|(u, p)| u * p).sum())
+            .collect()
+    }
+
+    /// Each player's gain from its best pure deviation (≥ 0 up to rounding).
+    #[track_caller]
+    pub fn deviation_gains(&self, strategies: &[Vec<f64>]) -> Vec<f64> {
+        self.deviation_payoffs(strategies)
+            .iter()
+            .zip(strategies)
+            .map(|(dev, s)| {
+                let value: f64 = dev.iter().zip(s).map(|(u, p)| u * p).sum();
+                let best = dev.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                (best - value).max(0.0)
+            })
+            .collect()
+    }
+
+    /// NashConv: the sum of the players' best-deviation gains; 0 exactly at a Nash equilibrium.
+    #[track_caller]
+    pub fn nash_conv(&self, strategies: &[Vec<f64>]) -> f64 {
+        self.deviation_gains(strategies).iter().sum()
+    }
+
+    #[track_caller]
+    fn check_strategies(&self, strategies: &[Vec<f64>]) {
+        assert_eq!(strategies.len(), self.num_players(), "one strategy per player");
+        for (p, s) in strategies.iter().enumerate() {
+            assert_eq!(s.len(), self.num_strategies(p), "player {p}'s strategy has the wrong length");
+        }
+    }
+
+    /// The two payoff matrices of a two-player game, owned.
+    pub fn bimatrix_payoffs(&self) -> Option<(Array2<f64>, Array2<f64>)> {
+        Some((self.matrix(0)?.to_owned(), self.matrix(1)?.to_owned()))
+    }
+}

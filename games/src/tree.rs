@@ -1,0 +1,401 @@
+//! `GameTree`: a whole game enumerated once into a flat arena (structure of arrays).
+//!
+//! Every tabular algorithm (expected returns, best response, NashConv, sampled matches, the
+//! GPU kernel) walks these arrays, never `State` objects or strings. Nodes are numbered so
+//! that a parent comes before its children and the children of a node are consecutive.
+
+use std::collections::{HashMap, VecDeque};
+use std::ops::Range;
+
+use crate::error::{Error, Result};
+use crate::game::{ActionId, Game, PlayerId, State, Turn};
+
+/// Global index of an information set (all players' infosets, grouped by player).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct InfosetId(pub usize);
+
+/// What happens at a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum NodeKind {
+    /// A player decides.
+    Decision = 0,
+    /// Nature draws a child with the children's `chance_prob`.
+    Chance = 1,
+    /// Game over; utilities in [`GameTree::terminal_utilities`].
+    Terminal = 2,
+}
+
+/// The largest tree the arena indexes (node ids are `u32`).
+pub const MAX_NODES: usize = u32::MAX as usize - 1;
+
+/// Marks "no parent" (the root).
+pub(crate) const NO_PARENT: u32 = u32::MAX;
+
+/// A game enumerated into flat arrays, with its information sets per player.
+///
+/// # Examples
+///
+/// ```
+/// use metagame_games::{registry, GameTree};
+/// let tree = GameTree::build(&registry::load("kuhn_poker")?)?;
+/// assert_eq!(tree.num_nodes(), 58);
+/// assert_eq!(tree.infosets_of(0).len(), 6);
+/// # Ok::<(), metagame_games::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct GameTree {
+    pub(crate) name: String,
+    pub(crate) num_players: usize,
+    pub(crate) num_actions: usize,
+    pub(crate) utility_sum: Option<f64>,
+
+    // Per node.
+    pub(crate) kind: Vec<NodeKind>,
+    /// Acting player (decision nodes), else 0.
+    pub(crate) player: Vec<u32>,
+    /// Infoset id (decision nodes) or terminal index (terminals), else 0.
+    pub(crate) slot: Vec<u32>,
+    pub(crate) first_child: Vec<u32>,
+    pub(crate) num_children: Vec<u32>,
+    pub(crate) parent: Vec<u32>,
+    /// The action or chance outcome that led here from the parent.
+    pub(crate) action: Vec<u32>,
+    /// Probability of this node given its chance parent (1 under decision nodes).
+    pub(crate) chance_prob: Vec<f64>,
+
+    // Per terminal.
+    pub(crate) terminal_node: Vec<u32>,
+    /// `[terminal * num_players + player]`.
+    pub(crate) utilities: Vec<f64>,
+    /// `[terminal * num_players + player]`: the player's last infoset-action before the
+    /// terminal, or its empty sequence.
+    pub(crate) terminal_parent_seq: Vec<u32>,
+
+    // Per infoset.
+    pub(crate) infoset_key: Vec<String>,
+    pub(crate) infoset_player: Vec<u32>,
+    /// Legal actions of infoset `i`: `legal_actions[legal_start[i]..legal_start[i + 1]]`;
+    /// `legal_start[i] + k` is also the global index of the infoset-action pair (a sequence).
+    pub(crate) legal_start: Vec<u32>,
+    pub(crate) legal_actions: Vec<ActionId>,
+    /// The acting player's sequence leading to the infoset (a parent infoset-action or the
+    /// player's empty sequence `num_sequences + player`).
+    pub(crate) infoset_parent_seq: Vec<u32>,
+    pub(crate) player_infosets: Vec<Range<usize>>,
+    pub(crate) lookup: HashMap<String, InfosetId>,
+}
+
+struct Pending<S> {
+    node: u32,
+    state: S,
+    /// Each player's current sequence (infoset-action index in discovery numbering).
+    seqs: Vec<u32>,
+}
+
+struct RawInfoset {
+    key: String,
+    player: u32,
+    legal: Vec<ActionId>,
+    parent_seq: u32,
+}
+
+impl GameTree {
+    /// Enumerate `game` breadth first into a flat arena.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::TreeTooLarge`] past [`MAX_NODES`]; [`Error::Unsupported`] when the game
+    /// breaks a contract the tree relies on (perfect recall, consistent legal actions per
+    /// information state, chance probabilities summing to 1).
+    ///
+    /// # Complexity
+    ///
+    /// O(nodes) state clones and information-state strings; done once per game.
+    pub fn build<G: Game>(game: &G) -> Result<Self> {
+        let n = game.num_players();
+        let mut t = GameTree {
+            name: game.name(),
+            num_players: n,
+            num_actions: game.num_distinct_actions(),
+            utility_sum: game.utility_sum(),
+            kind: Vec::new(),
+            player: Vec::new(),
+            slot: Vec::new(),
+            first_child: Vec::new(),
+            num_children: Vec::new(),
+            parent: Vec::new(),
+            action: Vec::new(),
+            chance_prob: Vec::new(),
+            terminal_node: Vec::new(),
+            utilities: Vec::new(),
+            terminal_parent_seq: Vec::new(),
+            infoset_key: Vec::new(),
+            infoset_player: Vec::new(),
+            legal_start: Vec::new(),
+            legal_actions: Vec::new(),
+            infoset_parent_seq: Vec::new(),
+            player_infosets: Vec::new(),
+            lookup: HashMap::new(),
+        };
+        // Sequences are numbered in discovery order while building: infoset `i` (discovery
+        // order) owns `seq_base[i]..seq_base[i] + |legal|`; empty sequences are marked with
+        // `EMPTY - player` and resolved at the end.
+        const EMPTY: u32 = u32::MAX;
+        let mut raw: Vec<RawInfoset> = Vec::new();
+        let mut seq_base: Vec<u32> = Vec::new();
+        let mut next_seq: u32 = 0;
+        let mut raw_lookup: HashMap<String, u32> = HashMap::new();
+
+        t.push_node(NO_PARENT, 0, 1.0);
+        let mut queue = VecDeque::new();
+        queue.push_back(Pending {
+            node: 0,
+            state: game.new_initial_state(),
+            seqs: (0..n as u32).map(|p| EMPTY - p).collect(),
+        });
+
+        while let Some(Pending { node, state, seqs }) = queue.pop_front() {
+            let idx = node as usize;
+            match state.turn() {
+                Turn::Terminal => {
+                    t.kind[idx] = NodeKind::Terminal;
+                    t.slot[idx] = t.terminal_node.len() as u32;
+                    t.terminal_node.push(node);
+                    let returns = state.returns();
+                    if returns.len() != n || returns.iter().any(|r| !r.is_finite()) {
+                        return Err(Error::Unsupported(format!(
+                            "{}: terminal returns {returns:?} are not {n} finite numbers",
+                            t.name
+                        )));
+                    }
+                    t.utilities.extend_from_slice(&returns);
+                    t.terminal_parent_seq.extend_from_slice(&seqs);
+                }
+                Turn::Chance => {
+                    t.kind[idx] = NodeKind::Chance;
+                    let outcomes = state.chance_outcomes();
+                    let total: f64 = outcomes.iter().map(|o| o.1).sum();
+                    if outcomes.is_empty() || (total - 1.0).abs() > 1e-9 {
+                        return Err(Error::Unsupported(format!(
+                            "{}: chance probabilities sum to {total}",
+                            t.name
+                        )));
+                    }
+                    t.first_child[idx] = t.kind.len() as u32;
+                    t.num_children[idx] = outcomes.len() as u32;
+                    for (a, p) in outcomes {
+                        let child = t.push_node(node, a.0 as u32, p);
+                        let mut s = state.clone();
+                        s.apply_action(a);
+                        queue.push_back(Pending { node: child, state: s, seqs: seqs.clone() });
+                    }
+                }
+                Turn::Player(PlayerId(p)) => {
+                    t.kind[idx] = NodeKind::Decision;
+                    t.player[idx] = p as u32;
+                    let key = state.information_state_string(PlayerId(p));
+                    let legal = state.legal_actions();
+                    if legal.is_empty() {
+                        return Err(Error::Unsupported(format!("{}: no legal action at {key:?}", t.name)));
+                    }
+                    let info = match raw_lookup.get(&key) {
+                        Some(&i) => {
+                            let r = &raw[i as usize];
+                            if r.legal != legal || r.player != p as u32 || r.parent_seq != seqs[p] {
+                                return Err(Error::Unsupported(format!(
+                                    "{}: information state {key:?} is inconsistent (imperfect recall or different legal actions)",
+                                    t.name
+                                )));
+                            }
+                            i
+                        }
+                        None => {
+                            let i = raw.len() as u32;
+                            raw_lookup.insert(key.clone(), i);
+                            seq_base.push(next_seq);
+                            next_seq += legal.len() as u32;
+                            raw.push(RawInfoset {
+                                key,
+                                player: p as u32,
+                                legal: legal.clone(),
+                                parent_seq: seqs[p],
+                            });
+                            i
+                        }
+                    };
+                    t.slot[idx] = info;
+                    t.first_child[idx] = t.kind.len() as u32;
+                    t.num_children[idx] = legal.len() as u32;
+                    for (k, &a) in legal.iter().enumerate() {
+                        let child = t.push_node(node, a.0 as u32, 1.0);
+                        let mut s = state.clone();
+                        s.apply_action(a);
+                        let mut child_seqs = seqs.clone();
+                        child_seqs[p] = seq_base[info as usize] + k as u32;
+                        queue.push_back(Pending { node: child, state: s, seqs: child_seqs });
+                    }
+                }
+            }
+            if t.kind.len() > MAX_NODES {
+                return Err(Error::TreeTooLarge(MAX_NODES));
+            }
+        }
+
+        // Renumber infosets grouped by player, keeping discovery order within a player (a
+        // parent infoset is discovered before its children in breadth-first order).
+        let mut order: Vec<u32> = (0..raw.len() as u32).collect();
+        order.sort_by_key(|&i| raw[i as usize].player);
+        let mut new_id = vec![0u32; raw.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_id[old as usize] = new as u32;
+        }
+        // Map discovery-order sequences to the new numbering.
+        let mut new_seq_base = vec![0u32; raw.len()];
+        let mut acc = 0u32;
+        t.legal_start.push(0);
+        for &old in &order {
+            let r = &raw[old as usize];
+            new_seq_base[old as usize] = acc;
+            acc += r.legal.len() as u32;
+            t.legal_actions.extend_from_slice(&r.legal);
+            t.legal_start.push(acc);
+        }
+        let num_sequences = acc;
+        let remap = |seq: u32| -> u32 {
+            if seq > EMPTY - n as u32 {
+                // Player `EMPTY - seq`'s empty sequence.
+                return num_sequences + (EMPTY - seq);
+            }
+            // The owning infoset is the last one with seq_base <= seq (bases ascend).
+            let owner = seq_base.partition_point(|&b| b <= seq) - 1;
+            new_seq_base[owner] + (seq - seq_base[owner])
+        };
+        for &old in &order {
+            let r = &raw[old as usize];
+            t.infoset_key.push(r.key.clone());
+            t.infoset_player.push(r.player);
+            t.infoset_parent_seq.push(remap(r.parent_seq));
+        }
+        for s in t.terminal_parent_seq.iter_mut() {
+            *s = remap(*s);
+        }
+        for i in 0..t.kind.len() {
+            if t.kind[i] == NodeKind::Decision {
+                t.slot[i] = new_id[t.slot[i] as usize];
+            }
+        }
+        for p in 0..n {
+            let start = t.infoset_player.partition_point(|&q| (q as usize) < p);
+            let end = t.infoset_player.partition_point(|&q| (q as usize) <= p);
+            t.player_infosets.push(start..end);
+        }
+        t.lookup = t.infoset_key.iter().enumerate().map(|(i, k)| (k.clone(), InfosetId(i))).collect();
+        Ok(t)
+    }
+
+    fn push_node(&mut self, parent: u32, action: u32, chance_prob: f64) -> u32 {
+        let id = self.kind.len() as u32;
+        self.kind.push(NodeKind::Terminal);
+        self.player.push(0);
+        self.slot.push(0);
+        self.first_child.push(0);
+        self.num_children.push(0);
+        self.parent.push(parent);
+        self.action.push(action);
+        self.chance_prob.push(chance_prob);
+        id
+    }
+
+    /// The game string of the game this tree was built from.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// Number of players.
+    pub fn num_players(&self) -> usize {
+        self.num_players
+    }
+    /// Width of a tabular policy row (the game's number of distinct actions).
+    pub fn num_actions(&self) -> usize {
+        self.num_actions
+    }
+    /// `Some(c)` when every terminal's utilities sum to `c`.
+    pub fn utility_sum(&self) -> Option<f64> {
+        self.utility_sum
+    }
+    /// Number of nodes (histories), chance and terminal nodes included.
+    pub fn num_nodes(&self) -> usize {
+        self.kind.len()
+    }
+    /// Number of terminal nodes.
+    pub fn num_terminals(&self) -> usize {
+        self.terminal_node.len()
+    }
+    /// Number of nodes of a kind.
+    pub fn count(&self, kind: NodeKind) -> usize {
+        self.kind.iter().filter(|&&k| k == kind).count()
+    }
+    /// Number of information sets of all players.
+    pub fn num_infosets(&self) -> usize {
+        self.infoset_key.len()
+    }
+    /// Number of infoset-action pairs (sequences) of all players.
+    pub fn num_sequences(&self) -> usize {
+        self.legal_actions.len()
+    }
+    /// The global ids of `player`'s infosets.
+    pub fn infosets_of(&self, player: usize) -> Range<usize> {
+        self.player_infosets[player].clone()
+    }
+    /// OpenSpiel's information-state string of an infoset.
+    pub fn infoset_key(&self, infoset: InfosetId) -> &str {
+        &self.infoset_key[infoset.0]
+    }
+    /// The player acting at an infoset.
+    pub fn infoset_player(&self, infoset: InfosetId) -> usize {
+        self.infoset_player[infoset.0] as usize
+    }
+    /// Legal actions at an infoset, ascending.
+    pub fn legal_actions(&self, infoset: InfosetId) -> &[ActionId] {
+        let i = infoset.0;
+        &self.legal_actions[self.legal_start[i] as usize..self.legal_start[i + 1] as usize]
+    }
+    /// The infoset with this information-state string.
+    pub fn infoset_by_key(&self, key: &str) -> Option<InfosetId> {
+        self.lookup.get(key).copied()
+    }
+    /// The kind of a node.
+    pub fn node_kind(&self, node: usize) -> NodeKind {
+        self.kind[node]
+    }
+    /// The acting player at a decision node.
+    pub fn node_player(&self, node: usize) -> usize {
+        self.player[node] as usize
+    }
+    /// The infoset of a decision node.
+    pub fn node_infoset(&self, node: usize) -> InfosetId {
+        InfosetId(self.slot[node] as usize)
+    }
+    /// The children of a node (consecutive ids; empty at terminals).
+    pub fn children(&self, node: usize) -> Range<usize> {
+        let start = self.first_child[node] as usize;
+        start..start + self.num_children[node] as usize
+    }
+    /// The action or chance outcome leading to a (non-root) node.
+    pub fn node_action(&self, node: usize) -> ActionId {
+        ActionId(self.action[node] as usize)
+    }
+    /// The probability of a node given its chance parent (1 below decision nodes).
+    pub fn chance_prob(&self, node: usize) -> f64 {
+        self.chance_prob[node]
+    }
+    /// Utilities at a terminal node.
+    pub fn terminal_utilities(&self, node: usize) -> &[f64] {
+        let t = self.slot[node] as usize;
+        &self.utilities[t * self.num_players..(t + 1) * self.num_players]
+    }
+    /// The parent of every node (`u32::MAX` at the root), for kernels that walk upwards.
+    pub fn parents(&self) -> &[u32] {
+        &self.parent
+    }
+}

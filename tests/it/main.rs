@@ -1,0 +1,6 @@
+//! Integration tests: one binary, one module per area.
+
+mod cli;
+mod games_known_values;
+mod nfg_files;
+mod openspiel_fixtures;
