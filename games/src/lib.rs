@@ -30,6 +30,7 @@
 
 mod aggregate;
 mod error;
+mod evaluator;
 mod exact;
 mod game;
 mod kuhn;
@@ -44,6 +45,7 @@ mod tree;
 
 pub use aggregate::{aggregate, aggregate_into};
 pub use error::{Error, Result};
+pub use evaluator::{ExactEvaluator, MatchEvaluator, MatchTotals, Matchup, check_matchups};
 pub use exact::{
     NashConvReport, best_response, expected_returns, exploitability, nash_conv, nash_conv_report,
 };

@@ -1,0 +1,141 @@
+//! `MatchEvaluator`: fills payoff-table entries by playing policies against each other,
+//! exactly (tree walk) or by sampling (CPU here, GPU in `metagame-cuda`), behind one trait.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::exact::expected_returns;
+use crate::policy::TabularPolicy;
+use crate::tree::GameTree;
+
+/// One joint entry to evaluate: `seats[p]` is the index (into the policy list) of the
+/// policy that player `p` plays.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Matchup {
+    /// Policy index per seat.
+    pub seats: Vec<usize>,
+}
+
+/// Per-player return statistics of one matchup.
+///
+/// Sampled evaluators fill sums over `episodes` episodes; the exact evaluator reports the
+/// expected returns as `sums` with `episodes = 1` and zero `sums_of_squares` spread, flagged
+/// by `exact = true`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchTotals {
+    /// Σ returns per player.
+    pub sums: Vec<f64>,
+    /// Σ returns² per player.
+    pub sums_of_squares: Vec<f64>,
+    /// Number of episodes summed.
+    pub episodes: u64,
+    /// True when `sums` are exact expectations (no sampling error).
+    pub exact: bool,
+}
+
+impl MatchTotals {
+    /// Mean return per player.
+    pub fn mean(&self) -> Vec<f64> {
+        let n = self.episodes.max(1) as f64;
+        self.sums.iter().map(|s| s / n).collect()
+    }
+    /// Unbiased sample variance of one episode's return per player (0 when exact or < 2 episodes).
+    pub fn variance(&self) -> Vec<f64> {
+        if self.exact || self.episodes < 2 {
+            return vec![0.0; self.sums.len()];
+        }
+        let n = self.episodes as f64;
+        self.sums
+            .iter()
+            .zip(&self.sums_of_squares)
+            .map(|(s, q)| ((q - s * s / n) / (n - 1.0)).max(0.0))
+            .collect()
+    }
+    /// Standard error of the mean per player (0 when exact).
+    pub fn stderr(&self) -> Vec<f64> {
+        let n = self.episodes.max(1) as f64;
+        self.variance().iter().map(|v| (v / n).sqrt()).collect()
+    }
+}
+
+/// Something that can evaluate matchups between tabular policies on a game tree.
+///
+/// Dyn-compatible so that configs can choose the backend at run time.
+pub trait MatchEvaluator: Send + Sync {
+    /// Short stable name used in configs and reports ("exact", "cpu", "gpu").
+    fn name(&self) -> &'static str;
+
+    /// Evaluate each matchup. Sampled evaluators play `episodes` episodes per matchup with
+    /// randomness keyed by `(seed, matchup index, episode)`, so results do not depend on
+    /// scheduling; exact evaluators ignore `episodes` and `seed`.
+    ///
+    /// # Errors
+    ///
+    /// A policy of another tree, a seat index out of range, a matchup with the wrong number
+    /// of seats, or a backend failure.
+    fn evaluate(
+        &self,
+        tree: &GameTree,
+        policies: &[&TabularPolicy],
+        matchups: &[Matchup],
+        episodes: u64,
+        seed: u64,
+    ) -> Result<Vec<MatchTotals>>;
+}
+
+/// Check matchups against the policy list and the tree (shared by all evaluators).
+///
+/// # Errors
+///
+/// [`Error::Shape`] describing the first problem.
+pub fn check_matchups(tree: &GameTree, policies: &[&TabularPolicy], matchups: &[Matchup]) -> Result<()> {
+    if let Some(i) = policies.iter().position(|p| !p.fits(tree)) {
+        return Err(Error::Shape(format!("policy {i} was not made for {}", tree.name())));
+    }
+    for m in matchups {
+        if m.seats.len() != tree.num_players() {
+            return Err(Error::Shape(format!(
+                "matchup {:?} has {} seats, {} has {} players",
+                m.seats,
+                m.seats.len(),
+                tree.name(),
+                tree.num_players()
+            )));
+        }
+        if let Some(s) = m.seats.iter().find(|&&s| s >= policies.len()) {
+            return Err(Error::Shape(format!("matchup names policy {s}, only {} given", policies.len())));
+        }
+    }
+    Ok(())
+}
+
+/// Exact expected returns by walking the tree (no sampling error).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ExactEvaluator;
+
+impl MatchEvaluator for ExactEvaluator {
+    fn name(&self) -> &'static str {
+        "exact"
+    }
+
+    fn evaluate(
+        &self,
+        tree: &GameTree,
+        policies: &[&TabularPolicy],
+        matchups: &[Matchup],
+        _episodes: u64,
+        _seed: u64,
+    ) -> Result<Vec<MatchTotals>> {
+        use rayon::prelude::*;
+        check_matchups(tree, policies, matchups)?;
+        matchups
+            .par_iter()
+            .map(|m| {
+                let profile: Vec<&TabularPolicy> = m.seats.iter().map(|&s| policies[s]).collect();
+                let values = expected_returns(tree, &profile)?;
+                let squares = values.iter().map(|v| v * v).collect();
+                Ok(MatchTotals { sums: values, sums_of_squares: squares, episodes: 1, exact: true })
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,25 @@
+//! # metagame-solvers
+//!
+//! Equilibrium solvers for normal-form games (the meta-games of PSRO and leagues). Every
+//! [`MetaSolver`] returns a [`Solution`] whose [`Certificate`] is computed from the game
+//! itself, independently of the solver, so an answer can be trusted without trusting the
+//! method.
+
+mod error;
+mod solution;
+
+pub mod alpha_rank;
+pub mod correlated;
+pub mod fictitious_play;
+pub mod hedge;
+pub mod lemke_howson;
+pub mod lp;
+pub mod nash_averaging;
+pub mod registry;
+pub mod regret_matching;
+pub mod replicator;
+pub mod support_enumeration;
+pub mod vertex_enumeration;
+
+pub use error::{Result, SolveError};
+pub use solution::{Certificate, MetaSolver, Solution, Status};
