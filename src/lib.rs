@@ -1,7 +1,12 @@
 //! # metagame
 //!
-//! Game-theoretic population training for multi-agent RL research: games and exact
-//! exploitability ([`games`]), and the `metagame` command-line tool.
+//! Game-theoretic population training for multi-agent RL research, in one library:
+//!
+//! - [`games`]: Kuhn and Leduc poker and matrix games, flat game trees, tabular policies,
+//!   exact best responses and NashConv, batched match evaluation;
+//! - [`solvers`]: certified Nash (and CE/CCE, alpha-Rank) solvers for meta-games;
+//! - [`populations`]: populations, payoff tables, PSRO, fictitious play, checkpoints;
+//! - [`ExperimentConfig`] and [`run_experiment`]: what the `metagame run` command does.
 //!
 //! # Example
 //!
@@ -19,6 +24,23 @@
 //!
 //! | feature | default | what it adds |
 //! |---|---|---|
-//! | `cli` | yes | the `metagame` binary (clap) |
+//! | `cli` | yes | the `metagame` binary (clap, progress bars) and `plots` |
+//! | `plots` | with `cli` | SVG plots in run folders (plotters) |
 
 pub use metagame_games as games;
+pub use metagame_populations as populations;
+pub use metagame_solvers as solvers;
+
+mod checkpoint_writer;
+mod config;
+mod error;
+mod experiment;
+#[cfg(feature = "plots")]
+pub mod plots;
+
+pub use config::{Algorithm, EvaluatorName, ExperimentConfig, OracleName};
+pub use error::{Error, Result};
+pub use experiment::{
+    CHECKPOINT_FILE, REPORT_FILE, RunCheckpoint, RunOptions, RunReport, RunState, evaluator_by_name,
+    run_experiment,
+};

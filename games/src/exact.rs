@@ -79,6 +79,9 @@ fn expected_from_reach(tree: &GameTree, reach: &[f64]) -> Vec<f64> {
     values
 }
 
+/// Action values within this relative distance of the best count as tied (lowest wins).
+pub const TIE_TOLERANCE: f64 = 1e-12;
+
 /// Scratch space for best responses, reused across calls.
 #[derive(Default)]
 struct Workspace {
@@ -111,14 +114,12 @@ fn best_response_into(
     for i in tree.infosets_of(player).rev() {
         let start = tree.legal_start[i] as usize;
         let end = tree.legal_start[i + 1] as usize;
-        let mut best_k = start;
-        for k in start + 1..end {
-            if ws.q[k] > ws.q[best_k] {
-                best_k = k;
-            }
-        }
-        let v = ws.q[best_k];
+        let v = ws.q[start..end].iter().copied().fold(f64::NEG_INFINITY, f64::max);
         ws.q[tree.infoset_parent_seq[i] as usize] += v;
+        // Ties go to the lowest action; values equal up to rounding count as ties, so the
+        // choice does not depend on how the opponents' policy was computed.
+        let tie = TIE_TOLERANCE * (1.0 + v.abs());
+        let best_k = (start..end).find(|&k| ws.q[k] >= v - tie).unwrap_or(start);
         if let Some(b) = best.as_deref_mut() {
             b[i] = tree.legal_actions[best_k].0;
         }
@@ -129,7 +130,8 @@ fn best_response_into(
 /// An exact best response of `player` against the others in `profile`, and its value.
 ///
 /// The returned policy is pure at `player`'s infosets (ties broken towards the lowest
-/// action, as OpenSpiel does) and copies `profile[player]` elsewhere.
+/// action, as OpenSpiel does; values within [`TIE_TOLERANCE`] relative count as ties) and
+/// copies `profile[player]` elsewhere.
 ///
 /// # Errors
 ///

@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
+
 use crate::error::{Error, Result};
 use crate::tree::{GameTree, InfosetId};
 
@@ -14,7 +16,7 @@ pub const ROW_SUM_TOLERANCE: f64 = 1e-9;
 /// Row `i` belongs to infoset `InfosetId(i)` of the tree; column `a` is action id `a`;
 /// illegal actions hold 0. A profile is one policy per player (`&[&TabularPolicy]`); player
 /// `p` reads only its own rows of `profile[p]`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TabularPolicy {
     num_actions: usize,
     probs: Vec<f64>,

@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 mod exploitability;
 mod game_info;
 mod matches;
+mod run;
 mod solve;
 
 /// Game-theoretic population training: PSRO, meta-game solvers and exact exploitability.
@@ -25,6 +26,8 @@ enum Command {
     Solve(solve::Args),
     /// Evaluate the payoff table among policies by exact or sampled matches.
     Matches(matches::Args),
+    /// Run an experiment config (PSRO, XFP, Double Oracle) into a run folder.
+    Run(run::Args),
 }
 
 /// Parse the command line and run the subcommand.
@@ -35,10 +38,16 @@ pub fn run() -> anyhow::Result<()> {
         Command::Exploitability(args) => exploitability::run(args),
         Command::Solve(args) => solve::run(args),
         Command::Matches(args) => matches::run(args),
+        Command::Run(args) => run::run(args),
     }
 }
 
-/// Print one JSON value on one line of stdout.
+/// Print one JSON value on one line of stdout. A closed pipe (`| head`) ends the process
+/// quietly, as command-line tools do.
 pub fn print_json(value: &serde_json::Value) {
-    println!("{value}");
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if writeln!(out, "{value}").and_then(|()| out.flush()).is_err() {
+        std::process::exit(0);
+    }
 }

@@ -1,1 +1,112 @@
+//! The `metagame` binary as a user runs it: game-info and exploitability.
 
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+pub fn metagame(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_metagame")).args(args).output().expect("run metagame")
+}
+
+/// The one JSON object a `--json` command prints.
+pub fn json_of(out: &Output) -> Value {
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout.clone()).unwrap();
+    assert_eq!(text.trim().lines().count(), 1, "one JSON line: {text}");
+    serde_json::from_str(text.trim()).unwrap()
+}
+
+/// A failing command: exit code 2 and exactly one line on stderr, no panic.
+pub fn one_line_error(out: &Output) -> String {
+    assert_eq!(out.status.code(), Some(2), "stdout: {}", String::from_utf8_lossy(&out.stdout));
+    let err = String::from_utf8(out.stderr.clone()).unwrap();
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
+
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("metagame-test-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/openspiel/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn game_info_json_has_openspiel_counts() {
+    let v = json_of(&metagame(&["game-info", "--game", "leduc_poker", "--json"]));
+    assert_eq!(v["game"], "leduc_poker");
+    assert_eq!(v["num_histories"], 9457);
+    assert_eq!(v["num_terminals"], 5520);
+    assert_eq!(v["infosets_per_player"], serde_json::json!([468, 468]));
+    let v = json_of(&metagame(&["game-info", "--game", "kuhn_poker(players=3)", "--json"]));
+    assert_eq!(v["num_histories"], 617);
+    assert_eq!(v["infosets_per_player"], serde_json::json!([16, 16, 16]));
+}
+
+#[test]
+fn exploitability_json_of_builtin_and_file_policies() {
+    let v = json_of(&metagame(&["exploitability", "--game", "kuhn_poker", "--policy", "uniform", "--json"]));
+    assert!((v["nash_conv"].as_f64().unwrap() - 11.0 / 12.0).abs() < 1e-12);
+    assert!((v["exploitability"].as_f64().unwrap() - 11.0 / 24.0).abs() < 1e-12);
+    assert_eq!(v["best_response_values"].as_array().unwrap().len(), 2);
+    assert_eq!(v["expected_returns"].as_array().unwrap().len(), 2);
+    let v =
+        json_of(&metagame(&["exploitability", "--game", "leduc_poker", "--policy", "first-action", "--json"]));
+    assert!((v["nash_conv"].as_f64().unwrap() - 2.0).abs() < 1e-12);
+    let file = fixture("kuhn_poker_3p_random_0.json");
+    let v = json_of(&metagame(&[
+        "exploitability",
+        "--game",
+        "kuhn_poker(players=3)",
+        "--policy",
+        &file,
+        "--json",
+    ]));
+    assert!(v["exploitability"].is_null(), "3-player: no exploitability");
+    assert!(v["nash_conv"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn bad_input_gives_one_line_and_exit_code_2() {
+    let err = one_line_error(&metagame(&["exploitability", "--game", "chess", "--policy", "uniform"]));
+    assert!(err.contains("unknown game") && err.contains("kuhn_poker"), "{err}");
+    let err = one_line_error(&metagame(&["game-info", "--game", "kuhn_poker(players=1)"]));
+    assert!(err.contains("players"), "{err}");
+    let err = one_line_error(&metagame(&["game-info", "--game", "kuhn_poker(size=3)"]));
+    assert!(err.contains("unknown parameter"), "{err}");
+
+    let dir = temp_dir("bad-policies");
+    let write = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    let run = |file: &str| metagame(&["exploitability", "--game", "kuhn_poker", "--policy", file]);
+    let err = one_line_error(&run(&write("malformed.json", "{\"0\": [[0, 0.5]")));
+    assert!(err.contains("malformed policy"), "{err}");
+    let uniform: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("kuhn_poker_uniform.json")).unwrap()).unwrap();
+    let mut bad = uniform.clone();
+    bad["0"] = serde_json::json!([[0, 0.7], [1, 0.7]]);
+    let err = one_line_error(&run(&write("unnormalised.json", &bad.to_string())));
+    assert!(err.contains("sum to") && err.contains("\"0\""), "{err}");
+    let mut bad = uniform.clone();
+    bad["0"] = serde_json::json!([[0, 1.5], [1, -0.5]]);
+    let err = one_line_error(&run(&write("negative.json", &bad.to_string())));
+    assert!(err.contains("\"0\""), "{err}");
+    let mut bad = uniform.clone();
+    bad["7pb"] = serde_json::json!([[0, 0.5], [1, 0.5]]);
+    let err = one_line_error(&run(&write("unknown.json", &bad.to_string())));
+    assert!(err.contains("unknown information state") && err.contains("7pb"), "{err}");
+    let mut bad = uniform.clone();
+    bad["0"] = serde_json::json!([[0, 0.5], [1, 0.25], [2, 0.25]]);
+    let err = one_line_error(&run(&write("illegal.json", &bad.to_string())));
+    assert!(err.contains("action 2"), "{err}");
+    let err = one_line_error(&run(&dir.join("missing.json").to_string_lossy()));
+    assert!(err.contains("missing.json"), "{err}");
+}

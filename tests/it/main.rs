@@ -4,3 +4,5 @@ mod cli;
 mod games_known_values;
 mod nfg_files;
 mod openspiel_fixtures;
+mod psro;
+mod run_cli;

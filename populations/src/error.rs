@@ -1,0 +1,50 @@
+//! The one error type of the populations crate.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong in a training loop on bad input.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Bad game input (from the games crate).
+    #[error(transparent)]
+    Game(#[from] metagame_games::Error),
+    /// A meta-solver refused the meta-game.
+    #[error("meta-solver {solver}: {source}")]
+    MetaSolver {
+        /// The solver's name.
+        solver: &'static str,
+        /// Why.
+        source: metagame_solvers::SolveError,
+    },
+    /// A configuration that cannot run (the message names the field).
+    #[error("invalid config: {0}")]
+    Config(String),
+    /// A checkpoint that cannot be read or does not belong to this run.
+    #[error("checkpoint {path}: {reason}")]
+    Checkpoint {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A file that could not be written or read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// An error at a given iteration of a training loop.
+    #[error("at iteration {iteration}: {source}")]
+    AtIteration {
+        /// The iteration.
+        iteration: usize,
+        /// What went wrong.
+        source: Box<Error>,
+    },
+}
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

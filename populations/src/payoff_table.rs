@@ -1,0 +1,145 @@
+//! `PayoffTable`: the empirical meta-game, grown by rows and columns as members arrive.
+
+use metagame_games::{MatchTotals, NormalFormGame};
+use ndarray::{ArrayD, IxDyn};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// Payoff statistics of one joint entry.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    /// Mean return per player.
+    pub mean: Vec<f64>,
+    /// Sample variance of one episode's return per player (0 for exact entries).
+    pub variance: Vec<f64>,
+    /// Episodes behind the estimate (1 for exact entries).
+    pub count: u64,
+    /// True when `mean` is an exact expectation.
+    pub exact: bool,
+}
+
+impl Entry {
+    /// Standard error of each player's mean.
+    pub fn stderr(&self) -> Vec<f64> {
+        self.variance.iter().map(|v| (v / self.count.max(1) as f64).sqrt()).collect()
+    }
+}
+
+impl From<&MatchTotals> for Entry {
+    fn from(t: &MatchTotals) -> Self {
+        Entry { mean: t.mean(), variance: t.variance(), count: t.episodes, exact: t.exact }
+    }
+}
+
+/// Per joint profile of members and per player: mean, variance and count; `None` for
+/// entries not yet estimated (never NaN).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PayoffTable {
+    shape: Vec<usize>,
+    /// Row-major over `shape`.
+    entries: Vec<Option<Entry>>,
+}
+
+impl PayoffTable {
+    /// An empty table for `num_players` players with no members.
+    pub fn new(num_players: usize) -> Self {
+        Self { shape: vec![0; num_players], entries: Vec::new() }
+    }
+
+    /// Members per player.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    fn flat(&self, profile: &[usize]) -> usize {
+        profile.iter().zip(&self.shape).fold(0, |acc, (&i, &s)| acc * s + i)
+    }
+
+    /// The entry of a profile, if estimated.
+    ///
+    /// # Panics
+    ///
+    /// If the profile is out of range (a caller bug).
+    #[track_caller]
+    pub fn get(&self, profile: &[usize]) -> Option<&Entry> {
+        assert!(profile.len() == self.shape.len() && profile.iter().zip(&self.shape).all(|(i, s)| i < s));
+        self.entries[self.flat(profile)].as_ref()
+    }
+
+    /// Add one member to `player`'s axis; its entries start missing.
+    pub fn grow(&mut self, player: usize) {
+        let mut new_shape = self.shape.clone();
+        new_shape[player] += 1;
+        let total: usize = new_shape.iter().product();
+        let mut entries = vec![None; total];
+        for (flat, entry) in self.entries.drain(..).enumerate() {
+            if entry.is_none() {
+                continue;
+            }
+            // Decode the old index, re-encode in the new shape.
+            let mut rem = flat;
+            let mut idx = vec![0; self.shape.len()];
+            for axis in (0..self.shape.len()).rev() {
+                idx[axis] = rem % self.shape[axis];
+                rem /= self.shape[axis];
+            }
+            let new_flat = idx.iter().zip(&new_shape).fold(0, |acc, (&i, &s)| acc * s + i);
+            entries[new_flat] = entry;
+        }
+        self.shape = new_shape;
+        self.entries = entries;
+    }
+
+    /// Profiles not yet estimated, in row-major order.
+    pub fn missing(&self) -> Vec<Vec<usize>> {
+        let mut out = Vec::new();
+        let mut idx = vec![0; self.shape.len()];
+        for flat in 0..self.entries.len() {
+            if self.entries[flat].is_none() {
+                out.push(idx.clone());
+            }
+            for axis in (0..self.shape.len()).rev() {
+                idx[axis] += 1;
+                if idx[axis] < self.shape[axis] {
+                    break;
+                }
+                idx[axis] = 0;
+            }
+        }
+        out
+    }
+
+    /// Store an entry.
+    ///
+    /// # Panics
+    ///
+    /// If the profile is out of range (a caller bug).
+    #[track_caller]
+    pub fn set(&mut self, profile: &[usize], entry: Entry) {
+        assert!(profile.len() == self.shape.len() && profile.iter().zip(&self.shape).all(|(i, s)| i < s));
+        let flat = self.flat(profile);
+        self.entries[flat] = Some(entry);
+    }
+
+    /// The table as a meta-game of means.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when an entry is missing; the errors of [`NormalFormGame::new`].
+    pub fn to_normal_form(&self) -> Result<NormalFormGame> {
+        let n = self.shape.len();
+        let mut tensors: Vec<Vec<f64>> = vec![Vec::with_capacity(self.entries.len()); n];
+        for (flat, e) in self.entries.iter().enumerate() {
+            let e = e.as_ref().ok_or_else(|| Error::Config(format!("payoff entry {flat} is not estimated")))?;
+            for (p, t) in tensors.iter_mut().enumerate() {
+                t.push(e.mean[p]);
+            }
+        }
+        let arrays = tensors
+            .into_iter()
+            .map(|t| ArrayD::from_shape_vec(IxDyn(&self.shape), t).map_err(|e| Error::Config(e.to_string())))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(NormalFormGame::new(arrays)?)
+    }
+}

@@ -1,0 +1,89 @@
+//! `IterationReport` and `Observer`: what a training loop tells the outside after each
+//! iteration, and how the outside stops it.
+
+use std::ops::ControlFlow;
+
+use metagame_solvers::Status;
+use serde::{Deserialize, Serialize};
+
+/// Seconds spent in each phase of one iteration.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PhaseTimes {
+    /// Computing or training the new policies.
+    pub oracle_s: f64,
+    /// Filling the new payoff entries.
+    pub evaluation_s: f64,
+    /// Solving the meta-game.
+    pub meta_solve_s: f64,
+    /// Aggregating the meta-mixture and computing its exact NashConv.
+    pub nash_conv_s: f64,
+}
+
+/// One iteration of a training loop (iteration 0 is the initial population).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IterationReport {
+    /// Iteration number.
+    pub iteration: usize,
+    /// Members per player after the iteration.
+    pub population_sizes: Vec<usize>,
+    /// The meta-mixture per player.
+    pub meta_strategies: Vec<Vec<f64>>,
+    /// Exact NashConv of the meta-mixture, aggregated into one behaviour policy.
+    pub nash_conv: f64,
+    /// NashConv / 2 in 2-player constant-sum games.
+    pub exploitability: Option<f64>,
+    /// The meta-solver's certificate on the meta-game (NashConv of the meta-mixture within
+    /// the restricted game).
+    pub meta_nash_conv: f64,
+    /// How the meta-solve ended.
+    pub meta_status: Status,
+    /// Payoff entries filled this iteration.
+    pub new_entries: usize,
+    /// Episodes played this iteration (0 with exact payoffs).
+    pub episodes: u64,
+    /// Wall time since the run started (resumed runs include time before the checkpoint).
+    pub elapsed_s: f64,
+    /// Time per phase of this iteration.
+    pub times: PhaseTimes,
+}
+
+impl IterationReport {
+    /// The report without timing fields, for comparing runs.
+    pub fn without_times(&self) -> IterationReport {
+        IterationReport { elapsed_s: 0.0, times: PhaseTimes::default(), ..self.clone() }
+    }
+}
+
+/// Watches a run; returning `ControlFlow::Break(())` stops it after the current iteration.
+pub trait Observer {
+    /// Called after every iteration (and once for iteration 0).
+    fn on_iteration(&mut self, report: &IterationReport) -> ControlFlow<()>;
+}
+
+impl Observer for () {
+    fn on_iteration(&mut self, _report: &IterationReport) -> ControlFlow<()> {
+        ControlFlow::Continue(())
+    }
+}
+
+impl<F: FnMut(&IterationReport) -> ControlFlow<()>> Observer for F {
+    fn on_iteration(&mut self, report: &IterationReport) -> ControlFlow<()> {
+        self(report)
+    }
+}
+
+/// Why a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// `max_iterations` reached.
+    MaxIterations,
+    /// NashConv reached `target_nash_conv`.
+    TargetReached,
+    /// The time budget ran out.
+    TimeBudget,
+    /// An observer asked to stop.
+    Observer,
+    /// Nothing new could be added (Double Oracle's termination).
+    Converged,
+}

@@ -1,0 +1,157 @@
+//! Extensive-form fictitious play (XFP; Heinrich, Lanctot & Silver 2015) on the game tree.
+//!
+//! Each iteration every player best-responds exactly to the current average profile, and
+//! the average moves towards the best responses with step α = 1/(t+1), mixed by
+//! realisation weighting (REFERENCE.md §3), so the average after t iterations equals the
+//! uniform mixture of the initial policy and the t best responses.
+
+use std::time::Instant;
+
+use metagame_games::{GameTree, TabularPolicy, aggregate_into, best_response, nash_conv_report};
+use metagame_solvers::Status;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::report::{IterationReport, Observer, PhaseTimes, StopReason};
+
+/// Everything an XFP run needs to continue.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct XfpState {
+    /// Iterations done.
+    pub iteration: usize,
+    /// The average policy (every player's rows).
+    pub average: TabularPolicy,
+    /// Every iteration's report (iteration 0: the initial uniform policy).
+    pub reports: Vec<IterationReport>,
+}
+
+/// An XFP run.
+pub struct Xfp<'t> {
+    tree: &'t GameTree,
+    state: XfpState,
+    started: Instant,
+    elapsed_before: f64,
+}
+
+impl<'t> Xfp<'t> {
+    /// Start from the uniform policy.
+    ///
+    /// # Errors
+    ///
+    /// Errors of the exact NashConv (none for trees built by `GameTree::build`).
+    pub fn new(tree: &'t GameTree) -> Result<Self> {
+        let average = TabularPolicy::uniform(tree);
+        let mut xfp = Self {
+            tree,
+            state: XfpState { iteration: 0, average, reports: Vec::new() },
+            started: Instant::now(),
+            elapsed_before: 0.0,
+        };
+        let report = xfp.report(PhaseTimes::default())?;
+        xfp.state.reports.push(report);
+        Ok(xfp)
+    }
+
+    /// Continue from a saved state.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when the state's policy does not belong to this tree.
+    pub fn resume(tree: &'t GameTree, state: XfpState) -> Result<Self> {
+        state.average.validate(tree).map_err(|e| Error::Config(format!("saved state does not fit: {e}")))?;
+        let elapsed_before = state.reports.last().map_or(0.0, |r| r.elapsed_s);
+        Ok(Self { tree, state, started: Instant::now(), elapsed_before })
+    }
+
+    /// The loop state.
+    pub fn state(&self) -> &XfpState {
+        &self.state
+    }
+    /// The average policy.
+    pub fn average_policy(&self) -> &TabularPolicy {
+        &self.state.average
+    }
+    /// Every report so far.
+    pub fn reports(&self) -> &[IterationReport] {
+        &self.state.reports
+    }
+
+    /// One XFP iteration.
+    ///
+    /// # Errors
+    ///
+    /// Exact best-response or aggregation errors (none on a valid state).
+    pub fn step(&mut self) -> Result<&IterationReport> {
+        let n = self.tree.num_players();
+        let t = Instant::now();
+        let profile = vec![&self.state.average; n];
+        let brs = (0..n)
+            .map(|p| best_response(self.tree, p, &profile).map(|(policy, _)| policy))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        let oracle_s = t.elapsed().as_secs_f64();
+        let iteration = self.state.iteration + 1;
+        let alpha = 1.0 / (iteration as f64 + 1.0);
+        let mut next = self.state.average.clone();
+        for (p, br) in brs.iter().enumerate() {
+            aggregate_into(self.tree, p, &[&self.state.average, br], &[1.0 - alpha, alpha], &mut next)?;
+        }
+        self.state.average = next;
+        self.state.iteration = iteration;
+        let report = self.report(PhaseTimes { oracle_s, ..PhaseTimes::default() })?;
+        self.state.reports.push(report);
+        // INVARIANT: just pushed.
+        Ok(self.state.reports.last().expect("report"))
+    }
+
+    fn report(&self, mut times: PhaseTimes) -> Result<IterationReport> {
+        let t = Instant::now();
+        let n = self.tree.num_players();
+        let r = nash_conv_report(self.tree, &vec![&self.state.average; n])?;
+        times.nash_conv_s = t.elapsed().as_secs_f64();
+        Ok(IterationReport {
+            iteration: self.state.iteration,
+            population_sizes: vec![self.state.iteration + 1; n],
+            meta_strategies: Vec::new(),
+            nash_conv: r.nash_conv,
+            exploitability: r.exploitability,
+            meta_nash_conv: 0.0,
+            meta_status: Status::Solved,
+            new_entries: 0,
+            episodes: 0,
+            elapsed_s: self.elapsed_before + self.started.elapsed().as_secs_f64(),
+            times,
+        })
+    }
+
+    /// Run `max_iterations` iterations (or until the observer stops it or `target_nash_conv`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Xfp::step`].
+    pub fn run(
+        &mut self,
+        max_iterations: usize,
+        target_nash_conv: Option<f64>,
+        observer: &mut dyn Observer,
+    ) -> Result<StopReason> {
+        if self.state.iteration == 0
+            && let Some(first) = self.state.reports.first()
+            && observer.on_iteration(first).is_break()
+        {
+            return Ok(StopReason::Observer);
+        }
+        loop {
+            let last = self.state.reports.last().map_or(f64::INFINITY, |r| r.nash_conv);
+            if target_nash_conv.is_some_and(|t| last <= t) {
+                return Ok(StopReason::TargetReached);
+            }
+            if self.state.iteration >= max_iterations {
+                return Ok(StopReason::MaxIterations);
+            }
+            let report = self.step()?.clone();
+            if observer.on_iteration(&report).is_break() {
+                return Ok(StopReason::Observer);
+            }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! Writes checkpoints on a background thread so that fsync does not stall the training
+//! loop. Each write is still atomic; when iterations finish faster than the disk, only the
+//! newest pending checkpoint is written (older ones would be replaced anyway).
+
+use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+
+use metagame_populations::checkpoint;
+
+use crate::error::{Error, Result};
+use crate::experiment::RunCheckpoint;
+
+#[derive(Default)]
+struct Slot {
+    pending: Option<RunCheckpoint>,
+    closed: bool,
+    error: Option<String>,
+}
+
+/// A background checkpoint writer for one file.
+pub(crate) struct CheckpointWriter {
+    shared: Arc<(Mutex<Slot>, Condvar)>,
+    handle: Option<JoinHandle<()>>,
+    path: PathBuf,
+}
+
+impl CheckpointWriter {
+    pub(crate) fn new(path: PathBuf) -> Self {
+        let shared = Arc::new((Mutex::new(Slot::default()), Condvar::new()));
+        let worker = Arc::clone(&shared);
+        let file = path.clone();
+        let handle = std::thread::spawn(move || {
+            let (lock, cv) = &*worker;
+            loop {
+                let next = {
+                    let mut slot = lock.lock().unwrap_or_else(|p| p.into_inner());
+                    while slot.pending.is_none() && !slot.closed {
+                        slot = cv.wait(slot).unwrap_or_else(|p| p.into_inner());
+                    }
+                    match slot.pending.take() {
+                        Some(cp) => cp,
+                        None => return,
+                    }
+                };
+                if let Err(e) = checkpoint::save(&file, &next) {
+                    lock.lock().unwrap_or_else(|p| p.into_inner()).error = Some(e.to_string());
+                }
+                cv.notify_all();
+            }
+        });
+        Self { shared, handle: Some(handle), path }
+    }
+
+    /// Queue a checkpoint (replacing one not yet written).
+    ///
+    /// # Errors
+    ///
+    /// An earlier write failed.
+    pub(crate) fn submit(&self, cp: RunCheckpoint) -> Result<()> {
+        let (lock, cv) = &*self.shared;
+        let mut slot = lock.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(e) = slot.error.take() {
+            return Err(Error::Output { path: self.path.clone(), reason: e });
+        }
+        slot.pending = Some(cp);
+        cv.notify_all();
+        Ok(())
+    }
+
+    /// Write whatever is pending and stop the thread.
+    ///
+    /// # Errors
+    ///
+    /// A write failed.
+    pub(crate) fn finish(mut self) -> Result<()> {
+        self.close()
+    }
+
+    fn close(&mut self) -> Result<()> {
+        {
+            let (lock, cv) = &*self.shared;
+            lock.lock().unwrap_or_else(|p| p.into_inner()).closed = true;
+            cv.notify_all();
+        }
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+        let (lock, _) = &*self.shared;
+        match lock.lock().unwrap_or_else(|p| p.into_inner()).error.take() {
+            Some(e) => Err(Error::Output { path: self.path.clone(), reason: e }),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for CheckpointWriter {
+    fn drop(&mut self) {
+        let _ = self.close();
+    }
+}

@@ -1,0 +1,124 @@
+//! `metagame run` through the binary: run folders, JSON lines, resumption, bad input.
+
+use serde_json::Value;
+
+use crate::cli::{metagame, one_line_error, temp_dir};
+
+fn example(name: &str) -> String {
+    format!("{}/examples/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn write_config(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+fn report(dir: &std::path::Path) -> Value {
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    for it in v["iterations"].as_array_mut().unwrap() {
+        it["elapsed_s"] = Value::Null;
+        it["times"] = Value::Null;
+    }
+    v["config"]["iterations"] = Value::Null;
+    v
+}
+
+#[test]
+fn kuhn_psro_example_writes_a_run_folder_and_json_lines() {
+    let out = temp_dir("kuhn-psro");
+    let o = metagame(&["run", &example("kuhn_psro.toml"), "--out", out.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let lines: Vec<Value> =
+        String::from_utf8(o.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 13);
+    for (k, l) in lines.iter().enumerate() {
+        assert_eq!(l["iteration"], k);
+        for field in ["population_sizes", "meta_strategies", "nash_conv", "elapsed_s"] {
+            assert!(!l[field].is_null(), "{field}");
+        }
+    }
+    assert!(lines[10]["nash_conv"].as_f64().unwrap() <= 1e-9);
+    for file in ["config.toml", "report.json", "checkpoint.json", "exploitability.svg", "payoffs.svg", "lineage.dot"] {
+        assert!(out.join(file).exists(), "{file}");
+    }
+    let svg = std::fs::read_to_string(out.join("exploitability.svg")).unwrap();
+    assert!(svg.contains("<svg") && svg.contains("NashConv"));
+}
+
+#[test]
+fn a_killed_run_resumed_ends_with_the_same_report() {
+    for config in ["kuhn_psro_sampled.toml", "leduc_xfp.toml"] {
+        let dir = temp_dir(&format!("resume-{config}"));
+        let text: String = std::fs::read_to_string(example(config))
+            .unwrap()
+            .lines()
+            .map(|l| if l.starts_with("iterations") { "iterations = 6\n".to_string() } else { format!("{l}\n") })
+            .collect();
+        let cfg = write_config(&dir, "c.toml", &text);
+        let whole = dir.join("whole");
+        let o = metagame(&["run", &cfg, "--out", whole.to_str().unwrap(), "--json"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let killed = dir.join("killed");
+        let o = metagame(&["run", &cfg, "--out", killed.to_str().unwrap(), "--json", "--stop-after", "3"]);
+        assert_eq!(o.status.code(), Some(130));
+        assert!(killed.join("checkpoint.json").exists() && !killed.join("report.json").exists());
+        let o = metagame(&["run", &cfg, "--resume", killed.to_str().unwrap(), "--json"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        // The resumed process prints only the iterations it ran.
+        assert_eq!(String::from_utf8(o.stdout).unwrap().lines().count(), 3);
+        assert_eq!(report(&whole), report(&killed), "{config}");
+    }
+}
+
+#[test]
+fn bad_configs_and_checkpoints_give_one_line_and_overwrite_nothing() {
+    let dir = temp_dir("bad-configs");
+    let cases = [
+        ("typo.toml", "game = \"kuhn_poker\"\nalgorithm = \"psro\"\niteratons = 3\n", "iteratons"),
+        ("syntax.toml", "game = \"kuhn_poker\nalgorithm = psro\n", "syntax.toml"),
+        ("solver.toml", "game = \"kuhn_poker\"\nalgorithm = \"psro\"\nmeta_solver = \"magic\"\n", "magic"),
+        ("game.toml", "game = \"chess\"\nalgorithm = \"psro\"\n", "chess"),
+        ("algo.toml", "game = \"kuhn_poker\"\nalgorithm = \"alphazero\"\n", "alphazero"),
+        ("symmetric.toml", "game = \"kuhn_poker\"\nalgorithm = \"psro\"\nsymmetric = true\n", "symmetric"),
+        ("episodes.toml", "game = \"kuhn_poker\"\nalgorithm = \"psro\"\nepisodes_per_entry = 0\n", "episodes_per_entry"),
+    ];
+    for (name, text, needle) in cases {
+        let cfg = write_config(&dir, name, text);
+        let out = dir.join(format!("out-{name}"));
+        let err = one_line_error(&metagame(&["run", &cfg, "--out", out.to_str().unwrap()]));
+        assert!(err.contains(needle), "{name}: {err}");
+    }
+
+    // A corrupt checkpoint: an error, and the file is left as it was.
+    let cfg = write_config(&dir, "ok.toml", "game = \"kuhn_poker\"\nalgorithm = \"psro\"\niterations = 2\n");
+    let run_dir = dir.join("corrupt");
+    assert!(metagame(&["run", &cfg, "--out", run_dir.to_str().unwrap(), "--json"]).status.success());
+    let cp = run_dir.join("checkpoint.json");
+    let text = std::fs::read_to_string(&cp).unwrap();
+    std::fs::write(&cp, &text[..text.len() / 2]).unwrap();
+    let before = std::fs::read(&cp).unwrap();
+    let report_before = std::fs::read(run_dir.join("report.json")).unwrap();
+    let err = one_line_error(&metagame(&["run", &cfg, "--resume", run_dir.to_str().unwrap()]));
+    assert!(err.contains("corrupt"), "{err}");
+    assert_eq!(std::fs::read(&cp).unwrap(), before);
+    assert_eq!(std::fs::read(run_dir.join("report.json")).unwrap(), report_before);
+
+    // A checkpoint of another config is refused.
+    let other = write_config(&dir, "other.toml", "game = \"kuhn_poker\"\nalgorithm = \"psro\"\nmeta_solver = \"uniform\"\n");
+    let run_dir = dir.join("other");
+    assert!(metagame(&["run", &cfg, "--out", run_dir.to_str().unwrap(), "--json"]).status.success());
+    let err = one_line_error(&metagame(&["run", &other, "--resume", run_dir.to_str().unwrap()]));
+    assert!(err.contains("different config"), "{err}");
+}
+
+#[test]
+fn double_oracle_example_converges_in_three_iterations() {
+    let out = temp_dir("do-rps");
+    let o = metagame(&["run", &example("rps_double_oracle.toml"), "--out", out.to_str().unwrap(), "--json"]);
+    assert!(o.status.success());
+    let lines: Vec<Value> =
+        String::from_utf8(o.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines[2]["nash_conv"].as_f64().unwrap() < 1e-12);
+}
