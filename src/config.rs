@@ -46,9 +46,12 @@ pub enum EvaluatorName {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OracleName {
-    /// Exact best response on the game tree.
+    /// Exact best response on the game tree, ties to the lowest action (OpenSpiel's rule).
     #[default]
     ExactBr,
+    /// Exact best response, ties and unreached information sets decided against opponents
+    /// who tremble with probability `tremble`.
+    ExactBrTrembling,
 }
 
 fn default_meta_solver() -> String {
@@ -63,6 +66,9 @@ fn default_episodes() -> u64 {
 fn default_tolerance() -> f64 {
     1e-12
 }
+fn default_tremble() -> f64 {
+    1e-2
+}
 
 /// A whole experiment: game, algorithm, components by name, and their settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -75,9 +81,12 @@ pub struct ExperimentConfig {
     /// PSRO's meta-solver (uniform, nash, prd, rm, alpha-rank, cce). Default "nash".
     #[serde(default = "default_meta_solver")]
     pub meta_solver: String,
-    /// The oracle. Default exact-br.
+    /// The oracle (exact-br, exact-br-trembling). Default exact-br.
     #[serde(default)]
     pub oracle: OracleName,
+    /// exact-br-trembling: the opponents' tremble probability, in (0, 1). Default 1e-2.
+    #[serde(default = "default_tremble")]
+    pub tremble: f64,
     /// The payoff evaluator. Default exact.
     #[serde(default)]
     pub evaluator: EvaluatorName,
@@ -125,6 +134,9 @@ impl ExperimentConfig {
                 config.meta_solver,
                 META_SOLVERS.join(", ")
             )));
+        }
+        if !(config.tremble > 0.0 && config.tremble < 1.0) {
+            return Err(bad(format!("tremble must be in (0, 1), got {}", config.tremble)));
         }
         if !(config.tolerance.is_finite() && config.tolerance >= 0.0) {
             return Err(bad(format!("tolerance must be ≥ 0, got {}", config.tolerance)));

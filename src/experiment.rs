@@ -9,13 +9,13 @@ use metagame_games::{
 };
 use metagame_populations::meta::meta_solver_by_name;
 use metagame_populations::{
-    ExactBestResponse, IterationReport, Psro, PsroState, StopReason, Xfp, XfpState, checkpoint,
+    ExactBestResponse, IterationReport, Oracle, Psro, PsroState, StopReason, Xfp, XfpState, checkpoint,
     double_oracle,
 };
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoint_writer::CheckpointWriter;
-use crate::config::{Algorithm, EvaluatorName, ExperimentConfig};
+use crate::config::{Algorithm, EvaluatorName, ExperimentConfig, OracleName};
 use crate::error::{Error, Result};
 
 /// Name of the checkpoint file in a run folder.
@@ -92,7 +92,8 @@ fn gpu_evaluator() -> Result<Box<dyn MatchEvaluator>> {
 fn gpu_evaluator() -> Result<Box<dyn MatchEvaluator>> {
     Err(Error::Config {
         path: PathBuf::from("evaluator"),
-        reason: "no CUDA device: this build has no cuda feature (cargo build --release --features cuda)".into(),
+        reason: "no CUDA device: this build has no cuda feature (cargo build --release --features cuda)"
+            .into(),
     })
 }
 
@@ -146,20 +147,25 @@ pub fn run_experiment(
     let game = registry::load(&config.game)?;
     let tree = GameTree::build(&game)?;
     let writer = CheckpointWriter::new(dir.join(CHECKPOINT_FILE));
-    let save = |state: RunState| -> Result<()> { writer.submit(RunCheckpoint { config: config.clone(), state }) };
+    let save =
+        |state: RunState| -> Result<()> { writer.submit(RunCheckpoint { config: config.clone(), state }) };
 
     let (stop_reason, reports, meta_game, lineage) = match config.algorithm {
         Algorithm::Psro => {
             let meta = meta_solver_by_name(&config.meta_solver)?;
             let evaluator = evaluator_by_name(config.evaluator)?;
             let psro_config = config.psro_config()?;
+            let oracle: Box<dyn Oracle> = match config.oracle {
+                OracleName::ExactBr => Box::new(ExactBestResponse::default()),
+                OracleName::ExactBrTrembling => Box::new(ExactBestResponse::trembling(config.tremble)),
+            };
             let mut psro = match saved {
                 Some(RunState::Psro(state)) => {
-                    Psro::resume(&tree, psro_config, meta, Box::new(ExactBestResponse), evaluator, state)?
+                    Psro::resume(&tree, psro_config, meta, oracle, evaluator, state)?
                 }
                 Some(_) => return Err(mismatch(dir)),
                 None => {
-                    let psro = Psro::new(&tree, psro_config, meta, Box::new(ExactBestResponse), evaluator)?;
+                    let psro = Psro::new(&tree, psro_config, meta, oracle, evaluator)?;
                     save(RunState::Psro(psro.state().clone()))?;
                     psro
                 }
@@ -216,7 +222,10 @@ pub fn run_experiment(
                 if xfp.state().iteration >= config.iterations {
                     break StopReason::MaxIterations;
                 }
-                if config.time_budget_seconds.is_some_and(|b| xfp.reports().last().is_some_and(|r| r.elapsed_s >= b)) {
+                if config
+                    .time_budget_seconds
+                    .is_some_and(|b| xfp.reports().last().is_some_and(|r| r.elapsed_s >= b))
+                {
                     break StopReason::TimeBudget;
                 }
                 if options.stop_after.is_some_and(|k| xfp.state().iteration >= k) {

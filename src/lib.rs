@@ -26,7 +26,10 @@
 //! |---|---|---|
 //! | `cli` | yes | the `metagame` binary (clap, progress bars) and `plots` |
 //! | `plots` | with `cli` | SVG plots in run folders (plotters) |
+//! | `cuda` | no | the `cuda` module (`GpuEvaluator`): sampled matches on an NVIDIA GPU (cudarc; builds without CUDA) |
 
+#[cfg(feature = "cuda")]
+pub use metagame_cuda as cuda;
 pub use metagame_games as games;
 pub use metagame_populations as populations;
 pub use metagame_solvers as solvers;

@@ -31,8 +31,15 @@ pub fn exploitability_svg(report: &RunReport, path: &Path) -> Result<()> {
     let title = format!(
         "{} — {} {}",
         report.config.game,
-        serde_json::to_value(report.config.algorithm).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
-        if matches!(report.config.algorithm, crate::config::Algorithm::Psro) { report.config.meta_solver.as_str() } else { "" }
+        serde_json::to_value(report.config.algorithm)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default(),
+        if matches!(report.config.algorithm, crate::config::Algorithm::Psro) {
+            report.config.meta_solver.as_str()
+        } else {
+            ""
+        }
     );
     let root = root.titled(&title, ("sans-serif", 20)).map_err(|e| plot_err(path, e))?;
     let (left, right) = root.split_horizontally(550);
@@ -99,7 +106,10 @@ pub fn payoffs_svg(game: &NormalFormGame, mixtures: &[Vec<f64>], path: &Path) ->
     root.fill(&WHITE).map_err(|e| plot_err(path, e))?;
     let (left, right) = root.split_horizontally(640);
     let mut chart = ChartBuilder::on(&left)
-        .caption(format!("meta-game: player 0 payoffs ({rows}×{cols}; {lo:.3} blue … {hi:.3} red)"), ("sans-serif", 16))
+        .caption(
+            format!("meta-game: player 0 payoffs ({rows}×{cols}; {lo:.3} blue … {hi:.3} red)"),
+            ("sans-serif", 16),
+        )
         .margin(15)
         .x_label_area_size(35)
         .y_label_area_size(45)
@@ -115,7 +125,11 @@ pub fn payoffs_svg(game: &NormalFormGame, mixtures: &[Vec<f64>], path: &Path) ->
     chart
         .draw_series((0..rows).flat_map(|i| (0..cols).map(move |j| (i, j))).map(|(i, j)| {
             let t = (a[[i, j]] - lo) / span;
-            let color = RGBColor((255.0 * t) as u8, (80.0 * (1.0 - (2.0 * t - 1.0).abs())) as u8, (255.0 * (1.0 - t)) as u8);
+            let color = RGBColor(
+                (255.0 * t) as u8,
+                (80.0 * (1.0 - (2.0 * t - 1.0).abs())) as u8,
+                (255.0 * (1.0 - t)) as u8,
+            );
             Rectangle::new([(j, i), (j + 1, i + 1)], color.filled())
         }))
         .map_err(|e| plot_err(path, e))?;
@@ -124,16 +138,19 @@ pub fn payoffs_svg(game: &NormalFormGame, mixtures: &[Vec<f64>], path: &Path) ->
     for (p, area) in areas.iter().enumerate() {
         let mix = mixtures.get(p).cloned().unwrap_or_default();
         let n = mix.len().max(1);
+        let top = (mix.iter().copied().fold(0.0, f64::max) * 1.15).clamp(0.05, 1.0);
         let mut chart = ChartBuilder::on(area)
             .caption(format!("player {p} meta-mixture"), ("sans-serif", 15))
             .margin(10)
             .x_label_area_size(30)
             .y_label_area_size(40)
-            .build_cartesian_2d(0..n, 0f64..1f64)
+            .build_cartesian_2d(0..n, 0f64..top)
             .map_err(|e| plot_err(path, e))?;
         chart.configure_mesh().disable_x_mesh().x_desc("member").draw().map_err(|e| plot_err(path, e))?;
         chart
-            .draw_series(mix.iter().enumerate().map(|(k, &w)| Rectangle::new([(k, 0.0), (k + 1, w)], GREEN.filled())))
+            .draw_series(
+                mix.iter().enumerate().map(|(k, &w)| Rectangle::new([(k, 0.0), (k + 1, w)], GREEN.filled())),
+            )
             .map_err(|e| plot_err(path, e))?;
     }
     root.present().map_err(|e| plot_err(path, e))?;

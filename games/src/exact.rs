@@ -23,6 +23,17 @@ fn check_profile(tree: &GameTree, profile: &[&TabularPolicy]) -> Result<()> {
 /// Reach probability of every node: chance times every player's action probabilities,
 /// except `excluded`'s (pass `None` for the full reach).
 fn reach(tree: &GameTree, profile: &[&TabularPolicy], excluded: Option<usize>, out: &mut Vec<f64>) {
+    reach_trembling(tree, profile, excluded, 0.0, out)
+}
+
+/// [`reach`] where every player plays `(1 − tremble)·π + tremble·uniform`.
+fn reach_trembling(
+    tree: &GameTree,
+    profile: &[&TabularPolicy],
+    excluded: Option<usize>,
+    tremble: f64,
+    out: &mut Vec<f64>,
+) {
     let n = tree.num_nodes();
     out.clear();
     out.resize(n, 0.0);
@@ -41,7 +52,14 @@ fn reach(tree: &GameTree, profile: &[&TabularPolicy], excluded: Option<usize>, o
                 if q == excluded {
                     1.0
                 } else {
-                    profile[q as usize].prob(tree.slot[par] as usize, tree.action[c] as usize)
+                    let i = tree.slot[par] as usize;
+                    let p = profile[q as usize].prob(i, tree.action[c] as usize);
+                    if tremble == 0.0 {
+                        p
+                    } else {
+                        let k = (tree.legal_start[i + 1] - tree.legal_start[i]) as f64;
+                        (1.0 - tremble) * p + tremble / k
+                    }
                 }
             }
         };
@@ -82,12 +100,29 @@ fn expected_from_reach(tree: &GameTree, reach: &[f64]) -> Vec<f64> {
 /// Action values within this relative distance of the best count as tied (lowest wins).
 pub const TIE_TOLERANCE: f64 = 1e-12;
 
+/// How a best response chooses among actions of equal value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TieBreak {
+    /// The lowest action (OpenSpiel's rule). At information sets the opponents never reach
+    /// every action is worth 0, so this plays the lowest action there.
+    #[default]
+    LowestAction,
+    /// Among tied actions, the best against opponents who tremble: each opponent plays
+    /// `(1 − ε)·π + ε·uniform`. This also decides information sets the opponents never
+    /// reach, so the response is sensible off the path of play (a trembling-hand refinement,
+    /// Selten 1975). The value is still the exact best-response value.
+    Trembling(f64),
+}
+
 /// Scratch space for best responses, reused across calls.
 #[derive(Default)]
 struct Workspace {
     reach: Vec<f64>,
     /// Value of each sequence (infoset-action pair), then one empty sequence per player.
     q: Vec<f64>,
+    /// The same under trembling opponents (only with [`TieBreak::Trembling`]).
+    q_tremble: Vec<f64>,
 }
 
 /// Best-response value of `player`; fills `best` (if given) with the best legal action per
@@ -96,35 +131,58 @@ fn best_response_into(
     tree: &GameTree,
     player: usize,
     profile: &[&TabularPolicy],
+    tie_break: TieBreak,
     ws: &mut Workspace,
     mut best: Option<&mut Vec<usize>>,
 ) -> f64 {
-    let n = tree.num_players();
-    reach(tree, profile, Some(player), &mut ws.reach);
     let num_seq = tree.num_sequences();
-    ws.q.clear();
-    ws.q.resize(num_seq + n, 0.0);
-    for (t, &node) in tree.terminal_node.iter().enumerate() {
-        let r = ws.reach[node as usize];
-        if r != 0.0 {
-            ws.q[tree.terminal_parent_seq[t * n + player] as usize] += r * tree.utilities[t * n + player];
-        }
+    let tremble = match tie_break {
+        TieBreak::LowestAction => None,
+        TieBreak::Trembling(eps) => Some(eps),
+    };
+    if let Some(eps) = tremble {
+        reach_trembling(tree, profile, Some(player), eps, &mut ws.reach);
+        accumulate_terminals(tree, player, &ws.reach, &mut ws.q_tremble);
     }
+    reach(tree, profile, Some(player), &mut ws.reach);
+    accumulate_terminals(tree, player, &ws.reach, &mut ws.q);
     // Children infosets come after their parents within a player: go backwards.
     for i in tree.infosets_of(player).rev() {
         let start = tree.legal_start[i] as usize;
         let end = tree.legal_start[i + 1] as usize;
         let v = ws.q[start..end].iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        ws.q[tree.infoset_parent_seq[i] as usize] += v;
-        // Ties go to the lowest action; values equal up to rounding count as ties, so the
-        // choice does not depend on how the opponents' policy was computed.
+        // Values equal up to rounding count as ties, so the choice does not depend on how
+        // the opponents' policy was computed.
         let tie = TIE_TOLERANCE * (1.0 + v.abs());
-        let best_k = (start..end).find(|&k| ws.q[k] >= v - tie).unwrap_or(start);
+        let mut best_k = (start..end).find(|&k| ws.q[k] >= v - tie).unwrap_or(start);
+        if tremble.is_some() {
+            for k in best_k + 1..end {
+                if ws.q[k] >= v - tie && ws.q_tremble[k] > ws.q_tremble[best_k] {
+                    best_k = k;
+                }
+            }
+            let vt = ws.q_tremble[best_k];
+            ws.q_tremble[tree.infoset_parent_seq[i] as usize] += vt;
+        }
+        ws.q[tree.infoset_parent_seq[i] as usize] += v;
         if let Some(b) = best.as_deref_mut() {
             b[i] = tree.legal_actions[best_k].0;
         }
     }
     ws.q[num_seq + player]
+}
+
+/// `q[seq] = Σ reach(z)·u_player(z)` over the terminals whose last `player` sequence is `seq`.
+fn accumulate_terminals(tree: &GameTree, player: usize, reach: &[f64], q: &mut Vec<f64>) {
+    let n = tree.num_players();
+    q.clear();
+    q.resize(tree.num_sequences() + n, 0.0);
+    for (t, &node) in tree.terminal_node.iter().enumerate() {
+        let r = reach[node as usize];
+        if r != 0.0 {
+            q[tree.terminal_parent_seq[t * n + player] as usize] += r * tree.utilities[t * n + player];
+        }
+    }
 }
 
 /// An exact best response of `player` against the others in `profile`, and its value.
@@ -146,13 +204,32 @@ pub fn best_response(
     player: usize,
     profile: &[&TabularPolicy],
 ) -> Result<(TabularPolicy, f64)> {
+    best_response_with(tree, player, profile, TieBreak::LowestAction)
+}
+
+/// [`best_response`] with a choice of [`TieBreak`] rule.
+///
+/// # Errors
+///
+/// As [`best_response`]; [`Error::Unsupported`] for a tremble outside (0, 1).
+pub fn best_response_with(
+    tree: &GameTree,
+    player: usize,
+    profile: &[&TabularPolicy],
+    tie_break: TieBreak,
+) -> Result<(TabularPolicy, f64)> {
     check_profile(tree, profile)?;
+    if let TieBreak::Trembling(eps) = tie_break
+        && !(eps > 0.0 && eps < 1.0)
+    {
+        return Err(Error::Unsupported(format!("tremble must be in (0, 1), got {eps}")));
+    }
     if player >= tree.num_players() {
         return Err(Error::Unsupported(format!("player {player} does not exist")));
     }
     let mut ws = Workspace::default();
     let mut best = vec![0usize; tree.num_infosets()];
-    let value = best_response_into(tree, player, profile, &mut ws, Some(&mut best));
+    let value = best_response_into(tree, player, profile, tie_break, &mut ws, Some(&mut best));
     let mut policy = profile[player].clone();
     for i in tree.infosets_of(player) {
         let row = policy.row_mut(InfosetId(i));
@@ -196,8 +273,9 @@ pub fn nash_conv_report(tree: &GameTree, profile: &[&TabularPolicy]) -> Result<N
     let mut ws = Workspace::default();
     reach(tree, profile, None, &mut ws.reach);
     let expected = expected_from_reach(tree, &ws.reach);
-    let br: Vec<f64> =
-        (0..tree.num_players()).map(|p| best_response_into(tree, p, profile, &mut ws, None)).collect();
+    let br: Vec<f64> = (0..tree.num_players())
+        .map(|p| best_response_into(tree, p, profile, TieBreak::LowestAction, &mut ws, None))
+        .collect();
     let nash_conv = br.iter().zip(&expected).map(|(b, v)| b - v).sum();
     let exploitability = (tree.num_players() == 2 && tree.utility_sum().is_some()).then(|| nash_conv / 2.0);
     Ok(NashConvReport { nash_conv, best_response_values: br, expected_returns: expected, exploitability })

@@ -32,14 +32,18 @@ mod aggregate;
 mod error;
 mod evaluator;
 mod exact;
+pub mod flat;
 mod game;
 mod kuhn;
 mod leduc;
 mod matrix;
 pub mod nfg;
 mod normal_form;
+pub mod philox;
 mod policy;
+mod pure_strategies;
 pub mod registry;
+mod sampled;
 pub mod testing;
 mod tree;
 
@@ -47,7 +51,8 @@ pub use aggregate::{aggregate, aggregate_into};
 pub use error::{Error, Result};
 pub use evaluator::{ExactEvaluator, MatchEvaluator, MatchTotals, Matchup, check_matchups};
 pub use exact::{
-    NashConvReport, best_response, expected_returns, exploitability, nash_conv, nash_conv_report,
+    NashConvReport, TIE_TOLERANCE, TieBreak, best_response, best_response_with, expected_returns,
+    exploitability, nash_conv, nash_conv_report,
 };
 pub use game::{ActionId, Game, PlayerId, State, Turn};
 pub use kuhn::{KuhnPoker, KuhnState};
@@ -55,5 +60,7 @@ pub use leduc::{LeducPoker, LeducState};
 pub use matrix::{MATRIX_GAMES, MatrixGame, MatrixState, named_matrix_game};
 pub use normal_form::NormalFormGame;
 pub use policy::{ROW_SUM_TOLERANCE, TabularPolicy};
+pub use pure_strategies::{MAX_PURE_PROFILES, num_pure_strategies, pure_strategy};
 pub use registry::{AnyGame, AnyState};
+pub use sampled::SampledEvaluator;
 pub use tree::{GameTree, InfosetId, MAX_NODES, NodeKind};

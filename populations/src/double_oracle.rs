@@ -71,8 +71,9 @@ pub fn double_oracle(
             Array2::from_shape_fn((sets[0].len(), sets[1].len()), |(i, j)| a[[sets[0][i], sets[1][j]]]),
             Array2::from_shape_fn((sets[0].len(), sets[1].len()), |(i, j)| b[[sets[0][i], sets[1][j]]]),
         )?;
-        let solution =
-            LpNash::default().solve(&restricted).map_err(|source| Error::MetaSolver { solver: "lp", source })?;
+        let solution = LpNash::default()
+            .solve(&restricted)
+            .map_err(|source| Error::MetaSolver { solver: "lp", source })?;
         let meta_solve_s = t.elapsed().as_secs_f64();
         for p in 0..2 {
             full[p] = vec![0.0; game.num_strategies(p)];
@@ -112,5 +113,13 @@ pub fn double_oracle(
         }
     }
     let nash_conv = game.nash_conv(&full);
-    Ok(DoubleOracleResult { iterations, converged, restricted: sets, strategies: full, value, nash_conv, reports })
+    Ok(DoubleOracleResult {
+        iterations,
+        converged,
+        restricted: sets,
+        strategies: full,
+        value,
+        nash_conv,
+        reports,
+    })
 }

@@ -15,13 +15,12 @@
 //!
 //! let tree = GameTree::build(&registry::load("kuhn_poker")?)?;
 //! let config = PsroConfig::builder().max_iterations(8).build()?;
-//! let mut psro = Psro::new(&tree, config, Box::new(Nash), Box::new(ExactBestResponse), Box::new(ExactEvaluator))?;
+//! let mut psro = Psro::new(&tree, config, Box::new(Nash), Box::new(ExactBestResponse::default()), Box::new(ExactEvaluator))?;
 //! psro.run(&mut ())?;
 //! assert!(psro.reports().last().unwrap().nash_conv < 1e-6);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod central_lp;
 pub mod checkpoint;
 mod double_oracle;
 mod error;

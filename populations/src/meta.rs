@@ -4,6 +4,8 @@
 use metagame_games::NormalFormGame;
 use metagame_solvers::lemke_howson::LemkeHowson;
 use metagame_solvers::lp::LpNash;
+use metagame_solvers::regret_matching::RegretMatching;
+use metagame_solvers::replicator::ProjectedReplicator;
 use metagame_solvers::{MetaSolver, Solution, SolveError, Status};
 
 /// σ_i = 1/|Π_i|: PSRO becomes fictitious play.
@@ -41,12 +43,6 @@ impl MetaSolver for Nash {
         }
         let scale = game.payoff_scale();
         if game.constant_sum(1e-9 * scale).is_some() {
-            if std::env::var("MG_INTERIOR").is_ok() {
-                let (a, b) = game.bimatrix_payoffs().expect("2p");
-                let x = crate::central_lp::maxmin_interior(a.view()).unwrap();
-                let y = crate::central_lp::maxmin_interior(b.t()).unwrap();
-                return Ok(Solution::new(game, vec![x, y], Status::Solved, 0));
-            }
             LpNash::default().solve(game)
         } else {
             LemkeHowson::default().solve(game)
@@ -57,8 +53,8 @@ impl MetaSolver for Nash {
 /// Names accepted by [`meta_solver_by_name`].
 pub const META_SOLVERS: &[&str] = &["uniform", "nash", "prd", "rm", "alpha-rank", "cce"];
 
-/// The meta-solver a config names, with PSRO's settings (PRD: OpenSpiel's psro_v2 example
-/// uses 50 000 iterations).
+/// The meta-solver a config names, with the settings of OpenSpiel's psro_v2 (PRD: 50 000
+/// steps and floor 1e-10 as in its example; rm: plain regret matching).
 ///
 /// # Errors
 ///
@@ -67,10 +63,12 @@ pub fn meta_solver_by_name(name: &str) -> metagame_solvers::Result<Box<dyn MetaS
     Ok(match name {
         "uniform" => Box::new(Uniform),
         "nash" => Box::new(Nash),
-        "prd" => return Err(SolveError::UnknownSolver { name: "prd".into(), known: String::new() }),
-        "rm" => return Err(SolveError::UnknownSolver { name: "rm".into(), known: String::new() }),
-        "alpha-rank" => return Err(SolveError::UnknownSolver { name: "alpha-rank".into(), known: String::new() }),
-        "cce" => return Err(SolveError::UnknownSolver { name: "cce".into(), known: String::new() }),
+        // OpenSpiel's psro_v2 example: 50 000 PRD steps, floor 1e-10.
+        "prd" => Box::new(ProjectedReplicator::default().with_iterations(50_000).with_gamma(1e-10)),
+        // OpenSpiel's "rm" meta-solver is plain regret matching (1e5 iterations, γ = 1e-6).
+        "rm" => Box::new(RegretMatching::plain()),
+        "alpha-rank" => metagame_solvers::registry::solver_by_name("alpha-rank", None)?,
+        "cce" => metagame_solvers::registry::solver_by_name("cce", None)?,
         other => {
             return Err(SolveError::UnknownSolver { name: other.into(), known: META_SOLVERS.join(", ") });
         }

@@ -1,6 +1,6 @@
 //! `Oracle`: produces a new policy for a player against a (aggregated) opponent profile.
 
-use metagame_games::{GameTree, TabularPolicy, best_response};
+use metagame_games::{GameTree, TabularPolicy, TieBreak, best_response_with};
 
 use crate::error::Result;
 
@@ -20,16 +20,30 @@ pub trait Oracle: Send + Sync {
     fn respond(&self, tree: &GameTree, player: usize, profile: &[&TabularPolicy]) -> Result<TabularPolicy>;
 }
 
-/// The exact best response on the game tree (ties towards the lowest action).
+/// The exact best response on the game tree; `tie_break` chooses among equally good
+/// actions (default: the lowest action, as OpenSpiel).
 #[derive(Clone, Copy, Debug, Default)]
-pub struct ExactBestResponse;
+pub struct ExactBestResponse {
+    /// How ties (and information sets the opponents never reach) are decided.
+    pub tie_break: TieBreak,
+}
+
+impl ExactBestResponse {
+    /// Ties broken against trembling opponents (see [`TieBreak::Trembling`]).
+    pub fn trembling(tremble: f64) -> Self {
+        Self { tie_break: TieBreak::Trembling(tremble) }
+    }
+}
 
 impl Oracle for ExactBestResponse {
     fn name(&self) -> &'static str {
-        "exact-br"
+        match self.tie_break {
+            TieBreak::LowestAction => "exact-br",
+            TieBreak::Trembling(_) => "exact-br-trembling",
+        }
     }
 
     fn respond(&self, tree: &GameTree, player: usize, profile: &[&TabularPolicy]) -> Result<TabularPolicy> {
-        Ok(best_response(tree, player, profile)?.0)
+        Ok(best_response_with(tree, player, profile, self.tie_break)?.0)
     }
 }

@@ -131,7 +131,8 @@ impl PayoffTable {
         let n = self.shape.len();
         let mut tensors: Vec<Vec<f64>> = vec![Vec::with_capacity(self.entries.len()); n];
         for (flat, e) in self.entries.iter().enumerate() {
-            let e = e.as_ref().ok_or_else(|| Error::Config(format!("payoff entry {flat} is not estimated")))?;
+            let e =
+                e.as_ref().ok_or_else(|| Error::Config(format!("payoff entry {flat} is not estimated")))?;
             for (p, t) in tensors.iter_mut().enumerate() {
                 t.push(e.mean[p]);
             }

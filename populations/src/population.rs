@@ -47,7 +47,11 @@ impl Population {
     pub fn new(initial: Vec<TabularPolicy>) -> Self {
         let mut pop = Self { members: vec![Vec::new(); initial.len()], next_id: 0 };
         for (player, policy) in initial.into_iter().enumerate() {
-            pop.add(player, policy, Provenance { iteration: 0, answered: Vec::new(), oracle: "initial".into() });
+            pop.add(
+                player,
+                policy,
+                Provenance { iteration: 0, answered: Vec::new(), oracle: "initial".into() },
+            );
         }
         pop
     }

@@ -10,7 +10,9 @@
 use std::ops::ControlFlow;
 use std::time::Instant;
 
-use metagame_games::{GameTree, InfosetId, MatchEvaluator, Matchup, NormalFormGame, TabularPolicy, aggregate_into};
+use metagame_games::{
+    GameTree, InfosetId, MatchEvaluator, Matchup, NormalFormGame, TabularPolicy, aggregate_into,
+};
 use metagame_solvers::MetaSolver;
 use serde::{Deserialize, Serialize};
 
@@ -203,6 +205,14 @@ pub struct PsroState {
     pub reports: Vec<IterationReport>,
 }
 
+/// A response produced this iteration, before it joins the population.
+struct NewMember {
+    player: usize,
+    policy: TabularPolicy,
+    /// The opponents it answered, with their weights.
+    answered: Vec<(PolicyId, f64)>,
+}
+
 /// A PSRO run: the loop state plus its components.
 pub struct Psro<'t> {
     tree: &'t GameTree,
@@ -232,7 +242,10 @@ fn check_symmetric(tree: &GameTree) -> Result<()> {
         && tree.legal_actions(InfosetId(tree.infosets_of(0).start))
             == tree.legal_actions(InfosetId(tree.infosets_of(1).start));
     if !one_shot {
-        return Err(why(format!("{} is not a one-shot game with the same actions for both players", tree.name())));
+        return Err(why(format!(
+            "{} is not a one-shot game with the same actions for both players",
+            tree.name()
+        )));
     }
     let game = NormalFormGame::from_tree(tree)?;
     if !game.is_symmetric(1e-12 * game.payoff_scale()) {
@@ -264,13 +277,12 @@ impl<'t> Psro<'t> {
             reports: Vec::new(),
         };
         let mut psro = Self::with_state(tree, config, meta_solver, oracle, evaluator, state, 0.0)?;
-        let start = Instant::now();
         for p in 0..n {
             psro.state.table.grow(p);
         }
         let (new_entries, episodes, evaluation_s) = psro.fill_missing()?;
         let mut times = PhaseTimes { evaluation_s, ..PhaseTimes::default() };
-        let report = psro.finish_iteration(new_entries, episodes, &mut times, start)?;
+        let report = psro.finish_iteration(new_entries, episodes, &mut times)?;
         psro.state.reports.push(report);
         Ok(psro)
     }
@@ -289,7 +301,9 @@ impl<'t> Psro<'t> {
         state: PsroState,
     ) -> Result<Self> {
         let bad = |why: &str| Error::Config(format!("saved state does not fit this run: {why}"));
-        if state.population.num_players() != tree.num_players() || state.table.shape() != state.population.sizes() {
+        if state.population.num_players() != tree.num_players()
+            || state.table.shape() != state.population.sizes()
+        {
             return Err(bad("population and payoff table disagree with the game"));
         }
         for p in 0..tree.num_players() {
@@ -319,7 +333,16 @@ impl<'t> Psro<'t> {
         if config.rectified && tree.num_players() != 2 {
             return Err(Error::Config("rectified = true needs a 2-player game".into()));
         }
-        Ok(Self { tree, config, meta_solver, oracle, evaluator, state, started: Instant::now(), elapsed_before })
+        Ok(Self {
+            tree,
+            config,
+            meta_solver,
+            oracle,
+            evaluator,
+            state,
+            started: Instant::now(),
+            elapsed_before,
+        })
     }
 
     /// The loop state (what a checkpoint saves).
@@ -365,15 +388,13 @@ impl<'t> Psro<'t> {
     }
 
     fn step_inner(&mut self, iteration: usize) -> Result<()> {
-        let start = Instant::now();
-        let n = self.tree.num_players();
         let mut times = PhaseTimes::default();
 
         let t = Instant::now();
-        let new_members = self.respond(iteration)?;
+        let new_members = self.respond()?;
         times.oracle_s = t.elapsed().as_secs_f64();
 
-        for (player, policy, answered) in new_members {
+        for NewMember { player, policy, answered } in new_members {
             let provenance = Provenance { iteration, answered, oracle: self.oracle.name().to_string() };
             self.state.population.add(player, policy, provenance);
             self.state.table.grow(player);
@@ -382,22 +403,22 @@ impl<'t> Psro<'t> {
         self.state.iteration = iteration;
         let (new_entries, episodes, evaluation_s) = self.fill_missing()?;
         times.evaluation_s = evaluation_s;
-        let _ = n;
-        let report = self.finish_iteration(new_entries, episodes, &mut times, start)?;
+        let report = self.finish_iteration(new_entries, episodes, &mut times)?;
         self.state.reports.push(report);
         Ok(())
     }
 
-    /// The new members of this iteration: `(player, policy, answered opponents)`.
-    fn respond(&self, iteration: usize) -> Result<Vec<(usize, TabularPolicy, Vec<(PolicyId, f64)>)>> {
-        let _ = iteration;
+    /// The new members of this iteration.
+    fn respond(&self) -> Result<Vec<NewMember>> {
         let n = self.tree.num_players();
         let pop = &self.state.population;
         let sigma = &self.state.meta_strategies;
         let answered_by = |player: usize, weights: &[Vec<f64>]| -> Vec<(PolicyId, f64)> {
             (0..n)
                 .filter(|&q| q != player)
-                .flat_map(|q| pop.members(q).iter().zip(&weights[q]).filter(|(_, w)| **w > 0.0).map(|(m, w)| (m.id, *w)))
+                .flat_map(|q| {
+                    pop.members(q).iter().zip(&weights[q]).filter(|(_, w)| **w > 0.0).map(|(m, w)| (m.id, *w))
+                })
                 .collect()
         };
         let profile_policy = aggregated(self.tree, pop, sigma)?;
@@ -407,8 +428,8 @@ impl<'t> Psro<'t> {
             let br = self.oracle.respond(self.tree, 0, &profile)?;
             let mirrored = mirror_one_shot(self.tree, &br);
             let answered = answered_by(0, sigma);
-            out.push((0, mirrored.clone(), answered.clone()));
-            out.push((1, mirrored, answered));
+            out.push(NewMember { player: 0, policy: mirrored.clone(), answered: answered.clone() });
+            out.push(NewMember { player: 1, policy: mirrored, answered });
             return Ok(out);
         }
         for player in 0..n {
@@ -416,7 +437,7 @@ impl<'t> Psro<'t> {
                 out.extend(self.respond_rectified(player)?);
             } else {
                 let br = self.oracle.respond(self.tree, player, &profile)?;
-                out.push((player, br, answered_by(player, sigma)));
+                out.push(NewMember { player, policy: br, answered: answered_by(player, sigma) });
             }
         }
         Ok(out)
@@ -425,7 +446,7 @@ impl<'t> Psro<'t> {
     /// PSRO-rN for a 2-player game: every member `k` of `player` with positive meta
     /// probability answers the opponents' mixture restricted to members it beats or ties
     /// (`u_player(k, j) ≥ u_other(k, j)`). If no member beats anyone, answer the full mixture.
-    fn respond_rectified(&self, player: usize) -> Result<Vec<(usize, TabularPolicy, Vec<(PolicyId, f64)>)>> {
+    fn respond_rectified(&self, player: usize) -> Result<Vec<NewMember>> {
         let other = 1 - player;
         let pop = &self.state.population;
         let sigma = &self.state.meta_strategies;
@@ -452,14 +473,26 @@ impl<'t> Psro<'t> {
             let mut opponents = TabularPolicy::uniform(self.tree);
             aggregate_into(self.tree, other, &pop.policies(other), &weights, &mut opponents)?;
             let br = self.oracle.respond(self.tree, player, &[&opponents, &opponents])?;
-            let answered = pop.members(other).iter().zip(&weights).filter(|(_, w)| **w > 0.0).map(|(m, w)| (m.id, *w)).collect();
-            out.push((player, br, answered));
+            let answered = pop
+                .members(other)
+                .iter()
+                .zip(&weights)
+                .filter(|(_, w)| **w > 0.0)
+                .map(|(m, w)| (m.id, *w))
+                .collect();
+            out.push(NewMember { player, policy: br, answered });
         }
         if out.is_empty() {
             let profile_policy = aggregated(self.tree, pop, sigma)?;
             let br = self.oracle.respond(self.tree, player, &[&profile_policy, &profile_policy])?;
-            let answered = pop.members(other).iter().zip(&sigma[other]).filter(|(_, w)| **w > 0.0).map(|(m, w)| (m.id, *w)).collect();
-            out.push((player, br, answered));
+            let answered = pop
+                .members(other)
+                .iter()
+                .zip(&sigma[other])
+                .filter(|(_, w)| **w > 0.0)
+                .map(|(m, w)| (m.id, *w))
+                .collect();
+            out.push(NewMember { player, policy: br, answered });
         }
         Ok(out)
     }
@@ -480,7 +513,9 @@ impl<'t> Psro<'t> {
         }
         let matchups: Vec<Matchup> = missing
             .iter()
-            .map(|profile| Matchup { seats: profile.iter().enumerate().map(|(p, &i)| offsets[p] + i).collect() })
+            .map(|profile| Matchup {
+                seats: profile.iter().enumerate().map(|(p, &i)| offsets[p] + i).collect(),
+            })
             .collect();
         let seed = iteration_seed(self.config.seed, self.state.iteration);
         let totals =
@@ -501,7 +536,6 @@ impl<'t> Psro<'t> {
         new_entries: usize,
         episodes: u64,
         times: &mut PhaseTimes,
-        start: Instant,
     ) -> Result<IterationReport> {
         let t = Instant::now();
         let meta_game = self.state.table.to_normal_form()?;
@@ -512,7 +546,8 @@ impl<'t> Psro<'t> {
         let mut strategies = solution.strategies.clone();
         if self.config.symmetric {
             // One shared population: both seats play the average of the two mixtures.
-            let avg: Vec<f64> = strategies[0].iter().zip(&strategies[1]).map(|(a, b)| 0.5 * (a + b)).collect();
+            let avg: Vec<f64> =
+                strategies[0].iter().zip(&strategies[1]).map(|(a, b)| 0.5 * (a + b)).collect();
             strategies = vec![avg.clone(), avg];
         }
         for s in strategies.iter_mut() {
@@ -521,7 +556,7 @@ impl<'t> Psro<'t> {
                 *x = x.max(0.0);
             }
             let total: f64 = s.iter().sum();
-            if !(total > 0.0) {
+            if total.is_nan() || total <= 0.0 {
                 return Err(Error::MetaSolver {
                     solver: self.meta_solver.name(),
                     source: metagame_solvers::SolveError::Numerical {
@@ -541,7 +576,6 @@ impl<'t> Psro<'t> {
         let policy = aggregated(self.tree, &self.state.population, &self.state.meta_strategies)?;
         let report = metagame_games::nash_conv_report(self.tree, &vec![&policy; self.tree.num_players()])?;
         times.nash_conv_s = t.elapsed().as_secs_f64();
-        let _ = start;
         Ok(IterationReport {
             iteration: self.state.iteration,
             population_sizes: self.state.population.sizes(),

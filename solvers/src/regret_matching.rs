@@ -1,1 +1,251 @@
-//! (being written)
+//! Regret matching (Hart & Mas-Colell 2000) and regret matching+ (Tammelin 2014) for n-player
+//! normal-form games.
+
+use metagame_games::NormalFormGame;
+use serde::{Deserialize, Serialize};
+
+use crate::dynamics::{self, Kernel, Stopping};
+use crate::{MetaSolver, Result, Solution, Status};
+
+/// Which regret update to use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum RegretVariant {
+    /// Plain regret matching: cumulative regrets `R += r` (OpenSpiel's `regret_matching.py`).
+    Plain,
+    /// Regret matching+: `R = max(R + r, 0)` (positive-part cumulative regrets).
+    #[default]
+    Plus,
+}
+
+/// How the returned average weights the iterates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Averaging {
+    /// Every iterate weighs the same (OpenSpiel).
+    #[default]
+    Uniform,
+    /// Iterate `t` weighs `t` (CFR+-style; usually much faster with [`RegretVariant::Plus`]).
+    Linear,
+}
+
+/// Regret matching (+) with simultaneous updates, returning the average strategies.
+///
+/// Each iteration, with current strategies σ: for each player `i` and pure strategy `k`,
+/// the instantaneous regret is `r_k = u_i(k, σ_{-i}) − u_i(σ)`; regrets accumulate by
+/// [`RegretVariant`]; the next strategy is `σ_i ∝ R⁺` (uniform when all are 0), mixed with
+/// uniform: `σ_i ← γ·uniform + (1 − γ)·σ_i`. The answer is the average of the strategies
+/// played (uniform or linear weights, [`Averaging`]).
+///
+/// In two-player zero-sum games the averages converge to a Nash equilibrium at rate
+/// O(1/√t); in general games the empirical joint play converges to the set of coarse
+/// correlated equilibria, so the marginals returned need not be a Nash equilibrium.
+///
+/// Defaults (OpenSpiel `regret_matching.py`): 100 000 iterations, γ = 1e-6, uniform
+/// averaging; variant [`RegretVariant::Plus`] (OpenSpiel uses plain regrets).
+///
+/// # Complexity
+///
+/// O(iterations · Σ_p |S_p|·|S_{-p}|) for two players, O(iterations · n · |profiles|) otherwise.
+///
+/// # References
+///
+/// S. Hart, A. Mas-Colell, *A simple adaptive procedure leading to correlated equilibrium*,
+/// Econometrica 68, 2000; O. Tammelin, *Solving large imperfect information games using CFR+*,
+/// arXiv:1407.5042, 2014.
+///
+/// # Examples
+///
+/// ```
+/// use metagame_games::NormalFormGame;
+/// use metagame_solvers::{MetaSolver, regret_matching::RegretMatching};
+/// use ndarray::array;
+///
+/// let rps = NormalFormGame::zero_sum(array![[0., -1., 1.], [1., 0., -1.], [-1., 1., 0.]])?;
+/// let sol = RegretMatching::default().with_iterations(10_000).solve(&rps)?;
+/// assert!(sol.certificate.nash_conv < 1e-2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RegretMatching {
+    iterations: usize,
+    gamma: f64,
+    variant: RegretVariant,
+    averaging: Averaging,
+    stopping: Stopping,
+}
+
+impl Default for RegretMatching {
+    fn default() -> Self {
+        Self {
+            iterations: 100_000,
+            gamma: 1e-6,
+            variant: RegretVariant::Plus,
+            averaging: Averaging::Uniform,
+            stopping: Stopping::default(),
+        }
+    }
+}
+
+impl RegretMatching {
+    const NAME: &'static str = "regret-matching";
+
+    /// Plain regret matching with OpenSpiel's settings (cumulative regrets, uniform averaging).
+    pub fn plain() -> Self {
+        Self { variant: RegretVariant::Plain, ..Self::default() }
+    }
+
+    /// The same solver with `iterations` (at least 1; default 100 000).
+    pub fn with_iterations(mut self, iterations: usize) -> Self {
+        self.iterations = iterations;
+        self
+    }
+
+    /// The same solver with uniform-mixing weight `gamma` in [0, 1) (default 1e-6).
+    pub fn with_gamma(mut self, gamma: f64) -> Self {
+        self.gamma = gamma;
+        self
+    }
+
+    /// The same solver with another regret update (default [`RegretVariant::Plus`]).
+    pub fn with_variant(mut self, variant: RegretVariant) -> Self {
+        self.variant = variant;
+        self
+    }
+
+    /// The same solver with another averaging of the iterates (default [`Averaging::Uniform`]).
+    pub fn with_averaging(mut self, averaging: Averaging) -> Self {
+        self.averaging = averaging;
+        self
+    }
+
+    /// Stop early once the NashConv of the averages is at most `target` (checked every
+    /// `check_every` iterations); the status is then [`Status::Solved`].
+    pub fn with_target_nash_conv(mut self, target: f64, check_every: usize) -> Self {
+        self.stopping = Stopping { target_nash_conv: Some(target), check_every };
+        self
+    }
+
+    /// The iteration cap.
+    pub fn iterations(&self) -> usize {
+        self.iterations
+    }
+}
+
+impl MetaSolver for RegretMatching {
+    fn name(&self) -> &'static str {
+        match self.variant {
+            RegretVariant::Plain => "rm",
+            RegretVariant::Plus => "rm+",
+        }
+    }
+
+    fn solve(&self, game: &NormalFormGame) -> Result<Solution> {
+        dynamics::check_iterations(Self::NAME, self.iterations)?;
+        dynamics::check_gamma(Self::NAME, self.gamma)?;
+        self.stopping.validate(Self::NAME)?;
+        let mut kernel = Kernel::new(game);
+        let mut current = dynamics::uniform(game);
+        let mut regrets = dynamics::zeros(game);
+        let mut sum = dynamics::zeros(game);
+        let mut values = dynamics::zeros(game);
+        let mut scratch = dynamics::zeros(game);
+        let mut weight_total = 0.0;
+        let mut status = Status::MaxIterations;
+        let mut done = self.iterations;
+        for t in 1..=self.iterations {
+            // Accumulate the strategy played at iteration t.
+            let w = match self.averaging {
+                Averaging::Uniform => 1.0,
+                Averaging::Linear => t as f64,
+            };
+            weight_total += w;
+            for (s, c) in sum.iter_mut().zip(&current) {
+                s.iter_mut().zip(c).for_each(|(a, &b)| *a += w * b);
+            }
+            if self.stopping.is_checkpoint(t) {
+                average_into(&sum, weight_total, &mut scratch);
+                let mut v = dynamics::zeros(game);
+                kernel.deviation_payoffs(&scratch, &mut v);
+                if self.stopping.reached(dynamics::nash_conv_from(&scratch, &v)) {
+                    status = Status::Solved;
+                    done = t;
+                    break;
+                }
+            }
+            kernel.deviation_payoffs(&current, &mut values);
+            for ((r, v), c) in regrets.iter_mut().zip(&values).zip(current.iter_mut()) {
+                let value = dynamics::dot(v, c);
+                match self.variant {
+                    RegretVariant::Plain => r.iter_mut().zip(v).for_each(|(r, &u)| *r += u - value),
+                    RegretVariant::Plus => {
+                        r.iter_mut().zip(v).for_each(|(r, &u)| *r = (*r + u - value).max(0.0))
+                    }
+                }
+                regret_matching_strategy(r, self.gamma, c);
+            }
+        }
+        average_into(&sum, weight_total, &mut scratch);
+        dynamics::normalise(&mut scratch);
+        Ok(Solution::new(game, scratch, status, done))
+    }
+}
+
+/// `out = σ ∝ R⁺` (uniform if all non-positive), mixed with uniform by `gamma`.
+pub(crate) fn regret_matching_strategy(regrets: &[f64], gamma: f64, out: &mut [f64]) {
+    let k = regrets.len() as f64;
+    let total: f64 = regrets.iter().map(|r| r.max(0.0)).sum();
+    if total > 0.0 {
+        for (o, r) in out.iter_mut().zip(regrets) {
+            *o = gamma / k + (1.0 - gamma) * r.max(0.0) / total;
+        }
+    } else {
+        out.iter_mut().for_each(|o| *o = 1.0 / k);
+    }
+}
+
+fn average_into(sum: &[Vec<f64>], total: f64, out: &mut [Vec<f64>]) {
+    for (o, s) in out.iter_mut().zip(sum) {
+        o.iter_mut().zip(s).for_each(|(o, &s)| *o = s / total);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    #[test]
+    fn both_variants_converge_on_pennies() {
+        let pennies = NormalFormGame::zero_sum(array![[1., -1.], [-1., 1.]]).unwrap();
+        for solver in [RegretMatching::default(), RegretMatching::plain()] {
+            let sol = solver.with_iterations(20_000).solve(&pennies).unwrap();
+            assert!(sol.certificate.nash_conv < 1e-2, "{}", sol.certificate.nash_conv);
+            assert!(sol.is_distribution(1e-12));
+        }
+    }
+
+    #[test]
+    fn linear_averaging_converges_on_biased_rps() {
+        let a = array![[0., -25., 50.], [25., 0., -5.], [-50., 5., 0.]];
+        let game = NormalFormGame::zero_sum(a).unwrap();
+        let sol = RegretMatching::default()
+            .with_averaging(Averaging::Linear)
+            .with_iterations(20_000)
+            .solve(&game)
+            .unwrap();
+        let expected = [1.0 / 16.0, 10.0 / 16.0, 5.0 / 16.0];
+        for (p, e) in sol.strategies[0].iter().zip(expected) {
+            assert!((p - e).abs() < 1e-2, "{:?}", sol.strategies);
+        }
+    }
+
+    #[test]
+    fn rejects_bad_gamma() {
+        let pennies = NormalFormGame::zero_sum(array![[1., -1.], [-1., 1.]]).unwrap();
+        assert!(RegretMatching::default().with_gamma(1.0).solve(&pennies).is_err());
+        assert!(RegretMatching::default().with_gamma(f64::NAN).solve(&pennies).is_err());
+    }
+}

@@ -1,1 +1,581 @@
-//! (being written)
+//! All extreme Nash equilibria of a bimatrix game by enumerating the vertices of the two
+//! best-response polytopes (as Gambit's `enummixed`).
+//!
+//! With payoffs mapped into `[1, 2]`, the polytopes are `P = {x ≥ 0 : Bᵀx ≤ 1}` and
+//! `Q = {y ≥ 0 : Ay ≤ 1}`. A vertex carries the labels of its binding constraints (row
+//! strategy `i` is label `i`, column strategy `j` label `m + j`): in P, `x_i = 0` gives
+//! label `i` and `(Bᵀx)_j = 1` label `m + j`; in Q, `(Ay)_i = 1` gives `i` and `y_j = 0`
+//! gives `m + j`. The extreme equilibria are exactly the completely labelled pairs of
+//! non-zero vertices, normalised to sum to 1 (von Stengel 2002, Theorem 3.4 and §3.6).
+//!
+//! Vertices are found by a depth-first search over *all* feasible bases connected by
+//! simplex pivots (every tied leaving row is a neighbour, so degenerate vertices, which have
+//! several bases, are handled). The search carries one dense tableau, pivots forward to an
+//! unvisited neighbour and back when done; every 64 pivots the tableau is rebuilt from its
+//! basis by LU with partial pivoting, so rounding error cannot accumulate. Binding
+//! constraints and ratio ties are recognised with tolerance `1e-11` on the normalised payoffs.
+//!
+//! Only the polytope of the player with fewer strategies is enumerated when the game is
+//! nondegenerate: each of its vertices `x` determines the partner `y` by the square system
+//! of its complementary labels (as `lrsnash` does). When any degeneracy is met, both
+//! polytopes are enumerated and pairs are matched by their label sets.
+
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use metagame_games::NormalFormGame;
+use ndarray::Array2;
+
+use crate::lp::linalg::{self, Lu};
+use crate::{MetaSolver, Result, Solution, SolveError, Status};
+
+/// Every extreme equilibrium of a two-player game, degenerate games included.
+///
+/// # Complexity
+///
+/// Proportional to the number of feasible bases of the two polytopes (exponential in
+/// `min(m, n)` in the worst case), times O(c³ + c²d) to refactor each basis.
+///
+/// # References
+///
+/// - B. von Stengel (2002), "Computing equilibria for two-person games", Handbook of Game
+///   Theory vol. 3, ch. 45, §3.6 (vertex enumeration).
+/// - D. Avis, G. Rosenberg, R. Savani, B. von Stengel (2010), "Enumeration of Nash
+///   equilibria for two-player games", Economic Theory 42.
+///
+/// # Examples
+///
+/// ```
+/// use metagame_games::NormalFormGame;
+/// use metagame_solvers::{MetaSolver, vertex_enumeration::VertexEnumeration};
+/// use ndarray::array;
+///
+/// let game = NormalFormGame::bimatrix(array![[3., 0.], [0., 2.]], array![[2., 0.], [0., 3.]])?;
+/// let all = VertexEnumeration::default().solve_all(&game)?;
+/// assert_eq!(all.len(), 3);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VertexEnumeration {
+    max_bases: usize,
+}
+
+impl Default for VertexEnumeration {
+    /// At most 20 000 000 bases visited per polytope.
+    fn default() -> Self {
+        Self { max_bases: 20_000_000 }
+    }
+}
+
+impl VertexEnumeration {
+    /// The default enumerator.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The same enumerator visiting at most `max_bases` bases per polytope; when reached,
+    /// the (possibly incomplete) list has status [`Status::MaxIterations`].
+    pub fn with_max_bases(self, max_bases: usize) -> Self {
+        Self { max_bases }
+    }
+}
+
+impl MetaSolver for VertexEnumeration {
+    fn name(&self) -> &'static str {
+        "vertex-enumeration"
+    }
+
+    /// The first extreme equilibrium found (see [`MetaSolver::solve_all`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`MetaSolver::solve_all`].
+    fn solve(&self, game: &NormalFormGame) -> Result<Solution> {
+        self.solve_all(game)?.into_iter().next().ok_or_else(|| SolveError::Numerical {
+            solver: "vertex-enumeration",
+            reason: "no completely labelled vertex pair found".into(),
+        })
+    }
+
+    /// All extreme equilibria, in the order of the vertices of P found.
+    ///
+    /// # Errors
+    ///
+    /// [`SolveError::Unsupported`] unless the game has two players.
+    fn solve_all(&self, game: &NormalFormGame) -> Result<Vec<Solution>> {
+        let (Some(a), Some(b), 2) = (game.matrix(0), game.matrix(1), game.num_players()) else {
+            return Err(SolveError::Unsupported {
+                solver: "vertex-enumeration",
+                reason: format!("needs 2 players, the game has {}", game.num_players()),
+            });
+        };
+        let (m, n) = a.dim();
+        // Enumerate the polytope of the player with fewer strategies: transpose if needed.
+        let transposed = m > n;
+        let (a, b) = if transposed {
+            (linalg::normalized(b.t()), linalg::normalized(a.t()))
+        } else {
+            (linalg::normalized(a), linalg::normalized(b))
+        };
+        let profiles = match self.fast_path(&a, &b) {
+            Some(found) => found,
+            None => self.pair_labels(&a, &b),
+        };
+        let (pairs, bases, complete) = profiles;
+        let status = if complete { Status::Solved } else { Status::MaxIterations };
+        Ok(pairs
+            .into_iter()
+            .map(|(x, y)| {
+                let s = if transposed { vec![y, x] } else { vec![x, y] };
+                Solution::new(game, s, status, bases)
+            })
+            .collect())
+    }
+}
+
+/// Equilibria as (x, y) pairs, bases visited, and whether the search completed.
+type Found = (Vec<(Vec<f64>, Vec<f64>)>, usize, bool);
+
+impl VertexEnumeration {
+    /// Nondegenerate games: enumerate P only and solve for each vertex's partner. `None` as
+    /// soon as a degeneracy is seen.
+    fn fast_path(&self, a: &Array2<f64>, b: &Array2<f64>) -> Option<Found> {
+        let (m, n) = a.dim();
+        let mut out = Vec::new();
+        let mut degenerate = false;
+        let mut rows = Vec::with_capacity(m);
+        let mut cols = Vec::with_capacity(n);
+        let mut scratch = Vec::new();
+        let bt = b.t().to_owned();
+        let (bases, complete) = enumerate(&bt, self.max_bases, |v| {
+            if degenerate {
+                return false;
+            }
+            if v.degenerate {
+                degenerate = true;
+                return false;
+            }
+            if v.point.iter().all(|&p| p == 0.0) {
+                return true;
+            }
+            rows.clear();
+            rows.extend((0..m).filter(|&i| v.point[i] > 0.0));
+            cols.clear();
+            cols.extend((0..n).filter(|&j| v.zero.contains(m + j)));
+            let k = rows.len();
+            if k != cols.len() {
+                degenerate = true;
+                return false;
+            }
+            let mut mat = Vec::with_capacity(k * k);
+            for &i in &rows {
+                mat.extend(cols.iter().map(|&j| a[[i, j]]));
+            }
+            let Some(lu) = Lu::factor(mat, k) else {
+                degenerate = true;
+                return false;
+            };
+            let mut yj = vec![1.0; k];
+            lu.solve(&mut yj, &mut scratch);
+            if yj.iter().any(|&t| t < -ZERO_TOLERANCE) {
+                return true;
+            }
+            if yj.iter().any(|&t| t <= ZERO_TOLERANCE) {
+                degenerate = true;
+                return false;
+            }
+            let mut y = vec![0.0; n];
+            for (&j, &t) in cols.iter().zip(&yj) {
+                y[j] = t;
+            }
+            let mut in_rows = rows.iter().peekable();
+            for i in 0..m {
+                if in_rows.peek() == Some(&&i) {
+                    in_rows.next();
+                    continue;
+                }
+                let ay: f64 = cols.iter().map(|&j| a[[i, j]] * y[j]).sum();
+                if ay > 1.0 + ZERO_TOLERANCE {
+                    return true;
+                }
+                if ay >= 1.0 - ZERO_TOLERANCE {
+                    degenerate = true;
+                    return false;
+                }
+            }
+            out.push((scaled(v.point), scaled(&y)));
+            true
+        });
+        (!degenerate).then_some((out, bases, complete))
+    }
+
+    /// Any game: enumerate both polytopes and match completely labelled pairs.
+    fn pair_labels(&self, a: &Array2<f64>, b: &Array2<f64>) -> Found {
+        let (m, n) = a.dim();
+        let collect = |mat: &Array2<f64>, label: &dyn Fn(usize) -> usize| {
+            let mut vertices = Vec::new();
+            let (bases, complete) = enumerate(mat, self.max_bases, |v| {
+                if v.point.iter().any(|&p| p != 0.0) {
+                    let mut labels = Bits::empty(m + n);
+                    for var in 0..m + n {
+                        if v.zero.contains(var) {
+                            labels.insert(label(var));
+                        }
+                    }
+                    vertices.push((v.point.to_vec(), labels));
+                }
+                true
+            });
+            (vertices, bases, complete)
+        };
+        let (p, pb, pc) = collect(&b.t().to_owned(), &|v| v);
+        let (q, qb, qc) = collect(a, &|v| if v < n { m + v } else { v - n });
+        let all = Bits::full(m + n);
+        let mut out = Vec::new();
+        for (x, lx) in &p {
+            for (y, ly) in &q {
+                if lx.union(ly) == all {
+                    out.push((scaled(x), scaled(y)));
+                }
+            }
+        }
+        (out, pb + qb, pc && qc)
+    }
+}
+
+fn scaled(point: &[f64]) -> Vec<f64> {
+    let total: f64 = point.iter().sum();
+    point.iter().map(|v| v / total).collect()
+}
+
+/// A fixed-size bit set over labels or variables.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn empty(len: usize) -> Self {
+        Bits(vec![0; len.div_ceil(64)])
+    }
+    fn full(len: usize) -> Self {
+        let mut b = Self::empty(len);
+        for i in 0..len {
+            b.insert(i);
+        }
+        b
+    }
+    fn insert(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+    fn contains(&self, i: usize) -> bool {
+        self.0[i / 64] >> (i % 64) & 1 == 1
+    }
+    fn union(&self, other: &Self) -> Self {
+        Bits(self.0.iter().zip(&other.0).map(|(a, b)| a | b).collect())
+    }
+}
+
+/// A fast non-cryptographic hasher (the Fx hash of rustc) for basis keys.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FxSet = HashSet<Box<[u64]>, BuildHasherDefault<FxHasher>>;
+
+/// A vertex as the search reports it.
+struct VertexView<'a> {
+    /// Coordinates `z` (the first `d` variables).
+    point: &'a [f64],
+    /// Variables at zero: nonbasic ones and basic ones within tolerance (indices `0..d+c`).
+    zero: &'a Bits,
+    /// Some basic variable is at zero (the vertex has more than `d` binding constraints).
+    degenerate: bool,
+}
+
+/// Basic values within this of 0 are binding (rounding error after at most 64 pivots is
+/// orders of magnitude smaller on payoffs in `[1, 2]`).
+const ZERO_TOLERANCE: f64 = 1e-11;
+const PIVOT_TOLERANCE: f64 = 1e-11;
+const REFRESH_EVERY: usize = 64;
+
+/// The search state: one tableau `[B⁻¹M | B⁻¹ | B⁻¹1]` over the basis.
+struct Search<'a> {
+    mat: &'a Array2<f64>,
+    c: usize,
+    d: usize,
+    t: Vec<f64>,
+    basis: Vec<usize>,
+    key: Vec<u64>,
+    pivots_since_refresh: usize,
+    prow: Vec<f64>,
+}
+
+impl Search<'_> {
+    fn width(&self) -> usize {
+        self.c + self.d + 1
+    }
+
+    fn is_basic(&self, v: usize) -> bool {
+        self.key[v / 64] >> (v % 64) & 1 == 1
+    }
+
+    fn rhs(&self, k: usize) -> f64 {
+        self.t[k * self.width() + self.c + self.d]
+    }
+
+    /// Rebuild the tableau from the basis by LU (false if the basis matrix is singular).
+    fn refresh(&mut self) -> bool {
+        let (c, d, w) = (self.c, self.d, self.width());
+        let mut bm = vec![0.0; c * c];
+        for (k, &v) in self.basis.iter().enumerate() {
+            if v < d {
+                for i in 0..c {
+                    bm[i * c + k] = self.mat[[i, v]];
+                }
+            } else {
+                bm[(v - d) * c + k] = 1.0;
+            }
+        }
+        let Some(lu) = Lu::factor(bm, c) else { return false };
+        let mut col = vec![0.0; c];
+        let mut scratch = Vec::with_capacity(c);
+        for v in 0..w {
+            for (i, x) in col.iter_mut().enumerate() {
+                *x = if v < d {
+                    self.mat[[i, v]]
+                } else if v < d + c {
+                    f64::from(u8::from(v - d == i))
+                } else {
+                    1.0
+                };
+            }
+            lu.solve(&mut col, &mut scratch);
+            for (k, &x) in col.iter().enumerate() {
+                self.t[k * w + v] = x;
+            }
+        }
+        self.pivots_since_refresh = 0;
+        true
+    }
+
+    fn pivot(&mut self, r: usize, e: usize) {
+        let w = self.width();
+        let inv = 1.0 / self.t[r * w + e];
+        let mut prow = std::mem::take(&mut self.prow);
+        prow.clear();
+        prow.extend(self.t[r * w..(r + 1) * w].iter().map(|v| v * inv));
+        prow[e] = 1.0;
+        for (i, row) in self.t.chunks_exact_mut(w).enumerate() {
+            if i == r {
+                continue;
+            }
+            let f = row[e];
+            if f != 0.0 {
+                for (v, &q) in row.iter_mut().zip(&prow) {
+                    *v -= f * q;
+                }
+                row[e] = 0.0;
+            }
+        }
+        self.t[r * w..(r + 1) * w].copy_from_slice(&prow);
+        self.prow = prow;
+        let left = std::mem::replace(&mut self.basis[r], e);
+        self.key[left / 64] &= !(1 << (left % 64));
+        self.key[e / 64] |= 1 << (e % 64);
+        self.pivots_since_refresh += 1;
+        if self.pivots_since_refresh >= REFRESH_EVERY {
+            self.refresh();
+        }
+    }
+
+    /// Fill `ratios[k]` with row k's ratio for entering `e` (infinite when its entry is not
+    /// positive) and return the minimum.
+    fn ratios(&self, e: usize, ratios: &mut [f64]) -> f64 {
+        let w = self.width();
+        let rhs = self.c + self.d;
+        let mut theta = f64::INFINITY;
+        for (k, r) in ratios.iter_mut().enumerate() {
+            let row = &self.t[k * w..(k + 1) * w];
+            let p = row[e];
+            *r = if p > PIVOT_TOLERANCE { row[rhs].max(0.0) / p } else { f64::INFINITY };
+            theta = theta.min(*r);
+        }
+        theta
+    }
+
+    /// Report the current vertex to `visit`; `seen_vertices` dedupes degenerate ones.
+    fn report(
+        &self,
+        seen_vertices: &mut FxSet,
+        point: &mut [f64],
+        zero: &mut Bits,
+        visit: &mut impl FnMut(&VertexView<'_>) -> bool,
+    ) -> bool {
+        point.fill(0.0);
+        zero.0.fill(0);
+        let mut degenerate = false;
+        for v in 0..self.c + self.d {
+            if !self.is_basic(v) {
+                zero.insert(v);
+            }
+        }
+        for (k, &v) in self.basis.iter().enumerate() {
+            let beta = self.rhs(k);
+            if beta <= ZERO_TOLERANCE {
+                zero.insert(v);
+                degenerate = true;
+            } else if v < self.d {
+                point[v] = beta;
+            }
+        }
+        if degenerate && !seen_vertices.insert(zero.0.clone().into_boxed_slice()) {
+            return true;
+        }
+        visit(&VertexView { point, zero, degenerate })
+    }
+}
+
+/// Depth-first search over all feasible bases of `{z ≥ 0 : M z ≤ 1}` for `M ≥ 1` (`c × d`);
+/// variables `0..d` are coordinates and `d..d+c` slacks. `visit` sees every vertex once and
+/// may stop the search by returning `false`. Returns the bases visited and whether the search
+/// completed.
+fn enumerate(
+    mat: &Array2<f64>,
+    max_bases: usize,
+    mut visit: impl FnMut(&VertexView<'_>) -> bool,
+) -> (usize, bool) {
+    let (c, d) = mat.dim();
+    let nvars = c + d;
+    let words = nvars.div_ceil(64);
+    let mut search = Search {
+        mat,
+        c,
+        d,
+        t: vec![0.0; c * (c + d + 1)],
+        basis: (d..nvars).collect(),
+        key: vec![0; words],
+        pivots_since_refresh: 0,
+        prow: Vec::with_capacity(c + d + 1),
+    };
+    for v in d..nvars {
+        search.key[v / 64] |= 1 << (v % 64);
+    }
+    if !search.refresh() {
+        return (0, false);
+    }
+    let mut visited = FxSet::default();
+    let mut seen_vertices = FxSet::default();
+    let mut point = vec![0.0; d];
+    let mut zero = Bits::empty(nvars);
+    visited.insert(search.key.clone().into_boxed_slice());
+    if !search.report(&mut seen_vertices, &mut point, &mut zero, &mut visit) {
+        return (1, true);
+    }
+    /// A level of the search: how we got here and where the neighbour scan stands.
+    struct Frame {
+        back: Option<(usize, usize)>,
+        next_var: usize,
+        next_row: usize,
+    }
+    let mut stack = vec![Frame { back: None, next_var: 0, next_row: 0 }];
+    let mut bases = 1;
+    let mut candidate = vec![0u64; words];
+    let mut ratios = vec![f64::INFINITY; c];
+    while let Some(frame) = stack.last_mut() {
+        let mut found = None;
+        while frame.next_var < nvars && found.is_none() {
+            let e = frame.next_var;
+            if search.is_basic(e) {
+                frame.next_var += 1;
+                frame.next_row = 0;
+                continue;
+            }
+            let theta = search.ratios(e, &mut ratios);
+            if theta.is_finite() {
+                let bound = theta + ZERO_TOLERANCE * (1.0 + theta);
+                for (k, &ratio) in ratios.iter().enumerate().skip(frame.next_row) {
+                    if ratio <= bound {
+                        candidate.copy_from_slice(&search.key);
+                        let left = search.basis[k];
+                        candidate[left / 64] &= !(1 << (left % 64));
+                        candidate[e / 64] |= 1 << (e % 64);
+                        if !visited.contains(&candidate[..]) {
+                            frame.next_row = k + 1;
+                            found = Some((k, e));
+                            break;
+                        }
+                    }
+                }
+            }
+            if found.is_none() {
+                frame.next_var += 1;
+                frame.next_row = 0;
+            }
+        }
+        match found {
+            Some((k, e)) => {
+                if bases >= max_bases {
+                    return (bases, false);
+                }
+                let left = search.basis[k];
+                search.pivot(k, e);
+                visited.insert(search.key.clone().into_boxed_slice());
+                bases += 1;
+                if !search.report(&mut seen_vertices, &mut point, &mut zero, &mut visit) {
+                    return (bases, true);
+                }
+                stack.push(Frame { back: Some((k, left)), next_var: 0, next_row: 0 });
+            }
+            None => {
+                if let Some((k, left)) = stack.pop().and_then(|f| f.back) {
+                    search.pivot(k, left);
+                }
+            }
+        }
+    }
+    (bases, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    fn all(a: Array2<f64>, b: Array2<f64>) -> Vec<Solution> {
+        VertexEnumeration::default().solve_all(&NormalFormGame::bimatrix(a, b).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn three_equilibria_games() {
+        let s = all(array![[3., 0.], [0., 2.]], array![[2., 0.], [0., 3.]]);
+        assert_eq!(s.len(), 3);
+        let s = all(array![[1., 0.], [-2., 3.]], array![[3., 2.], [-1., 0.]]);
+        assert_eq!(s.len(), 3);
+        assert!(s.iter().all(|s| s.certificate.nash_conv < 1e-14));
+    }
+
+    #[test]
+    fn degenerate_zero_sum_extreme_equilibria() {
+        let a = array![[0., -1., 1.], [-1., 0., 1.], [-1., 0., 1.]];
+        let s = all(a.clone(), a.mapv(|v| -v));
+        assert!(!s.is_empty());
+        assert!(s.iter().all(|s| s.certificate.nash_conv < 1e-14 && s.is_distribution(1e-14)));
+    }
+}

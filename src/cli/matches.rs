@@ -1,8 +1,167 @@
-//! `metagame matches` (being written).
+//! `metagame matches --game SPEC --policies P1 P2 … [--episodes N] [--seed S]
+//! [--evaluator exact|cpu|gpu] [--json]`: the full payoff table among policies.
+
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::Context;
+use metagame::games::{
+    ExactEvaluator, Game, GameTree, MatchEvaluator, Matchup, SampledEvaluator, TabularPolicy, registry,
+};
+use serde_json::json;
+
+/// Which evaluator fills the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum EvaluatorKind {
+    /// Expected returns by walking the tree (no sampling error).
+    Exact,
+    /// Sampled episodes on the CPU (rayon).
+    Cpu,
+    /// Sampled episodes on a CUDA GPU (build with `--features cuda`); same outcomes as `cpu`.
+    Gpu,
+}
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// OpenSpiel-style game string, e.g. `leduc_poker`.
+    #[arg(long)]
+    game: String,
+    /// Policies: `uniform`, `first-action`, or OpenSpiel tabular policy JSON files. Each plays
+    /// every seat; the table has one entry per joint choice (policies^players).
+    #[arg(long, num_args = 1.., required = true, value_name = "POLICY")]
+    policies: Vec<String>,
+    /// Episodes per entry (sampled evaluators).
+    #[arg(long, default_value_t = 100_000)]
+    episodes: u64,
+    /// Seed of the counter-based RNG: episode e of entry m draws from the stream (seed, m, e).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// `exact`, `cpu` or `gpu`.
+    #[arg(long, value_enum, default_value_t = EvaluatorKind::Cpu)]
+    evaluator: EvaluatorKind,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("matches is being written")
+/// The evaluator of a kind; the GPU one only when built with the `cuda` feature and a device
+/// is present (the error says "no CUDA device" otherwise).
+fn evaluator(kind: EvaluatorKind) -> anyhow::Result<Box<dyn MatchEvaluator>> {
+    Ok(match kind {
+        EvaluatorKind::Exact => Box::new(ExactEvaluator),
+        EvaluatorKind::Cpu => Box::new(SampledEvaluator::new()),
+        EvaluatorKind::Gpu => gpu_evaluator()?,
+    })
+}
+
+#[cfg(feature = "cuda")]
+fn gpu_evaluator() -> anyhow::Result<Box<dyn MatchEvaluator>> {
+    Ok(Box::new(metagame::cuda::GpuEvaluator::new()?))
+}
+
+#[cfg(not(feature = "cuda"))]
+fn gpu_evaluator() -> anyhow::Result<Box<dyn MatchEvaluator>> {
+    anyhow::bail!("no CUDA device: this build has no cuda feature (rebuild with `--features cuda`)")
+}
+
+/// Every joint entry, seat 0 most significant.
+fn all_entries(num_policies: usize, num_players: usize) -> anyhow::Result<Vec<Matchup>> {
+    let count = u32::try_from(num_players)
+        .ok()
+        .and_then(|p| num_policies.checked_pow(p))
+        .filter(|&c| c <= 1 << 20)
+        .with_context(|| {
+            format!("{num_policies} policies and {num_players} players make too many entries")
+        })?;
+    Ok((0..count)
+        .map(|mut i| {
+            let mut seats = vec![0; num_players];
+            for s in seats.iter_mut().rev() {
+                *s = i % num_policies;
+                i /= num_policies;
+            }
+            Matchup { seats }
+        })
+        .collect())
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let kind = args.evaluator;
+    if kind != EvaluatorKind::Exact && args.episodes == 0 {
+        anyhow::bail!("--episodes must be positive for the sampled evaluators");
+    }
+    let game = registry::load(&args.game)?;
+    let tree = GameTree::build(&game).with_context(|| format!("building the tree of {}", args.game))?;
+    let policies = args
+        .policies
+        .iter()
+        .map(|name| match name.as_str() {
+            "uniform" => Ok(TabularPolicy::uniform(&tree)),
+            "first-action" => Ok(TabularPolicy::first_action(&tree)),
+            file => TabularPolicy::read_openspiel_json(&tree, Path::new(file))
+                .with_context(|| format!("reading policy {file}")),
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let evaluator = evaluator(kind)?;
+    let refs: Vec<&TabularPolicy> = policies.iter().collect();
+    let entries = all_entries(policies.len(), tree.num_players())?;
+
+    let start = Instant::now();
+    let totals = evaluator.evaluate(&tree, &refs, &entries, args.episodes, args.seed)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let exact = kind == EvaluatorKind::Exact;
+    let episodes_played: u64 = if exact { 0 } else { totals.iter().map(|t| t.episodes).sum() };
+    let episodes_per_second = (!exact && seconds > 0.0).then(|| episodes_played as f64 / seconds);
+
+    if args.json {
+        let rows: Vec<_> = entries
+            .iter()
+            .zip(&totals)
+            .map(|(m, t)| {
+                json!({
+                    "policies": m.seats,
+                    "mean": t.mean(),
+                    "stderr": t.stderr(),
+                    "episodes": if exact { 0 } else { t.episodes },
+                })
+            })
+            .collect();
+        super::print_json(&json!({
+            "game": game.name(),
+            "evaluator": evaluator.name(),
+            "exact": exact,
+            "policies": args.policies,
+            "seed": args.seed,
+            "episodes_per_entry": if exact { 0 } else { args.episodes },
+            "entries": rows,
+            "seconds": seconds,
+            "episodes_per_second": episodes_per_second,
+        }));
+    } else {
+        println!("game        {} ({} players)", game.name(), tree.num_players());
+        if exact {
+            println!("evaluator   exact (expected returns)");
+        } else {
+            println!(
+                "evaluator   {}, {} episodes per entry, seed {}",
+                evaluator.name(),
+                args.episodes,
+                args.seed
+            );
+        }
+        for (i, name) in args.policies.iter().enumerate() {
+            println!("policy {i:<4} {name}");
+        }
+        println!("{:<14} {:<40} {:<40} episodes", "entry", "mean", "stderr");
+        let fmt = |v: Vec<f64>| v.iter().map(|x| format!("{x:+.6}")).collect::<Vec<_>>().join(" ");
+        for (m, t) in entries.iter().zip(&totals) {
+            let seats = format!("{:?}", m.seats);
+            let episodes = if exact { 0 } else { t.episodes };
+            println!("{seats:<14} {:<40} {:<40} {episodes}", fmt(t.mean()), fmt(t.stderr()));
+        }
+        if let Some(rate) = episodes_per_second {
+            println!("episodes per second  {rate:.3e} ({episodes_played} in {seconds:.3} s)");
+        }
+    }
+    Ok(())
 }

@@ -32,11 +32,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let out_dir = match (&args.resume, &args.out) {
         (Some(dir), _) | (None, Some(dir)) => dir.clone(),
         (None, None) => {
-            let stem = args.config.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or("run".into());
+            let stem =
+                args.config.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or("run".into());
             PathBuf::from("runs").join(stem)
         }
     };
-    let options = RunOptions { out_dir: out_dir.clone(), resume: args.resume.is_some(), stop_after: args.stop_after };
+    let options =
+        RunOptions { out_dir: out_dir.clone(), resume: args.resume.is_some(), stop_after: args.stop_after };
 
     let bar = (!args.json).then(|| {
         let bar = ProgressBar::new(config.iterations as u64);

@@ -55,8 +55,14 @@ fn exploitability_json_of_builtin_and_file_policies() {
     assert!((v["exploitability"].as_f64().unwrap() - 11.0 / 24.0).abs() < 1e-12);
     assert_eq!(v["best_response_values"].as_array().unwrap().len(), 2);
     assert_eq!(v["expected_returns"].as_array().unwrap().len(), 2);
-    let v =
-        json_of(&metagame(&["exploitability", "--game", "leduc_poker", "--policy", "first-action", "--json"]));
+    let v = json_of(&metagame(&[
+        "exploitability",
+        "--game",
+        "leduc_poker",
+        "--policy",
+        "first-action",
+        "--json",
+    ]));
     assert!((v["nash_conv"].as_f64().unwrap() - 2.0).abs() < 1e-12);
     let file = fixture("kuhn_poker_3p_random_0.json");
     let v = json_of(&metagame(&[

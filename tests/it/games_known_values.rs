@@ -109,7 +109,7 @@ fn best_response_to_uniform_is_pure_and_achieves_its_value() {
         assert!((achieved - value).abs() < 1e-12);
         for i in t.infosets_of(player) {
             let row = br.row(metagame::games::InfosetId(i));
-            assert!(row.iter().any(|&p| p == 1.0));
+            assert!(row.contains(&1.0));
         }
     }
 }

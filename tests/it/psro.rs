@@ -17,8 +17,9 @@ fn psro<'t>(
     meta: Box<dyn MetaSolver>,
     evaluator: Box<dyn MatchEvaluator>,
 ) -> Psro<'t> {
-    let config = PsroConfig::builder().max_iterations(iterations).episodes_per_entry(2000).seed(3).build().unwrap();
-    let mut p = Psro::new(tree, config, meta, Box::new(ExactBestResponse), evaluator).unwrap();
+    let config =
+        PsroConfig::builder().max_iterations(iterations).episodes_per_entry(2000).seed(3).build().unwrap();
+    let mut p = Psro::new(tree, config, meta, Box::new(ExactBestResponse::default()), evaluator).unwrap();
     p.run(&mut ()).unwrap();
     p
 }
@@ -41,8 +42,13 @@ fn psro_nash_solves_kuhn_by_iteration_10() {
 
 #[test]
 fn psro_nash_on_leduc_reaches_0_2_by_iteration_100() {
+    // Exact best responses whose ties (and unreached information sets) are decided against
+    // trembling opponents, as OpenSpiel's aggregator epsilon does implicitly.
     let t = tree("leduc_poker");
-    let p = psro(&t, 100, Box::new(Nash), Box::new(ExactEvaluator));
+    let config = PsroConfig::builder().max_iterations(100).build().unwrap();
+    let oracle = ExactBestResponse::trembling(1e-2);
+    let mut p = Psro::new(&t, config, Box::new(Nash), Box::new(oracle), Box::new(ExactEvaluator)).unwrap();
+    p.run(&mut ()).unwrap();
     let curve: Vec<f64> = p.reports().iter().map(|r| r.nash_conv).collect();
     assert!((curve[0] - 1709.0 / 360.0).abs() < 1e-12);
     assert!(curve[100] <= 0.2, "NashConv at 100: {}", curve[100]);
@@ -57,7 +63,13 @@ fn psro_uniform_is_xfp_at_every_iteration() {
         xfp.run(iterations, None, &mut ()).unwrap();
         for (a, b) in p.reports().iter().zip(xfp.reports()) {
             assert_eq!(a.iteration, b.iteration);
-            assert!((a.nash_conv - b.nash_conv).abs() < 1e-9, "{spec} it {}: {} vs {}", a.iteration, a.nash_conv, b.nash_conv);
+            assert!(
+                (a.nash_conv - b.nash_conv).abs() < 1e-9,
+                "{spec} it {}: {} vs {}",
+                a.iteration,
+                a.nash_conv,
+                b.nash_conv
+            );
         }
     }
 }
@@ -132,8 +144,8 @@ fn sampled_payoffs_agree_with_exact_and_stderr_shrinks_as_one_over_sqrt_episodes
     let eval = SampledEvaluator::new();
     let small = &eval.evaluate(&t, &policies, &matchups, 4_000, 11).unwrap()[0];
     let large = &eval.evaluate(&t, &policies, &matchups, 400_000, 11).unwrap()[0];
-    for p in 0..2 {
-        assert!((large.mean()[p] - exact[p]).abs() < 4.0 * large.stderr()[p]);
+    for (p, want) in exact.iter().enumerate() {
+        assert!((large.mean()[p] - want).abs() < 4.0 * large.stderr()[p]);
         let ratio = small.stderr()[p] / large.stderr()[p];
         assert!((ratio - 10.0).abs() < 1.0, "stderr ratio {ratio}");
     }
@@ -170,9 +182,9 @@ fn incremental_payoff_table_equals_batch_recomputation() {
     let policies0 = state.population.policies(0);
     let policies1 = state.population.policies(1);
     for profile in batch.missing() {
-        let v = metagame::games::expected_returns(&t, &[policies0[profile[0]], policies1[profile[1]]]).unwrap();
-        let entry =
-            metagame::populations::Entry { mean: v, variance: vec![0.0; 2], count: 1, exact: true };
+        let v =
+            metagame::games::expected_returns(&t, &[policies0[profile[0]], policies1[profile[1]]]).unwrap();
+        let entry = metagame::populations::Entry { mean: v, variance: vec![0.0; 2], count: 1, exact: true };
         batch.set(&profile, entry);
     }
     assert_eq!(batch.to_normal_form().unwrap(), state.table.to_normal_form().unwrap());
@@ -197,19 +209,38 @@ fn every_meta_solver_runs_in_psro_and_keeps_mixtures_distributions() {
 fn rectified_and_symmetric_modes() {
     let t = tree("kuhn_poker");
     let config = PsroConfig::builder().max_iterations(5).rectified(true).build().unwrap();
-    let mut p = Psro::new(&t, config, Box::new(Nash), Box::new(ExactBestResponse), Box::new(ExactEvaluator)).unwrap();
+    let mut p = Psro::new(
+        &t,
+        config,
+        Box::new(Nash),
+        Box::new(ExactBestResponse::default()),
+        Box::new(ExactEvaluator),
+    )
+    .unwrap();
     p.run(&mut ()).unwrap();
     assert!(p.reports().last().unwrap().nash_conv < p.reports()[0].nash_conv);
 
     let config = PsroConfig::builder().max_iterations(5).symmetric(true).build().unwrap();
-    let err = Psro::new(&t, config.clone(), Box::new(Nash), Box::new(ExactBestResponse), Box::new(ExactEvaluator))
-        .err()
-        .unwrap()
-        .to_string();
+    let err = Psro::new(
+        &t,
+        config.clone(),
+        Box::new(Nash),
+        Box::new(ExactBestResponse::default()),
+        Box::new(ExactEvaluator),
+    )
+    .err()
+    .unwrap()
+    .to_string();
     assert!(err.contains("symmetric"), "{err}");
     let rps = tree("matrix_rps");
-    let mut p =
-        Psro::new(&rps, config, Box::new(Nash), Box::new(ExactBestResponse), Box::new(ExactEvaluator)).unwrap();
+    let mut p = Psro::new(
+        &rps,
+        config,
+        Box::new(Nash),
+        Box::new(ExactBestResponse::default()),
+        Box::new(ExactEvaluator),
+    )
+    .unwrap();
     p.run(&mut ()).unwrap();
     let last = p.reports().last().unwrap();
     assert_eq!(last.meta_strategies[0], last.meta_strategies[1]);
@@ -218,7 +249,16 @@ fn rectified_and_symmetric_modes() {
     assert!(pd.num_players() == 2);
     let bos = tree("matrix_bos");
     let config = PsroConfig::builder().symmetric(true).build().unwrap();
-    assert!(Psro::new(&bos, config, Box::new(Nash), Box::new(ExactBestResponse), Box::new(ExactEvaluator)).is_err());
+    assert!(
+        Psro::new(
+            &bos,
+            config,
+            Box::new(Nash),
+            Box::new(ExactBestResponse::default()),
+            Box::new(ExactEvaluator)
+        )
+        .is_err()
+    );
 }
 
 #[test]

@@ -15,7 +15,8 @@ fn write_config(dir: &std::path::Path, name: &str, text: &str) -> String {
 }
 
 fn report(dir: &std::path::Path) -> Value {
-    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    let mut v: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
     for it in v["iterations"].as_array_mut().unwrap() {
         it["elapsed_s"] = Value::Null;
         it["times"] = Value::Null;
@@ -39,7 +40,9 @@ fn kuhn_psro_example_writes_a_run_folder_and_json_lines() {
         }
     }
     assert!(lines[10]["nash_conv"].as_f64().unwrap() <= 1e-9);
-    for file in ["config.toml", "report.json", "checkpoint.json", "exploitability.svg", "payoffs.svg", "lineage.dot"] {
+    for file in
+        ["config.toml", "report.json", "checkpoint.json", "exploitability.svg", "payoffs.svg", "lineage.dot"]
+    {
         assert!(out.join(file).exists(), "{file}");
     }
     let svg = std::fs::read_to_string(out.join("exploitability.svg")).unwrap();
@@ -50,11 +53,18 @@ fn kuhn_psro_example_writes_a_run_folder_and_json_lines() {
 fn a_killed_run_resumed_ends_with_the_same_report() {
     for config in ["kuhn_psro_sampled.toml", "leduc_xfp.toml"] {
         let dir = temp_dir(&format!("resume-{config}"));
-        let text: String = std::fs::read_to_string(example(config))
-            .unwrap()
-            .lines()
-            .map(|l| if l.starts_with("iterations") { "iterations = 6\n".to_string() } else { format!("{l}\n") })
-            .collect();
+        let text: String =
+            std::fs::read_to_string(example(config))
+                .unwrap()
+                .lines()
+                .map(|l| {
+                    if l.starts_with("iterations") {
+                        "iterations = 6\n".to_string()
+                    } else {
+                        format!("{l}\n")
+                    }
+                })
+                .collect();
         let cfg = write_config(&dir, "c.toml", &text);
         let whole = dir.join("whole");
         let o = metagame(&["run", &cfg, "--out", whole.to_str().unwrap(), "--json"]);
@@ -81,7 +91,11 @@ fn bad_configs_and_checkpoints_give_one_line_and_overwrite_nothing() {
         ("game.toml", "game = \"chess\"\nalgorithm = \"psro\"\n", "chess"),
         ("algo.toml", "game = \"kuhn_poker\"\nalgorithm = \"alphazero\"\n", "alphazero"),
         ("symmetric.toml", "game = \"kuhn_poker\"\nalgorithm = \"psro\"\nsymmetric = true\n", "symmetric"),
-        ("episodes.toml", "game = \"kuhn_poker\"\nalgorithm = \"psro\"\nepisodes_per_entry = 0\n", "episodes_per_entry"),
+        (
+            "episodes.toml",
+            "game = \"kuhn_poker\"\nalgorithm = \"psro\"\nepisodes_per_entry = 0\n",
+            "episodes_per_entry",
+        ),
     ];
     for (name, text, needle) in cases {
         let cfg = write_config(&dir, name, text);
@@ -105,7 +119,11 @@ fn bad_configs_and_checkpoints_give_one_line_and_overwrite_nothing() {
     assert_eq!(std::fs::read(run_dir.join("report.json")).unwrap(), report_before);
 
     // A checkpoint of another config is refused.
-    let other = write_config(&dir, "other.toml", "game = \"kuhn_poker\"\nalgorithm = \"psro\"\nmeta_solver = \"uniform\"\n");
+    let other = write_config(
+        &dir,
+        "other.toml",
+        "game = \"kuhn_poker\"\nalgorithm = \"psro\"\nmeta_solver = \"uniform\"\n",
+    );
     let run_dir = dir.join("other");
     assert!(metagame(&["run", &cfg, "--out", run_dir.to_str().unwrap(), "--json"]).status.success());
     let err = one_line_error(&metagame(&["run", &other, "--resume", run_dir.to_str().unwrap()]));

@@ -1,0 +1,318 @@
+#!/usr/bin/env python3
+"""Peer benchmark: normal-form Nash solvers, scipy/nashpy/pygambit vs metagame.
+
+Usage (plain python3 is fine, the script bootstraps benches/peers/.venv):
+
+    python3 benches/peers/solvers.py                       # everything
+    python3 benches/peers/solvers.py --only zero_sum       # or: bimatrix
+    python3 benches/peers/solvers.py --metagame-bin target/release/metagame
+
+Games (PEERS.md section 5): payoffs uniform in [0, 1) from numpy's
+default_rng(0). Zero-sum: one generator, A for N = 10, 50, 100, 200, 500 in that
+order (column player gets -A). Bimatrix: a fresh default_rng(0), for N = 5, 10,
+20, 50 in that order A then B. Each game is written as a Gambit .nfg file (exact
+float repr) under benches/peers/results/nf_games/.
+
+Peers run in child processes with timeouts (120 s for one-equilibrium solvers,
+60 s for enumerators, 300 s for zero-sum; a solver that timed out is not tried
+at larger N); time = median over up to 5 runs (fewer once 30 s, 10 s for
+enumerators, were spent), game construction excluded. metagame is run as
+`metagame solve FILE --solver S [--all] --json --repeat R`, whose
+`seconds_per_solve` excludes process start and file parsing.
+
+"gap" is computed here for both sides in the same way: max over the two players
+of (best pure deviation payoff - payoff of the profile), the worst over all
+returned equilibria.
+"""
+
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO_ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+VENV = os.path.join(HERE, ".venv")
+VENV_PY = os.path.join(VENV, "bin", "python")
+REQS = ["numpy", "scipy", "nashpy==0.0.43", "pygambit==16.7.0"]
+RESULTS = os.path.join(HERE, "results")
+
+
+def _in_our_venv():
+    return os.path.realpath(sys.prefix) == os.path.realpath(VENV)
+
+
+def ensure_venv():
+    if _in_our_venv():
+        return
+    if not os.path.exists(VENV_PY):
+        print(f"[setup] creating venv {VENV}", file=sys.stderr)
+        subprocess.check_call([sys.executable, "-m", "venv", VENV])
+    probe = subprocess.run(
+        [VENV_PY, "-c",
+         "import importlib.metadata as m, numpy, scipy, nashpy, pygambit;"
+         "assert m.version('nashpy') == '0.0.43';"
+         "assert m.version('pygambit') == '16.7.0'"],
+        capture_output=True)
+    if probe.returncode != 0:
+        print(f"[setup] pip install {' '.join(REQS)}", file=sys.stderr)
+        subprocess.check_call([VENV_PY, "-m", "pip", "install", "-q"] + REQS)
+    os.execv(VENV_PY, [VENV_PY, os.path.abspath(__file__)] + sys.argv[1:])
+
+
+if __name__ == "__main__":
+    try:
+        ensure_venv()
+    except (subprocess.CalledProcessError, OSError) as e:
+        print(f"[setup] failed to prepare venv: {e}", file=sys.stderr)
+        sys.exit(2)
+
+# --------------------------------------------------------------------------
+import argparse  # noqa: E402
+import json  # noqa: E402
+import multiprocessing as mp  # noqa: E402
+import statistics  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+ZS_SIZES = [10, 50, 100, 200, 500]
+BM_SIZES = [5, 10, 20, 50]
+
+
+def make_games():
+    rng = np.random.default_rng(0)
+    zero_sum = {n: rng.random((n, n)) for n in ZS_SIZES}
+    rng = np.random.default_rng(0)
+    bimatrix = {}
+    for n in BM_SIZES:
+        a = rng.random((n, n))
+        b = rng.random((n, n))
+        bimatrix[n] = (a, b)
+    return zero_sum, bimatrix
+
+
+def write_nfg(path, a, b, title):
+    m, n = a.shape
+    lines = [f'NFG 1 R "{title}" {{ "Row" "Column" }} {{ {m} {n} }}', ""]
+    for j in range(n):          # player 1 (rows) fastest
+        for i in range(m):
+            lines.append(f"{float(a[i, j])!r} {float(b[i, j])!r}")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def gap(a, b, eqs):
+    worst = 0.0
+    for x, y in eqs:
+        x = np.asarray(x, dtype=float)
+        y = np.asarray(y, dtype=float)
+        ay = a @ y
+        xb = x @ b
+        worst = max(worst, float(ay.max() - x @ ay), float(xb.max() - xb @ y))
+    return worst
+
+
+# ---- peers (run in a child process) ----
+
+def peer_highs(a, b):
+    from scipy.optimize import linprog
+    m, n = a.shape
+    # Column player: min v s.t. A y <= v, sum y = 1, y >= 0; row strategy from the duals.
+    c = np.zeros(n + 1)
+    c[-1] = 1.0
+    a_ub = np.hstack([a, -np.ones((m, 1))])
+    a_eq = np.hstack([np.ones((1, n)), np.zeros((1, 1))])
+    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(m), A_eq=a_eq, b_eq=[1.0],
+                  bounds=[(0, None)] * n + [(None, None)], method="highs")
+    y = res.x[:n]
+    x = -res.ineqlin.marginals
+    x = x / x.sum()
+    return [(x, y)]
+
+
+def peer_nashpy_lh(a, b):
+    import nashpy
+    x, y = nashpy.Game(a, b).lemke_howson(initial_dropped_label=0)
+    return [(x, y)]
+
+
+def peer_nashpy_se(a, b):
+    import nashpy
+    return [(x, y) for x, y in nashpy.Game(a, b).support_enumeration(non_degenerate=True)]
+
+
+def _gambit_game(a, b):
+    import pygambit as gbt
+    return gbt.Game.from_arrays(a, b)
+
+
+def _gambit_eqs(result, m):
+    out = []
+    for eq in result.equilibria:
+        flat = [float(v) for v in eq.as_list()] if hasattr(eq, "as_list") else None
+        if flat is None:
+            players = list(eq.game.players)
+            flat = [float(eq[s]) for p in players for s in p.strategies]
+        out.append((flat[:m], flat[m:]))
+    return out
+
+
+def peer_gambit_lcp(a, b):
+    import pygambit as gbt
+    g = _gambit_game(a, b)
+    return _gambit_eqs(gbt.nash.lcp_solve(g, rational=False, stop_after=1), a.shape[0])
+
+
+def peer_gambit_enummixed(a, b):
+    import pygambit as gbt
+    g = _gambit_game(a, b)
+    return _gambit_eqs(gbt.nash.enummixed_solve(g, rational=False), a.shape[0])
+
+
+PEERS = {
+    "scipy_highs_1lp_duals": peer_highs,
+    "nashpy_lemke_howson_label0": peer_nashpy_lh,
+    "nashpy_support_enumeration_nondegenerate": peer_nashpy_se,
+    "pygambit_lcp_float_stop_after_1": peer_gambit_lcp,
+    "pygambit_enummixed_float": peer_gambit_enummixed,
+}
+
+
+def _child(name, a, b, budget, queue):
+    import warnings
+    warnings.filterwarnings("ignore")  # nashpy's 0/0 warnings while it cycles (PEERS.md 5)
+    try:
+        times = []
+        eqs = None
+        spent = 0.0
+        while len(times) < 5 and (not times or spent < budget):
+            t0 = time.perf_counter()
+            eqs = PEERS[name](a, b)
+            dt = time.perf_counter() - t0
+            times.append(dt)
+            spent += dt
+        queue.put({"seconds": statistics.median(times), "runs": len(times),
+                   "eqs": [(list(map(float, x)), list(map(float, y))) for x, y in eqs]})
+    except Exception as e:  # noqa: BLE001
+        queue.put({"error": f"{type(e).__name__}: {e}"})
+
+
+def run_peer(name, a, b, timeout, budget):
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_child, args=(name, a, b, budget, queue))
+    proc.start()
+    try:
+        result = queue.get(timeout=timeout)
+    except Exception:  # noqa: BLE001  (queue.Empty)
+        result = {"timeout": timeout}
+    proc.terminate()
+    proc.join()
+    return result
+
+
+def run_metagame(binary, path, solver, all_eqs, a, b):
+    def call(repeat):
+        cmd = [binary, "solve", path, "--solver", solver, "--json", "--repeat", str(repeat)]
+        if all_eqs:
+            cmd.append("--all")
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+        if out.returncode != 0:
+            return {"error": out.stderr.strip()}
+        return json.loads(out.stdout)
+    first = call(1)
+    if "error" in first:
+        return first
+    per = first["seconds_per_solve"]
+    repeat = max(1, min(1000, int(1.0 / max(per, 1e-7))))
+    result = call(repeat) if repeat > 1 else first
+    eqs = [(e[0], e[1]) for e in result["equilibria"]]
+    return {"seconds": result["seconds_per_solve"], "runs": repeat, "status": result["status"],
+            "nash_conv": result["nash_conv"], "eqs": eqs}
+
+
+def fmt(v, digits=4):
+    return "—" if v is None else f"{v:.{digits}g}"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=["zero_sum", "bimatrix"])
+    parser.add_argument("--metagame-bin", default=None)
+    parser.add_argument("--skip", default="", help="comma-separated peer names to skip")
+    args = parser.parse_args()
+
+    binary = args.metagame_bin
+    if binary is None:
+        subprocess.check_call(["cargo", "build", "--release", "--quiet", "--bin", "metagame"], cwd=REPO_ROOT)
+        binary = os.path.join(REPO_ROOT, "target", "release", "metagame")
+    skip = set(filter(None, args.skip.split(",")))
+
+    zero_sum, bimatrix = make_games()
+    game_dir = os.path.join(RESULTS, "nf_games")
+    os.makedirs(game_dir, exist_ok=True)
+    rows = []
+
+    def compare(kind, n, a, b, peer, peer_timeout, peer_budget, solver, all_eqs, timed_out):
+        path = os.path.join(game_dir, f"{kind}_{n}.nfg")
+        if peer in skip:
+            p = {"skipped": True}
+        elif peer in timed_out:
+            p = {"skipped_after_timeout": True}
+        else:
+            p = run_peer(peer, a, b, peer_timeout, peer_budget)
+            if "timeout" in p:
+                timed_out.add(peer)
+        mg = run_metagame(binary, path, solver, all_eqs, a, b)
+        row = {"kind": kind, "n": n, "peer": peer, "solver": solver,
+               "peer_seconds": p.get("seconds"), "peer_runs": p.get("runs"),
+               "peer_eqs": len(p["eqs"]) if "eqs" in p else None,
+               "peer_gap": gap(a, b, p["eqs"]) if "eqs" in p else None,
+               "peer_note": p.get("error") or (f"timeout ({p['timeout']}s)" if "timeout" in p else None)
+               or ("skipped" if p.get("skipped") or p.get("skipped_after_timeout") else None),
+               "mg_seconds": mg.get("seconds"), "mg_runs": mg.get("runs"),
+               "mg_eqs": len(mg["eqs"]) if "eqs" in mg else None,
+               "mg_gap": gap(a, b, mg["eqs"]) if "eqs" in mg else None,
+               "mg_status": mg.get("status"), "mg_note": mg.get("error")}
+        rows.append(row)
+        ratio = (row["peer_seconds"] / row["mg_seconds"]) if row["peer_seconds"] and row["mg_seconds"] else None
+        print(f"| {peer} | {solver} | {n} | {fmt(row['peer_seconds'])} | {fmt(row['mg_seconds'])} | "
+              f"{fmt(ratio, 3)} | {fmt(row['peer_gap'], 3)} | {fmt(row['mg_gap'], 3)} | "
+              f"{row['peer_eqs'] if row['peer_eqs'] is not None else '—'} | "
+              f"{row['mg_eqs'] if row['mg_eqs'] is not None else '—'} | {row['peer_note'] or row['mg_note'] or ''} |",
+              flush=True)
+
+    print("| peer | metagame solver | N | peer s | metagame s | peer/mg | peer gap | mg gap | peer #eq | mg #eq | note |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    if args.only in (None, "zero_sum"):
+        timed_out = set()
+        for n, a in zero_sum.items():
+            write_nfg(os.path.join(game_dir, f"zero_sum_{n}.nfg"), a, -a, f"zero_sum_{n}")
+            compare("zero_sum", n, a, -a, "scipy_highs_1lp_duals", 300, 30, "lp", False, timed_out)
+    if args.only in (None, "bimatrix"):
+        timed_out = set()
+        for n, (a, b) in bimatrix.items():
+            write_nfg(os.path.join(game_dir, f"bimatrix_{n}.nfg"), a, b, f"bimatrix_{n}")
+            compare("bimatrix", n, a, b, "nashpy_lemke_howson_label0", 120, 30, "lemke-howson", False, timed_out)
+            compare("bimatrix", n, a, b, "pygambit_lcp_float_stop_after_1", 120, 30, "lemke-howson", False,
+                    timed_out)
+            if n <= 10:
+                compare("bimatrix", n, a, b, "nashpy_support_enumeration_nondegenerate", 60, 10,
+                        "support-enumeration", True, timed_out)
+            if n <= 20:
+                compare("bimatrix", n, a, b, "pygambit_enummixed_float", 60, 10, "vertex-enumeration", True,
+                        timed_out)
+    # Keep the other kind's rows from an earlier `--only` run.
+    out = os.path.join(RESULTS, "solvers.json")
+    kinds = {r["kind"] for r in rows}
+    try:
+        with open(out) as f:
+            rows = [r for r in json.load(f) if r["kind"] not in kinds] + rows
+    except (OSError, ValueError):
+        pass
+    with open(out, "w") as f:
+        json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+//! The exact two-player solvers on random games (uniform [0, 1) payoffs from a fixed-seed
+//! xorshift64*): zero-sum LP, Lemke–Howson, support and vertex enumeration.
+//!
+//! `cargo bench --bench solvers`; sizes follow PEERS.md §5 (the peer script
+//! `benches/peers/solvers.py` runs nashpy, pygambit and scipy on numpy-seeded games).
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use metagame_games::NormalFormGame;
+use metagame_solvers::MetaSolver;
+use metagame_solvers::lemke_howson::LemkeHowson;
+use metagame_solvers::lp::LpNash;
+use metagame_solvers::support_enumeration::SupportEnumeration;
+use metagame_solvers::vertex_enumeration::VertexEnumeration;
+use ndarray::Array2;
+
+/// Uniform [0, 1) numbers from a fixed xorshift64* stream.
+fn uniform(n: usize, seed: u64) -> Vec<f64> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+        })
+        .collect()
+}
+
+fn matrix(n: usize, seed: u64) -> Array2<f64> {
+    // INVARIANT: n·n entries.
+    Array2::from_shape_vec((n, n), uniform(n * n, seed)).expect("n·n entries")
+}
+
+fn zero_sum(n: usize) -> NormalFormGame {
+    NormalFormGame::zero_sum(matrix(n, n as u64)).expect("finite payoffs")
+}
+
+fn bimatrix(n: usize) -> NormalFormGame {
+    NormalFormGame::bimatrix(matrix(n, 1000 + n as u64), matrix(n, 2000 + n as u64)).expect("finite payoffs")
+}
+
+fn lp(c: &mut Criterion) {
+    let mut group = c.benchmark_group("lp");
+    group.warm_up_time(Duration::from_millis(300)).measurement_time(Duration::from_secs(2)).sample_size(10);
+    for n in [10, 50, 100, 200, 500] {
+        let game = zero_sum(n);
+        group.bench_with_input(BenchmarkId::new("lp", format!("{n}x{n}")), &game, |b, g| {
+            b.iter(|| LpNash::default().solve(black_box(g)).expect("zero-sum"))
+        });
+    }
+    group.finish();
+}
+
+fn lemke_howson(c: &mut Criterion) {
+    let mut group = c.benchmark_group("lemke_howson");
+    group.warm_up_time(Duration::from_millis(300)).measurement_time(Duration::from_secs(1)).sample_size(10);
+    for n in [5, 10, 20, 50] {
+        let game = bimatrix(n);
+        group.bench_with_input(BenchmarkId::new("label0", format!("{n}x{n}")), &game, |b, g| {
+            b.iter(|| LemkeHowson::default().solve(black_box(g)).expect("bimatrix"))
+        });
+    }
+    group.finish();
+}
+
+fn enumeration(c: &mut Criterion) {
+    let mut group = c.benchmark_group("enumeration");
+    group.warm_up_time(Duration::from_millis(100)).measurement_time(Duration::from_secs(1)).sample_size(10);
+    for n in [5, 10, 12] {
+        let game = bimatrix(n);
+        group.bench_with_input(BenchmarkId::new("support", format!("{n}x{n}")), &game, |b, g| {
+            b.iter(|| SupportEnumeration::default().solve_all(black_box(g)).expect("bimatrix"))
+        });
+    }
+    for n in [10, 15, 17] {
+        let game = bimatrix(n);
+        group.bench_with_input(BenchmarkId::new("vertex", format!("{n}x{n}")), &game, |b, g| {
+            b.iter(|| VertexEnumeration::default().solve_all(black_box(g)).expect("bimatrix"))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, lp, lemke_howson, enumeration);
+criterion_main!(benches);

@@ -1,0 +1,81 @@
+//! Iterative meta-solvers, alpha-Rank and (C)CE on random games (uniform [0, 1) payoffs from
+//! a fixed-seed xorshift, so runs are comparable).
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use metagame_games::NormalFormGame;
+use metagame_solvers::MetaSolver;
+use metagame_solvers::alpha_rank::{AlphaRank, Populations};
+use metagame_solvers::correlated::CorrelatedEquilibrium;
+use metagame_solvers::regret_matching::RegretMatching;
+use metagame_solvers::replicator::ProjectedReplicator;
+use ndarray::{Array2, ArrayD, IxDyn};
+
+/// Uniform [0, 1) numbers from a fixed xorshift64* stream.
+fn uniform(n: usize, seed: u64) -> Vec<f64> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+        })
+        .collect()
+}
+
+fn zero_sum(n: usize) -> NormalFormGame {
+    NormalFormGame::zero_sum(Array2::from_shape_vec((n, n), uniform(n * n, n as u64)).unwrap()).unwrap()
+}
+
+fn general(players: usize, n: usize) -> NormalFormGame {
+    let size = n.pow(players as u32);
+    let shape = vec![n; players];
+    let tensors = (0..players)
+        .map(|p| ArrayD::from_shape_vec(IxDyn(&shape), uniform(size, (100 * p + n) as u64)).unwrap())
+        .collect();
+    NormalFormGame::new(tensors).unwrap()
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("solvers_iterative");
+    group.warm_up_time(Duration::from_millis(300)).measurement_time(Duration::from_secs(2)).sample_size(10);
+    for n in [10, 20, 50] {
+        let game = zero_sum(n);
+        let prd = ProjectedReplicator::default().with_iterations(50_000);
+        group.bench_with_input(BenchmarkId::new("prd_50k", format!("{n}x{n}")), &game, |b, g| {
+            b.iter(|| black_box(prd.solve(g).unwrap()))
+        });
+    }
+    for n in [10, 50] {
+        let game = zero_sum(n);
+        let rm = RegretMatching::default().with_iterations(100_000);
+        group.bench_with_input(BenchmarkId::new("rm+_100k", format!("{n}x{n}")), &game, |b, g| {
+            b.iter(|| black_box(rm.solve(g).unwrap()))
+        });
+    }
+    for n in [10, 50, 100] {
+        let game = zero_sum(n);
+        let alpha_rank = AlphaRank::default().with_populations(Populations::Multiple);
+        group.bench_with_input(BenchmarkId::new("alpha_rank_multipop", format!("{n}x{n}")), &game, |b, g| {
+            b.iter(|| black_box(alpha_rank.solve(g).unwrap()))
+        });
+    }
+    for n in [5, 10] {
+        for (label, game) in [(format!("{n}x{n}"), general(2, n)), (format!("{n}x{n}x{n}"), general(3, n))] {
+            for (name, solver) in
+                [("mgce", CorrelatedEquilibrium::ce()), ("mgcce", CorrelatedEquilibrium::cce())]
+            {
+                group.bench_with_input(BenchmarkId::new(name, &label), &game, |b, g| {
+                    b.iter(|| black_box(solver.solve(g).unwrap()))
+                });
+            }
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,379 @@
+//! # metagame-cuda
+//!
+//! Batched match evaluation on an NVIDIA GPU: [`GpuEvaluator`] implements
+//! [`MatchEvaluator`] and draws exactly the outcomes that the CPU's
+//! [`SampledEvaluator`](metagame_games::SampledEvaluator) draws for the same seed.
+//!
+//! - One game-agnostic kernel (`kernels/evaluate.cu` + `kernels/episode.cuh`, CUDA C) walks
+//!   the flattened game tree ([`FlatTree`], uploaded once per tree) with the policies as
+//!   cumulative probability tables. Chance and action sampling use the Philox4x32-10 stream
+//!   and the integer-to-float conversion of [`metagame_games::philox`]; per-block partial
+//!   sums are reduced in the fixed order of [`metagame_games::flat`], so totals are
+//!   bit-identical to the CPU's.
+//! - The CUDA driver and NVRTC are loaded at run time (cudarc's `dynamic-loading`): the crate
+//!   builds and its host tests pass on machines without CUDA, and [`GpuEvaluator::new`]
+//!   returns [`Error::NoDevice`] there instead of panicking.
+//! - [`shim`]: the kernel's episode logic compiled for the host (by `build.rs`, with the `cc`
+//!   crate), which the tests check outcome for outcome against the CPU evaluator.
+//!
+//! This is the only crate of the workspace with `unsafe` (FFI); each block says why it is
+//! sound.
+//!
+//! # Example
+//!
+//! ```
+//! use metagame_cuda::{Error, GpuEvaluator};
+//! use metagame_games::{registry, GameTree, MatchEvaluator, Matchup, TabularPolicy};
+//!
+//! let tree = GameTree::build(&registry::load("kuhn_poker")?)?;
+//! let uniform = TabularPolicy::uniform(&tree);
+//! match GpuEvaluator::new() {
+//!     Ok(gpu) => {
+//!         let totals = gpu.evaluate(&tree, &[&uniform], &[Matchup { seats: vec![0, 0] }], 100_000, 7)?;
+//!         assert_eq!(totals[0].episodes, 100_000);
+//!     }
+//!     Err(Error::NoDevice { .. }) => {} // no GPU here: nothing panics
+//!     Err(e) => return Err(e.into()),
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::sync::{Arc, Mutex};
+
+use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use metagame_games::flat::{self, FlatTree, fold_block_partials, policy_cum_table};
+use metagame_games::{GameTree, MatchEvaluator, MatchTotals, Matchup, TabularPolicy, check_matchups};
+
+pub mod shim;
+
+/// The shared per-episode device code (CUDA C, also compiled for the host by the shim).
+pub const EPISODE_SOURCE: &str = include_str!("../kernels/episode.cuh");
+/// The kernel, compiled after [`EPISODE_SOURCE`].
+pub const KERNEL_SOURCE: &str = include_str!("../kernels/evaluate.cu");
+/// The kernel's entry point.
+pub const KERNEL_NAME: &str = "mg_evaluate";
+/// The most players the kernel handles (its per-thread accumulators are fixed-size).
+pub const MAX_PLAYERS: usize = 8;
+/// Most thread blocks in one launch (bounds the partial-sum buffer at 64 MiB for 8 players).
+const MAX_BLOCKS_PER_LAUNCH: u64 = 1 << 19;
+/// Most matchups in one launch (the grid's y dimension).
+const MAX_MATCHUPS_PER_LAUNCH: u64 = 65_535;
+
+/// What can go wrong on the GPU side.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// No usable CUDA device: no driver library, no device, or the driver failed to start.
+    #[error("no CUDA device: {reason}")]
+    NoDevice {
+        /// Why.
+        reason: String,
+    },
+    /// NVRTC (`libnvrtc.so`) could not be loaded, so the kernel cannot be compiled.
+    #[error(
+        "NVRTC not found ({reason}); install the CUDA toolkit or `pip install nvidia-cuda-nvrtc-cu12` and add its lib folder to LD_LIBRARY_PATH"
+    )]
+    NoNvrtc {
+        /// Why.
+        reason: String,
+    },
+    /// NVRTC rejected the kernel source.
+    #[error("kernel compilation failed: {0}")]
+    Compile(String),
+    /// A CUDA driver call failed.
+    #[error("CUDA driver error: {0}")]
+    Driver(String),
+    /// Bad input, as reported by the games crate.
+    #[error(transparent)]
+    Games(#[from] metagame_games::Error),
+}
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+fn driver_err(e: cudarc::driver::DriverError) -> Error {
+    Error::Driver(e.to_string())
+}
+
+/// True when the CUDA driver library (`libcuda.so`) can be loaded. Checked before any other
+/// CUDA call, because cudarc panics when the library is missing.
+pub fn is_driver_present() -> bool {
+    // SAFETY: only tries to dlopen the driver library by its usual names and closes it
+    // again; no CUDA function is called.
+    unsafe { cudarc::driver::sys::is_culib_present() }
+}
+
+/// True when NVRTC (`libnvrtc.so`) can be loaded.
+pub fn is_nvrtc_present() -> bool {
+    // SAFETY: as for `is_driver_present`: a dlopen attempt, no NVRTC call.
+    unsafe { cudarc::nvrtc::sys::is_culib_present() }
+}
+
+/// The full kernel source as NVRTC compiles it: [`EPISODE_SOURCE`] then [`KERNEL_SOURCE`].
+pub fn kernel_source() -> String {
+    format!("{EPISODE_SOURCE}\n{KERNEL_SOURCE}")
+}
+
+/// Compile [`kernel_source`] to PTX with NVRTC, for `arch` (e.g. `"compute_90"`) or NVRTC's
+/// default. No GPU is needed, only `libnvrtc`.
+///
+/// # Errors
+///
+/// [`Error::NoNvrtc`] when NVRTC cannot be loaded; [`Error::Compile`] with NVRTC's log.
+pub fn compile_kernel(arch: Option<&str>) -> Result<cudarc::nvrtc::Ptx> {
+    if !is_nvrtc_present() {
+        return Err(Error::NoNvrtc { reason: "libnvrtc could not be loaded".into() });
+    }
+    let mut options = vec!["--std=c++11".to_string()];
+    if let Some(arch) = arch {
+        options.push(format!("--gpu-architecture={arch}"));
+    }
+    let opts = cudarc::nvrtc::CompileOptions {
+        // Never fuse a*b+c: the host computes the same sums without FMAs.
+        fmad: Some(false),
+        options,
+        name: Some("metagame_evaluate.cu".into()),
+        ..Default::default()
+    };
+    cudarc::nvrtc::compile_ptx_with_opts(kernel_source(), opts).map_err(|e| match e {
+        cudarc::nvrtc::CompileError::CompileError { log, .. } => {
+            Error::Compile(log.to_string_lossy().trim().to_string())
+        }
+        other => Error::Compile(format!("{other:?}")),
+    })
+}
+
+struct DeviceTree {
+    host: FlatTree,
+    nodes: CudaSlice<u32>,
+    chance_cum: CudaSlice<f64>,
+    utilities: CudaSlice<f64>,
+}
+
+/// Sampled match evaluation on a CUDA device, outcome for outcome identical to
+/// [`SampledEvaluator`](metagame_games::SampledEvaluator).
+///
+/// The flattened tree stays on the device between calls while the same tree is evaluated;
+/// calls from several threads are serialised.
+pub struct GpuEvaluator {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    function: CudaFunction,
+    tree: Mutex<Option<DeviceTree>>,
+}
+
+impl std::fmt::Debug for GpuEvaluator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuEvaluator").field("device", &self.device_name()).finish()
+    }
+}
+
+impl GpuEvaluator {
+    /// Use device 0.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NoDevice`] without a driver or device (never a panic); [`Error::NoNvrtc`],
+    /// [`Error::Compile`] or [`Error::Driver`] when the kernel cannot be built or loaded.
+    pub fn new() -> Result<Self> {
+        Self::with_device(0)
+    }
+
+    /// Use device `ordinal`.
+    ///
+    /// # Errors
+    ///
+    /// As [`GpuEvaluator::new`].
+    pub fn with_device(ordinal: usize) -> Result<Self> {
+        if !is_driver_present() {
+            return Err(Error::NoDevice { reason: "the CUDA driver (libcuda) is not installed".into() });
+        }
+        cudarc::driver::result::init()
+            .map_err(|e| Error::NoDevice { reason: format!("the CUDA driver did not start: {e}") })?;
+        let count = CudaContext::device_count()
+            .map_err(|e| Error::NoDevice { reason: format!("cannot count devices: {e}") })?;
+        if usize::try_from(count).map_or(true, |c| ordinal >= c) {
+            return Err(Error::NoDevice { reason: format!("device {ordinal} asked for, {count} present") });
+        }
+        let ctx = CudaContext::new(ordinal).map_err(|e| Error::NoDevice { reason: e.to_string() })?;
+        let (major, minor) = ctx.compute_capability().map_err(driver_err)?;
+        let arch = format!("compute_{major}{minor}");
+        let ptx = compile_kernel(Some(&arch))?;
+        let module = ctx.load_module(ptx).map_err(driver_err)?;
+        let function = module.load_function(KERNEL_NAME).map_err(driver_err)?;
+        let stream = ctx.default_stream();
+        Ok(Self { ctx, stream, function, tree: Mutex::new(None) })
+    }
+
+    /// The device's name.
+    pub fn device_name(&self) -> String {
+        self.ctx.name().unwrap_or_else(|e| format!("unknown device ({e})"))
+    }
+
+    /// Evaluate matchups (see [`MatchEvaluator::evaluate`]) with this crate's error type.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Games`] for bad input (shapes, policies that are not distributions, more than
+    /// [`MAX_PLAYERS`] players); [`Error::Driver`] when a CUDA call fails.
+    pub fn evaluate_on_device(
+        &self,
+        tree: &GameTree,
+        policies: &[&TabularPolicy],
+        matchups: &[Matchup],
+        episodes: u64,
+        seed: u64,
+    ) -> Result<Vec<MatchTotals>> {
+        check_matchups(tree, policies, matchups)?;
+        let np = tree.num_players();
+        if np > MAX_PLAYERS {
+            return Err(metagame_games::Error::Unsupported(format!(
+                "the GPU evaluator handles at most {MAX_PLAYERS} players, {} has {np}",
+                tree.name()
+            ))
+            .into());
+        }
+        if u32::try_from(matchups.len()).is_err() {
+            return Err(metagame_games::Error::Shape(format!(
+                "{} matchups, at most {}",
+                matchups.len(),
+                u32::MAX
+            ))
+            .into());
+        }
+        let blocks = FlatTree::num_blocks(episodes);
+        if blocks > u64::from(u32::MAX) {
+            return Err(
+                metagame_games::Error::Shape(format!("{episodes} episodes per matchup is too many")).into()
+            );
+        }
+        let table = policy_cum_table(tree, policies, matchups)?;
+        let flat_tree = FlatTree::new(tree);
+        let q = 2 * np;
+        let mut partials: Vec<Vec<f64>> = vec![Vec::with_capacity(blocks as usize * q); matchups.len()];
+
+        let mut guard = self.tree.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if guard.as_ref().is_none_or(|d| d.host != flat_tree) {
+            *guard = None;
+            let s = &self.stream;
+            *guard = Some(DeviceTree {
+                nodes: s.clone_htod(flat_tree.nodes()).map_err(driver_err)?,
+                chance_cum: s.clone_htod(&nonempty(flat_tree.chance_cum())).map_err(driver_err)?,
+                utilities: s.clone_htod(flat_tree.utilities()).map_err(driver_err)?,
+                host: flat_tree,
+            });
+        }
+        // INVARIANT: set just above.
+        let dev = guard.as_ref().expect("device tree uploaded");
+        if blocks > 0 && !matchups.is_empty() {
+            let table_dev = self.stream.clone_htod(&nonempty(&table)).map_err(driver_err)?;
+            let num_players = np as u32;
+            let num_sequences = dev.host.num_sequences() as u32;
+            let m_total = matchups.len() as u64;
+            let mut m0 = 0u64;
+            while m0 < m_total {
+                let gy = (m_total - m0).min(MAX_MATCHUPS_PER_LAUNCH);
+                let bx_max = (MAX_BLOCKS_PER_LAUNCH / gy).max(1);
+                let mut b0 = 0u64;
+                while b0 < blocks {
+                    let gx = (blocks - b0).min(bx_max);
+                    let mut out =
+                        self.stream.alloc_zeros::<f64>((gx * gy) as usize * q).map_err(driver_err)?;
+                    let cfg = LaunchConfig {
+                        grid_dim: (gx as u32, gy as u32, 1),
+                        block_dim: (flat::LANES_PER_BLOCK as u32, 1, 1),
+                        shared_mem_bytes: (q * flat::LANES_PER_BLOCK * std::mem::size_of::<f64>()) as u32,
+                    };
+                    let matchup_offset = m0 as u32;
+                    let mut launch = self.stream.launch_builder(&self.function);
+                    launch
+                        .arg(&dev.nodes)
+                        .arg(&dev.chance_cum)
+                        .arg(&table_dev)
+                        .arg(&dev.utilities)
+                        .arg(&num_players)
+                        .arg(&num_sequences)
+                        .arg(&seed)
+                        .arg(&matchup_offset)
+                        .arg(&episodes)
+                        .arg(&b0)
+                        .arg(&mut out);
+                    // SAFETY: the arguments match `mg_evaluate`'s parameters in order and type
+                    // (three `const` device arrays and the table, u32, u32, u64, u32, u64, u64,
+                    // and the output). The kernel reads nodes/chance_cum/utilities through
+                    // indices that `FlatTree::new` derived from a valid tree, reads the policy
+                    // table rows `matchup_offset + y < matchups.len()` of `num_sequences`
+                    // values, and writes `gx * gy * q` doubles, the size of `out`; the dynamic
+                    // shared memory holds `q * LANES_PER_BLOCK` doubles as it expects.
+                    unsafe { launch.launch(cfg) }.map_err(driver_err)?;
+                    let host = self.stream.clone_dtoh(&out).map_err(driver_err)?;
+                    for (y, rows) in host.chunks_exact(gx as usize * q).enumerate() {
+                        partials[m0 as usize + y].extend_from_slice(rows);
+                    }
+                    b0 += gx;
+                }
+                m0 += gy;
+            }
+        }
+        Ok(partials.iter().map(|p| fold_block_partials(p, np, episodes)).collect())
+    }
+}
+
+/// Device buffers must not be empty; pad an empty array with one unused zero.
+fn nonempty(values: &[f64]) -> Vec<f64> {
+    if values.is_empty() { vec![0.0] } else { values.to_vec() }
+}
+
+impl MatchEvaluator for GpuEvaluator {
+    fn name(&self) -> &'static str {
+        "gpu"
+    }
+
+    /// # Errors
+    ///
+    /// Bad input as the games crate reports it; a CUDA failure as
+    /// [`metagame_games::Error::Unsupported`] with the driver's message.
+    fn evaluate(
+        &self,
+        tree: &GameTree,
+        policies: &[&TabularPolicy],
+        matchups: &[Matchup],
+        episodes: u64,
+        seed: u64,
+    ) -> metagame_games::Result<Vec<MatchTotals>> {
+        self.evaluate_on_device(tree, policies, matchups, episodes, seed).map_err(|e| match e {
+            Error::Games(e) => e,
+            other => metagame_games::Error::Unsupported(format!("gpu evaluator: {other}")),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_a_device_new_is_an_error_not_a_panic() {
+        match GpuEvaluator::new() {
+            Ok(gpu) => assert_eq!(gpu.name(), "gpu"),
+            Err(e) => {
+                let text = e.to_string();
+                assert!(!text.contains('\n'), "{text}");
+                if !is_driver_present() {
+                    assert!(matches!(e, Error::NoDevice { .. }), "{e:?}");
+                    assert!(text.starts_with("no CUDA device"), "{text}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn kernel_source_has_the_entry_point_and_no_includes() {
+        let src = kernel_source();
+        assert!(src.contains(&format!("__global__ void {KERNEL_NAME}(")));
+        assert!(!src.lines().any(|l| l.trim_start().starts_with("#include")));
+        assert!(src.contains(&format!("#define MG_MAX_PLAYERS {MAX_PLAYERS}u")));
+        assert!(src.contains(&format!("#define MG_LANES_PER_BLOCK {}u", flat::LANES_PER_BLOCK)));
+        assert!(src.contains(&format!("#define MG_EPISODES_PER_LANE {}u", flat::EPISODES_PER_LANE)));
+    }
+}

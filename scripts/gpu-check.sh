@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# On a machine with an NVIDIA GPU (driver installed): build, run the device tests
+# (GpuEvaluator against SampledEvaluator on Kuhn, Leduc and matrix games, same seeds) and
+# the throughput example, which prints GPU and 2-thread CPU episodes per second and their
+# ratio. Budget: under 5 minutes.
+#
+# The kernel is compiled at run time by NVRTC: from the CUDA toolkit, or from the PyPI wheel
+# nvidia-cuda-nvrtc-cu12 in target/nvrtc-venv (scripts/nvrtc-check.sh installs it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+for dir in "${CUDA_HOME:-/usr/local/cuda}/lib64" /usr/local/cuda/lib64 \
+    target/nvrtc-venv/lib/python3*/site-packages/nvidia/cuda_nvrtc/lib; do
+    if compgen -G "$dir/libnvrtc.so*" >/dev/null; then
+        export LD_LIBRARY_PATH="$(cd "$dir" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+        echo "nvrtc: $dir"
+        break
+    fi
+done
+if command -v nvidia-smi >/dev/null; then
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+fi
+
+start=$SECONDS
+timeout 290 bash -c '
+    set -euo pipefail
+    cargo build --release -p metagame-cuda --tests --examples
+    cargo test --release -p metagame-cuda -- --include-ignored
+    cargo run --release -p metagame-cuda --example gpu_throughput
+'
+echo "gpu-check: done in $((SECONDS - start)) s"
