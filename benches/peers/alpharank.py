@@ -30,43 +30,15 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 REPO_ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-VENV = os.path.join(HERE, ".venv")
-VENV_PY = os.path.join(VENV, "bin", "python")
-OPEN_SPIEL_REQ = "open_spiel==2.0.2"
-# open_spiel 2.0.2 imports these from egt.alpharank but does not declare them.
-EXTRA_REQS = ["numpy", "matplotlib", "networkx"]
 
 
-def _in_our_venv():
-    return os.path.realpath(sys.prefix) == os.path.realpath(VENV)
-
-
-def ensure_venv():
-    if _in_our_venv():
-        return
-    if not os.path.exists(VENV_PY):
-        print(f"[setup] creating venv {VENV}", file=sys.stderr)
-        subprocess.check_call([sys.executable, "-m", "venv", VENV])
-    probe = subprocess.run(
-        [VENV_PY, "-c",
-         "import importlib.metadata as m, numpy, pyspiel, matplotlib, networkx;"
-         "assert m.version('open_spiel') == '2.0.2'"],
-        capture_output=True)
-    if probe.returncode != 0:
-        print(f"[setup] pip install {OPEN_SPIEL_REQ} {' '.join(EXTRA_REQS)}",
-              file=sys.stderr)
-        subprocess.check_call([VENV_PY, "-m", "pip", "install", "-q",
-                               OPEN_SPIEL_REQ] + EXTRA_REQS)
-    os.execv(VENV_PY, [VENV_PY, os.path.abspath(__file__)] + sys.argv[1:])
-
+from peer_venv import ensure_venv  # noqa: E402
 
 if __name__ == "__main__":
-    try:
-        ensure_venv()
-    except (subprocess.CalledProcessError, OSError) as e:
-        print(f"[setup] failed to prepare venv: {e}", file=sys.stderr)
-        sys.exit(2)
+    # open_spiel 2.0.2 imports matplotlib and networkx from egt.alpharank without declaring them.
+    ensure_venv(__file__, ["open_spiel==2.0.2", "numpy", "matplotlib", "networkx"], "numpy, pyspiel, matplotlib, networkx", {"open_spiel": "2.0.2"})
 
 import argparse  # noqa: E402
 import hashlib  # noqa: E402

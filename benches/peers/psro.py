@@ -55,46 +55,17 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 REPO_ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-VENV = os.path.join(HERE, ".venv")
-VENV_PY = os.path.join(VENV, "bin", "python")
-REQUIREMENTS = ["open_spiel==2.0.2", "numpy", "scipy", "cvxpy", "ecos",
-                "matplotlib"]
 RESULTS = os.path.join(HERE, "results")
 
 
 # --------------------------------------------------------------------------
 # venv bootstrap (stdlib only above this point)
-# --------------------------------------------------------------------------
-def _in_our_venv():
-    return os.path.realpath(sys.prefix) == os.path.realpath(VENV)
-
-
-def ensure_venv():
-    if _in_our_venv():
-        return
-    if not os.path.exists(VENV_PY):
-        print(f"[setup] creating venv {VENV}", file=sys.stderr)
-        subprocess.check_call([sys.executable, "-m", "venv", VENV])
-    probe = subprocess.run(
-        [VENV_PY, "-c",
-         "import importlib.metadata as m, numpy, scipy, pyspiel, cvxpy, ecos,"
-         " matplotlib;"
-         "assert m.version('open_spiel') == '2.0.2'"],
-        capture_output=True)
-    if probe.returncode != 0:
-        print(f"[setup] pip install {' '.join(REQUIREMENTS)}", file=sys.stderr)
-        subprocess.check_call([VENV_PY, "-m", "pip", "install", "-q"]
-                              + REQUIREMENTS)
-    os.execv(VENV_PY, [VENV_PY, os.path.abspath(__file__)] + sys.argv[1:])
-
+from peer_venv import ensure_venv  # noqa: E402
 
 if __name__ == "__main__":
-    try:
-        ensure_venv()
-    except (subprocess.CalledProcessError, OSError) as e:
-        print(f"[setup] failed to prepare venv: {e}", file=sys.stderr)
-        sys.exit(2)
+    ensure_venv(__file__, ["open_spiel==2.0.2", "numpy", "scipy", "cvxpy", "ecos", "matplotlib"], "numpy, scipy, pyspiel, cvxpy, ecos, matplotlib", {"open_spiel": "2.0.2"})
 
 # --------------------------------------------------------------------------
 import argparse  # noqa: E402
@@ -901,6 +872,11 @@ def main():
                          "of OpenSpiel")
     ap.add_argument("--xfp-budget-seconds", type=float, default=300.0)
     ap.add_argument("--no-psro", action="store_true")
+    ap.add_argument("--oracle", default="exact-br",
+                    choices=["exact-br", "exact-br-trembling"],
+                    help="metagame's oracle (exact-br-trembling is what "
+                         "examples/leduc_psro.toml uses)")
+    ap.add_argument("--tremble", type=float, default=1e-2)
     ap.add_argument("--diagnose", action="store_true",
                     help="only the item-4 diagnostic (Leduc nash, 4 it.)")
     ap.add_argument("--diagnose-iterations", type=int, default=4)
@@ -964,10 +940,14 @@ def main():
                     done = n
                 mg_rec = None
                 if mg.available():
-                    mg_rec = mg.run({"game": game, "algorithm": "psro",
-                                     "meta_solver": solver,
-                                     "evaluator": "exact",
-                                     "iterations": done})
+                    mg_config = {"game": game, "algorithm": "psro",
+                                 "meta_solver": solver,
+                                 "oracle": args.oracle,
+                                 "evaluator": "exact",
+                                 "iterations": done}
+                    if args.oracle == "exact-br-trembling":
+                        mg_config["tremble"] = args.tremble
+                    mg_rec = mg.run(mg_config)
                     log(f"[metagame] {key}: "
                         + (mg_rec.get("error") or
                            f"{mg_rec.get('last_iteration')} iterations, "

@@ -30,41 +30,15 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 REPO_ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-VENV = os.path.join(HERE, ".venv")
-VENV_PY = os.path.join(VENV, "bin", "python")
-REQS = ["numpy", "scipy", "nashpy==0.0.43", "pygambit==16.7.0"]
 RESULTS = os.path.join(HERE, "results")
 
 
-def _in_our_venv():
-    return os.path.realpath(sys.prefix) == os.path.realpath(VENV)
-
-
-def ensure_venv():
-    if _in_our_venv():
-        return
-    if not os.path.exists(VENV_PY):
-        print(f"[setup] creating venv {VENV}", file=sys.stderr)
-        subprocess.check_call([sys.executable, "-m", "venv", VENV])
-    probe = subprocess.run(
-        [VENV_PY, "-c",
-         "import importlib.metadata as m, numpy, scipy, nashpy, pygambit;"
-         "assert m.version('nashpy') == '0.0.43';"
-         "assert m.version('pygambit') == '16.7.0'"],
-        capture_output=True)
-    if probe.returncode != 0:
-        print(f"[setup] pip install {' '.join(REQS)}", file=sys.stderr)
-        subprocess.check_call([VENV_PY, "-m", "pip", "install", "-q"] + REQS)
-    os.execv(VENV_PY, [VENV_PY, os.path.abspath(__file__)] + sys.argv[1:])
-
+from peer_venv import ensure_venv  # noqa: E402
 
 if __name__ == "__main__":
-    try:
-        ensure_venv()
-    except (subprocess.CalledProcessError, OSError) as e:
-        print(f"[setup] failed to prepare venv: {e}", file=sys.stderr)
-        sys.exit(2)
+    ensure_venv(__file__, ["numpy", "scipy", "nashpy==0.0.43", "pygambit==16.7.0"], "numpy, scipy, nashpy, pygambit", {"nashpy": "0.0.43", "pygambit": "16.7.0"})
 
 # --------------------------------------------------------------------------
 import argparse  # noqa: E402
