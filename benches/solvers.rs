@@ -69,13 +69,13 @@ fn lemke_howson(c: &mut Criterion) {
 fn enumeration(c: &mut Criterion) {
     let mut group = c.benchmark_group("enumeration");
     group.warm_up_time(Duration::from_millis(100)).measurement_time(Duration::from_secs(1)).sample_size(10);
-    for n in [5, 10, 12] {
+    for n in [5, 10, 15] {
         let game = bimatrix(n);
         group.bench_with_input(BenchmarkId::new("support", format!("{n}x{n}")), &game, |b, g| {
             b.iter(|| SupportEnumeration::default().solve_all(black_box(g)).expect("bimatrix"))
         });
     }
-    for n in [10, 15, 17] {
+    for n in [10, 15, 20] {
         let game = bimatrix(n);
         group.bench_with_input(BenchmarkId::new("vertex", format!("{n}x{n}")), &game, |b, g| {
             b.iter(|| VertexEnumeration::default().solve_all(black_box(g)).expect("bimatrix"))

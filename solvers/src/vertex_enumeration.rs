@@ -15,10 +15,15 @@
 //! basis by LU with partial pivoting, so rounding error cannot accumulate. Binding
 //! constraints and ratio ties are recognised with tolerance `1e-11` on the normalised payoffs.
 //!
-//! Only the polytope of the player with fewer strategies is enumerated when the game is
-//! nondegenerate: each of its vertices `x` determines the partner `y` by the square system
-//! of its complementary labels (as `lrsnash` does). When any degeneracy is met, both
-//! polytopes are enumerated and pairs are matched by their label sets.
+//! Nondegenerate games first take a faster path: only one polytope is enumerated, and each
+//! of its vertices `x` determines the partner `y` by the square system of its complementary
+//! labels (as `lrsnash` does). That polytope's vertices are listed by reverse search
+//! (Avis–Fukuda: a simplex pivot rule towards the origin defines a spanning tree, walked with
+//! no memory of visited bases), and for more than 24 strategies in all the polytope with
+//! fewer vertices by Knuth's random-path estimate is chosen. A ratio tie (a degenerate
+//! vertex) or an ambiguous reduced cost abandons it for the depth-first search over bases;
+//! when any degeneracy is met there, both polytopes are enumerated and pairs are matched by
+//! their label sets.
 
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -117,9 +122,12 @@ impl MetaSolver for VertexEnumeration {
         } else {
             (linalg::normalized(a), linalg::normalized(b))
         };
-        let profiles = match self.fast_path(&a, &b) {
+        let profiles = match self.reverse_fast_path(&a, &b) {
             Some(found) => found,
-            None => self.pair_labels(&a, &b),
+            None => match self.fast_path(&a, &b) {
+                Some(found) => found,
+                None => self.pair_labels(&a, &b),
+            },
         };
         let (pairs, bases, complete) = profiles;
         let status = if complete { Status::Solved } else { Status::MaxIterations };
@@ -133,80 +141,159 @@ impl MetaSolver for VertexEnumeration {
     }
 }
 
+/// An equilibrium as `(x, y)` distributions.
+pub(crate) type Pair = (Vec<f64>, Vec<f64>);
+
 /// Equilibria as (x, y) pairs, bases visited, and whether the search completed.
-type Found = (Vec<(Vec<f64>, Vec<f64>)>, usize, bool);
+type Found = (Vec<Pair>, usize, bool);
+
+/// The partner check of the nondegenerate path: for a vertex `x` of P (binding columns in
+/// `zero` from index `m`), solve `A[I, J] y = 1` on its support `I` and binding columns `J`
+/// and keep the pair when `y` is a vertex of Q completing the labels.
+struct Partner<'a> {
+    a: &'a Array2<f64>,
+    rows: Vec<usize>,
+    cols: Vec<usize>,
+    scratch: Vec<f64>,
+    out: Vec<(Vec<f64>, Vec<f64>)>,
+    degenerate: bool,
+}
+
+impl<'a> Partner<'a> {
+    fn new(a: &'a Array2<f64>) -> Self {
+        let (m, n) = a.dim();
+        Self {
+            a,
+            rows: Vec::with_capacity(m),
+            cols: Vec::with_capacity(n),
+            scratch: Vec::new(),
+            out: Vec::new(),
+            degenerate: false,
+        }
+    }
+
+    /// Check one vertex; false (and `degenerate` set) when a degeneracy is seen.
+    fn check(&mut self, v: &VertexView<'_>) -> bool {
+        let a = self.a;
+        let (m, n) = a.dim();
+        if self.degenerate {
+            return false;
+        }
+        if v.degenerate {
+            self.degenerate = true;
+            return false;
+        }
+        if v.point.iter().all(|&p| p == 0.0) {
+            return true;
+        }
+        self.rows.clear();
+        self.rows.extend((0..m).filter(|&i| v.point[i] > 0.0));
+        self.cols.clear();
+        self.cols.extend((0..n).filter(|&j| v.zero.contains(m + j)));
+        let (rows, cols) = (&self.rows, &self.cols);
+        let k = rows.len();
+        if k != cols.len() {
+            self.degenerate = true;
+            return false;
+        }
+        let mut mat = Vec::with_capacity(k * k);
+        for &i in rows {
+            mat.extend(cols.iter().map(|&j| a[[i, j]]));
+        }
+        let Some(lu) = Lu::factor(mat, k) else {
+            self.degenerate = true;
+            return false;
+        };
+        let mut yj = vec![1.0; k];
+        lu.solve(&mut yj, &mut self.scratch);
+        if yj.iter().any(|&t| t < -ZERO_TOLERANCE) {
+            return true;
+        }
+        if yj.iter().any(|&t| t <= ZERO_TOLERANCE) {
+            self.degenerate = true;
+            return false;
+        }
+        let mut in_rows = rows.iter().peekable();
+        for i in 0..m {
+            if in_rows.peek() == Some(&&i) {
+                in_rows.next();
+                continue;
+            }
+            let ay: f64 = cols.iter().zip(&yj).map(|(&j, &t)| a[[i, j]] * t).sum();
+            if ay > 1.0 + ZERO_TOLERANCE {
+                return true;
+            }
+            if ay >= 1.0 - ZERO_TOLERANCE {
+                self.degenerate = true;
+                return false;
+            }
+        }
+        let mut y = vec![0.0; n];
+        for (&j, &t) in cols.iter().zip(&yj) {
+            y[j] = t;
+        }
+        self.out.push((scaled(v.point), scaled(&y)));
+        true
+    }
+}
+
+/// Every equilibrium of a nondegenerate game on payoffs normalised to `[1, 2]`, by reverse
+/// search over the vertices of the smaller player's polytope, with the vertices visited;
+/// `None` when any degeneracy (primal, or of the search's objective) is met, or the search
+/// stopped at `max_bases`.
+pub(crate) fn nondegenerate_equilibria(
+    a: &Array2<f64>,
+    b: &Array2<f64>,
+    max_bases: usize,
+) -> Option<(Vec<Pair>, usize)> {
+    let (m, n) = a.dim();
+    let search = VertexEnumeration { max_bases };
+    if m > n {
+        let (found, bases, complete) = search.reverse_fast_path(&b.t().to_owned(), &a.t().to_owned())?;
+        return complete.then(|| (found.into_iter().map(|(x, y)| (y, x)).collect(), bases));
+    }
+    let (found, bases, complete) = search.reverse_fast_path(a, b)?;
+    complete.then_some((found, bases))
+}
 
 impl VertexEnumeration {
-    /// Nondegenerate games: enumerate P only and solve for each vertex's partner. `None` as
-    /// soon as a degeneracy is seen.
-    fn fast_path(&self, a: &Array2<f64>, b: &Array2<f64>) -> Option<Found> {
+    /// Nondegenerate games: enumerate P only, by reverse search, and solve for each vertex's
+    /// partner. `None` as soon as a degeneracy is seen.
+    ///
+    /// Above [`ESTIMATE_ABOVE`] strategies, enumerates whichever of P and Q has fewer
+    /// vertices by Knuth's estimate, so the pairs come in the order of that polytope's
+    /// vertices.
+    fn reverse_fast_path(&self, a: &Array2<f64>, b: &Array2<f64>) -> Option<Found> {
         let (m, n) = a.dim();
-        let mut out = Vec::new();
-        let mut degenerate = false;
-        let mut rows = Vec::with_capacity(m);
-        let mut cols = Vec::with_capacity(n);
-        let mut scratch = Vec::new();
+        if m + n <= ESTIMATE_ABOVE {
+            return self.enumerate_p(a, b);
+        }
         let bt = b.t().to_owned();
-        let (bases, complete) = enumerate(&bt, self.max_bases, |v| {
-            if degenerate {
-                return false;
-            }
-            if v.degenerate {
-                degenerate = true;
-                return false;
-            }
-            if v.point.iter().all(|&p| p == 0.0) {
-                return true;
-            }
-            rows.clear();
-            rows.extend((0..m).filter(|&i| v.point[i] > 0.0));
-            cols.clear();
-            cols.extend((0..n).filter(|&j| v.zero.contains(m + j)));
-            let k = rows.len();
-            if k != cols.len() {
-                degenerate = true;
-                return false;
-            }
-            let mut mat = Vec::with_capacity(k * k);
-            for &i in &rows {
-                mat.extend(cols.iter().map(|&j| a[[i, j]]));
-            }
-            let Some(lu) = Lu::factor(mat, k) else {
-                degenerate = true;
-                return false;
-            };
-            let mut yj = vec![1.0; k];
-            lu.solve(&mut yj, &mut scratch);
-            if yj.iter().any(|&t| t < -ZERO_TOLERANCE) {
-                return true;
-            }
-            if yj.iter().any(|&t| t <= ZERO_TOLERANCE) {
-                degenerate = true;
-                return false;
-            }
-            let mut y = vec![0.0; n];
-            for (&j, &t) in cols.iter().zip(&yj) {
-                y[j] = t;
-            }
-            let mut in_rows = rows.iter().peekable();
-            for i in 0..m {
-                if in_rows.peek() == Some(&&i) {
-                    in_rows.next();
-                    continue;
-                }
-                let ay: f64 = cols.iter().map(|&j| a[[i, j]] * y[j]).sum();
-                if ay > 1.0 + ZERO_TOLERANCE {
-                    return true;
-                }
-                if ay >= 1.0 - ZERO_TOLERANCE {
-                    degenerate = true;
-                    return false;
-                }
-            }
-            out.push((scaled(v.point), scaled(&y)));
-            true
-        });
-        (!degenerate).then_some((out, bases, complete))
+        let p_size = estimate_vertices(&bt, ESTIMATE_PROBES)?;
+        let q_size = estimate_vertices(a, ESTIMATE_PROBES)?;
+        if q_size < p_size {
+            // Q of (A, B) is P of the transposed game (Bᵀ, Aᵀ).
+            let (pairs, bases, complete) = self.enumerate_p(&bt, &a.t().to_owned())?;
+            return Some((pairs.into_iter().map(|(y, x)| (x, y)).collect(), bases, complete));
+        }
+        self.enumerate_p(a, b)
+    }
+
+    /// The nondegenerate reverse search over P for the game `(a, b)`.
+    fn enumerate_p(&self, a: &Array2<f64>, b: &Array2<f64>) -> Option<Found> {
+        let mut partner = Partner::new(a);
+        let bt = b.t().to_owned();
+        let (bases, complete) = reverse_search(&bt, self.max_bases, |v| partner.check(v))?;
+        (!partner.degenerate).then_some((partner.out, bases, complete))
+    }
+
+    /// Nondegenerate games: enumerate P only (depth-first over all bases) and solve for each
+    /// vertex's partner. `None` as soon as a degeneracy is seen.
+    fn fast_path(&self, a: &Array2<f64>, b: &Array2<f64>) -> Option<Found> {
+        let mut partner = Partner::new(a);
+        let bt = b.t().to_owned();
+        let (bases, complete) = enumerate(&bt, self.max_bases, |v| partner.check(v));
+        (!partner.degenerate).then_some((partner.out, bases, complete))
     }
 
     /// Any game: enumerate both polytopes and match completely labelled pairs.
@@ -325,6 +412,10 @@ struct Search<'a> {
     key: Vec<u64>,
     pivots_since_refresh: usize,
     prow: Vec<f64>,
+    /// Objective weights of the reverse search (empty for the depth-first search).
+    cost: Vec<f64>,
+    /// Reduced costs `cost − cost_B·B⁻¹[M | I]` (maintained only when `cost` is set).
+    rc: Vec<f64>,
 }
 
 impl Search<'_> {
@@ -371,6 +462,14 @@ impl Search<'_> {
                 self.t[k * w + v] = x;
             }
         }
+        if !self.cost.is_empty() {
+            for v in 0..w {
+                let own = self.cost.get(v).copied().unwrap_or(0.0);
+                let used: f64 =
+                    self.basis.iter().enumerate().map(|(k, &b)| self.cost[b] * self.t[k * w + v]).sum();
+                self.rc[v] = own - used;
+            }
+        }
         self.pivots_since_refresh = 0;
         true
     }
@@ -392,6 +491,15 @@ impl Search<'_> {
                     *v -= f * q;
                 }
                 row[e] = 0.0;
+            }
+        }
+        if !self.rc.is_empty() {
+            let f = self.rc[e];
+            if f != 0.0 {
+                for (v, &q) in self.rc.iter_mut().zip(&prow) {
+                    *v -= f * q;
+                }
+                self.rc[e] = 0.0;
             }
         }
         self.t[r * w..(r + 1) * w].copy_from_slice(&prow);
@@ -418,6 +526,64 @@ impl Search<'_> {
             theta = theta.min(*r);
         }
         theta
+    }
+
+    /// The reverse search's child test for entering `e`: `Some(Some(row))` when the pivot on
+    /// `(row, e)` leads to a child of the current vertex, `Some(None)` when it does not,
+    /// `None` on a ratio tie or an ambiguous reduced cost.
+    fn child_row(&self, e: usize) -> Option<Option<usize>> {
+        let (c, w) = (self.c, self.width());
+        let rhs = w - 1;
+        // Only an improving-at-the-neighbour direction can lead to a child: at the
+        // neighbour, Bland's rule must enter `left` (the variable leaving now), i.e.
+        // `left` improves there and no smaller nonbasic one does.
+        let rc_e = self.rc[e];
+        if rc_e.abs() <= DUAL_TOLERANCE {
+            return None;
+        }
+        if rc_e < 0.0 {
+            return Some(None);
+        }
+        // Ratio test (division-free comparisons), refusing ties.
+        let (mut num, mut den, mut best_row) = (f64::INFINITY, 1.0, usize::MAX);
+        let (mut num2, mut den2) = (f64::INFINITY, 1.0);
+        for k in 0..c {
+            let p = self.t[k * w + e];
+            if p > PIVOT_TOLERANCE {
+                let b = self.t[k * w + rhs].max(0.0);
+                if b * den < num * p {
+                    (num2, den2) = (num, den);
+                    (num, den, best_row) = (b, p, k);
+                } else if b * den2 < num2 * p {
+                    (num2, den2) = (b, p);
+                }
+            }
+        }
+        if best_row == usize::MAX {
+            return Some(None);
+        }
+        let (best, second) = (num / den, num2 / den2);
+        if second <= best + ZERO_TOLERANCE * (1.0 + best) {
+            return None;
+        }
+        let left = self.basis[best_row];
+        let row = &self.t[best_row * w..(best_row + 1) * w];
+        let f = rc_e / row[e];
+        let mut is_child = true;
+        for (u, &entry) in row.iter().enumerate().take(left) {
+            if u == e || self.is_basic(u) {
+                continue;
+            }
+            let r = self.rc[u] - f * entry;
+            if r.abs() <= DUAL_TOLERANCE {
+                return None;
+            }
+            if r < 0.0 {
+                is_child = false;
+                break;
+            }
+        }
+        Some(is_child.then_some(best_row))
     }
 
     /// Report the current vertex to `visit`; `seen_vertices` dedupes degenerate ones.
@@ -473,6 +639,8 @@ fn enumerate(
         key: vec![0; words],
         pivots_since_refresh: 0,
         prow: Vec::with_capacity(c + d + 1),
+        cost: Vec::new(),
+        rc: Vec::new(),
     };
     for v in d..nvars {
         search.key[v / 64] |= 1 << (v % 64);
@@ -551,6 +719,147 @@ fn enumerate(
         }
     }
     (bases, true)
+}
+
+/// Reduced costs within this of 0 make the reverse search's parent rule ambiguous.
+const DUAL_TOLERANCE: f64 = 1e-11;
+
+/// Random paths per polytope when estimating which one has fewer vertices.
+const ESTIMATE_PROBES: usize = 2000;
+
+/// Games with at most this many strategies in all skip the estimate (the search is cheap).
+const ESTIMATE_ABOVE: usize = 24;
+
+/// The reverse search's state at the origin of `{z ≥ 0 : M z ≤ 1}` (`None` if singular).
+fn reverse_start(mat: &Array2<f64>) -> Option<Search<'_>> {
+    let (c, d) = mat.dim();
+    let nvars = c + d;
+    let w = nvars + 1;
+    let words = nvars.div_ceil(64);
+    // Generic positive weights (fractional parts of multiples of the golden ratio).
+    let cost = (0..nvars)
+        .map(|v| if v < d { 1.0 + 0.5 * ((v as f64 + 1.0) * 0.618_033_988_749_895).fract() } else { 0.0 })
+        .collect();
+    let mut search = Search {
+        mat,
+        c,
+        d,
+        t: vec![0.0; c * w],
+        basis: (d..nvars).collect(),
+        key: vec![0; words],
+        pivots_since_refresh: 0,
+        prow: Vec::with_capacity(w),
+        cost,
+        rc: vec![0.0; w],
+    };
+    for v in d..nvars {
+        search.key[v / 64] |= 1 << (v % 64);
+    }
+    search.refresh().then_some(search)
+}
+
+/// Knuth's estimate of the number of vertices the reverse search from `mat` visits: the mean
+/// over `probes` random root-to-leaf paths of `1 + k₁ + k₁k₂ + …` (`k_i` the children at
+/// depth `i`). `None` when the search would fail (see [`reverse_search`]).
+fn estimate_vertices(mat: &Array2<f64>, probes: usize) -> Option<f64> {
+    let mut search = reverse_start(mat)?;
+    let nvars = search.c + search.d;
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut children = Vec::with_capacity(nvars);
+    let mut path = Vec::new();
+    let mut total = 0.0;
+    for _ in 0..probes {
+        let (mut estimate, mut weight) = (1.0, 1.0);
+        loop {
+            children.clear();
+            for e in 0..nvars {
+                if !search.is_basic(e)
+                    && let Some(row) = search.child_row(e)?
+                {
+                    children.push((row, e));
+                }
+            }
+            if children.is_empty() {
+                break;
+            }
+            weight *= children.len() as f64;
+            estimate += weight;
+            // xorshift64
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let (row, e) = children[(state % children.len() as u64) as usize];
+            path.push((row, search.basis[row]));
+            search.pivot(row, e);
+        }
+        while let Some((row, left)) = path.pop() {
+            search.pivot(row, left);
+        }
+        total += estimate;
+    }
+    Some(total / probes.max(1) as f64)
+}
+
+/// Reverse search (Avis–Fukuda) over the vertices of a *nondegenerate* `{z ≥ 0 : M z ≤ 1}`
+/// (`M ≥ 1`, `c × d`): the parent of a vertex is its neighbour by one simplex pivot towards
+/// the origin, for the objective `min Σ w_v z_v` with generic weights `w ∈ [1, 1.5)`, with
+/// Bland's entering rule. Each vertex is visited once, with no memory of visited bases: a
+/// neighbour is a child when the pivot back from it is the one Bland's rule picks there
+/// (tested in O(d) from the current reduced costs). `None` when a ratio tie (a degenerate
+/// vertex) or an ambiguous reduced cost is met; otherwise as [`enumerate`].
+fn reverse_search(
+    mat: &Array2<f64>,
+    max_bases: usize,
+    mut visit: impl FnMut(&VertexView<'_>) -> bool,
+) -> Option<(usize, bool)> {
+    let (c, d) = mat.dim();
+    let nvars = c + d;
+    let mut search = reverse_start(mat)?;
+    let mut seen_vertices = FxSet::default();
+    let mut point = vec![0.0; d];
+    let mut zero = Bits::empty(nvars);
+    if !search.report(&mut seen_vertices, &mut point, &mut zero, &mut visit) {
+        return Some((1, true));
+    }
+    // The pivots from the root to the current vertex: (row, variable that left, next
+    // entering variable to try at the parent).
+    let mut stack: Vec<(usize, usize, usize)> = Vec::new();
+    let mut bases = 1;
+    let mut next_var = 0;
+    loop {
+        let mut child = None;
+        while next_var < nvars {
+            let e = next_var;
+            next_var += 1;
+            if search.is_basic(e) {
+                continue;
+            }
+            if let Some(row) = search.child_row(e)? {
+                child = Some((row, e));
+                break;
+            }
+        }
+        match child {
+            Some((k, e)) => {
+                if bases >= max_bases {
+                    return Some((bases, false));
+                }
+                stack.push((k, search.basis[k], next_var));
+                search.pivot(k, e);
+                bases += 1;
+                if !search.report(&mut seen_vertices, &mut point, &mut zero, &mut visit) {
+                    return Some((bases, true));
+                }
+                next_var = 0;
+            }
+            None => {
+                let Some((k, left, resume)) = stack.pop() else { break };
+                search.pivot(k, left);
+                next_var = resume;
+            }
+        }
+    }
+    Some((bases, true))
 }
 
 #[cfg(test)]
