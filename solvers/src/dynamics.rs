@@ -52,12 +52,8 @@ impl<'a> Kernel<'a> {
         match self {
             Kernel::Matrix { a, bt, n0, n1 } => {
                 let (x, y) = (&strategies[0], &strategies[1]);
-                for (i, o) in out[0].iter_mut().enumerate() {
-                    *o = dot(&a[i * *n1..(i + 1) * *n1], y);
-                }
-                for (j, o) in out[1].iter_mut().enumerate() {
-                    *o = dot(&bt[j * *n0..(j + 1) * *n0], x);
-                }
+                matvec(a, *n1, y, &mut out[0]);
+                matvec(bt, *n0, x, &mut out[1]);
             }
             Kernel::Tensor { payoffs, shape, index, prefix, suffix } => {
                 let n = shape.len();
@@ -91,6 +87,45 @@ impl<'a> Kernel<'a> {
                 }
             }
         }
+    }
+}
+
+/// `out = M·v` for a row-major `M` with `cols` columns. Four rows at a time share each
+/// load of `v` and give the CPU eight independent sums to overlap.
+fn matvec(m: &[f64], cols: usize, v: &[f64], out: &mut [f64]) {
+    let mut rows = m.chunks_exact(4 * cols);
+    let mut outs = out.chunks_exact_mut(4);
+    for (block, o) in (&mut rows).zip(&mut outs) {
+        let (r0, rest) = block.split_at(cols);
+        let (r1, rest) = rest.split_at(cols);
+        let (r2, r3) = rest.split_at(cols);
+        let mut acc = [0.0f64; 8];
+        let quads =
+            r0.chunks_exact(2).zip(r1.chunks_exact(2)).zip(r2.chunks_exact(2)).zip(r3.chunks_exact(2));
+        for ((((a, b), c), d), w) in quads.zip(v.chunks_exact(2)) {
+            acc[0] += a[0] * w[0];
+            acc[1] += a[1] * w[1];
+            acc[2] += b[0] * w[0];
+            acc[3] += b[1] * w[1];
+            acc[4] += c[0] * w[0];
+            acc[5] += c[1] * w[1];
+            acc[6] += d[0] * w[0];
+            acc[7] += d[1] * w[1];
+        }
+        if cols % 2 == 1 {
+            let j = cols - 1;
+            acc[0] += r0[j] * v[j];
+            acc[2] += r1[j] * v[j];
+            acc[4] += r2[j] * v[j];
+            acc[6] += r3[j] * v[j];
+        }
+        o[0] = acc[0] + acc[1];
+        o[1] = acc[2] + acc[3];
+        o[2] = acc[4] + acc[5];
+        o[3] = acc[6] + acc[7];
+    }
+    for (row, o) in rows.remainder().chunks_exact(cols).zip(outs.into_remainder()) {
+        *o = dot(row, v);
     }
 }
 

@@ -98,18 +98,34 @@ pub(crate) fn project_with_floor(x: &mut [f64], floor: f64, scratch: &mut Vec<f6
         x.iter_mut().for_each(|v| *v += shift);
         return;
     }
+    // Michelot's method: the threshold θ over the entries still above the floor, dropping
+    // those it pushes below, until none drops. In the dynamics only a few entries sit at
+    // the floor, so this takes one or two O(k) passes instead of a sort.
     let radius = (1.0 - floor * k).max(0.0);
+    if radius == 0.0 {
+        x.fill(floor);
+        return;
+    }
     scratch.clear();
     scratch.extend(x.iter().map(|v| v - floor));
-    scratch.sort_unstable_by(|a, b| b.total_cmp(a));
-    let mut cumulative = 0.0;
-    let mut theta = 0.0;
-    for (j, &u) in scratch.iter().enumerate() {
-        cumulative += u;
-        let candidate = (cumulative - radius) / (j as f64 + 1.0);
-        if u - candidate > 0.0 {
-            theta = candidate;
-        } else {
+    let mut theta;
+    loop {
+        let (mut total, mut count) = (0.0, 0usize);
+        for &u in scratch.iter() {
+            if u > f64::NEG_INFINITY {
+                total += u;
+                count += 1;
+            }
+        }
+        theta = (total - radius) / count.max(1) as f64;
+        let mut dropped = false;
+        for u in scratch.iter_mut() {
+            if *u > f64::NEG_INFINITY && *u - theta <= 0.0 {
+                *u = f64::NEG_INFINITY;
+                dropped = true;
+            }
+        }
+        if !dropped {
             break;
         }
     }
