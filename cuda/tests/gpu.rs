@@ -3,26 +3,11 @@
 
 #![allow(missing_docs)]
 
-use metagame_cuda::GpuEvaluator;
-use metagame_games::philox::{philox4x32_10, uniform_f64};
-use metagame_games::{GameTree, MatchEvaluator, Matchup, SampledEvaluator, TabularPolicy, registry};
+mod common;
 
-fn random_policy(tree: &GameTree, salt: u32) -> TabularPolicy {
-    let mut k = 0u32;
-    TabularPolicy::from_fn(tree, |id| {
-        let w: Vec<f64> = tree
-            .legal_actions(id)
-            .iter()
-            .map(|_| {
-                k += 1;
-                0.02 + uniform_f64(philox4x32_10([k, salt, 1, 0], [3, 8])[0])
-            })
-            .collect();
-        let s: f64 = w.iter().sum();
-        w.iter().map(|x| x / s).collect()
-    })
-    .unwrap()
-}
+use common::random_policy;
+use metagame_cuda::GpuEvaluator;
+use metagame_games::{GameTree, MatchEvaluator, Matchup, SampledEvaluator, TabularPolicy, registry};
 
 fn compare(game: &str, episodes: u64, exact_sums: bool) {
     let tree = GameTree::build(&registry::load(game).unwrap()).unwrap();

@@ -3,31 +3,16 @@
 
 #![allow(missing_docs)]
 
+mod common;
+
+use common::random_policy;
 use metagame_cuda::{Error, compile_kernel, is_nvrtc_present, shim};
 use metagame_games::flat::{self, FlatTree, fold_block_partials, policy_cum_table};
-use metagame_games::philox::{philox4x32_10, uniform_f64};
+use metagame_games::philox::philox4x32_10;
 use metagame_games::{GameTree, MatchEvaluator, Matchup, SampledEvaluator, TabularPolicy, registry};
 
 fn tree(game: &str) -> GameTree {
     GameTree::build(&registry::load(game).unwrap()).unwrap()
-}
-
-/// A policy with every legal action's probability in (0, 1), reproducible from `salt`.
-fn random_policy(tree: &GameTree, salt: u32) -> TabularPolicy {
-    let mut k = 0u32;
-    TabularPolicy::from_fn(tree, |id| {
-        let w: Vec<f64> = tree
-            .legal_actions(id)
-            .iter()
-            .map(|_| {
-                k += 1;
-                0.02 + uniform_f64(philox4x32_10([k, salt, 0, 0], [17, 4])[0])
-            })
-            .collect();
-        let s: f64 = w.iter().sum();
-        w.iter().map(|x| x / s).collect()
-    })
-    .unwrap()
 }
 
 /// A policy that puts zero weight on some legal actions (exercises the "2.0" tails).
