@@ -66,6 +66,25 @@ fn battle_of_the_sexes_has_three_equilibria() {
 }
 
 #[test]
+fn four_by_three_game_has_one_equilibrium() {
+    // Shapley's game (unique Nash: uniform against uniform) with a fourth row that is
+    // strictly dominated for the row player (−1 against everything), so it never carries
+    // weight: the full equilibrium set is ((1/3, 1/3, 1/3, 0), (1/3, 1/3, 1/3)).
+    let a = array![[0., 0., 1.], [1., 0., 0.], [0., 1., 0.], [-1., -1., -1.]];
+    let b = array![[0., 1., 0.], [0., 0., 1.], [1., 0., 0.], [5., 0., 2.]];
+    let g = bimatrix(a, b);
+    let (x, y) = ([1. / 3., 1. / 3., 1. / 3., 0.], [1. / 3.; 3]);
+    for all in [
+        SupportEnumeration::default().solve_all(&g).unwrap(),
+        VertexEnumeration::default().solve_all(&g).unwrap(),
+        LemkeHowson::default().solve_all(&g).unwrap(),
+    ] {
+        assert_eq!(all.len(), 1);
+        assert!(same_profile(&all[0], &x, &y), "{:?}", all[0].strategies);
+    }
+}
+
+#[test]
 fn three_equilibria_game() {
     // A=[[1,0],[−2,3]], B=[[3,2],[−1,0]]: two pure and (½,½)/(½,½).
     let g = bimatrix(array![[1., 0.], [-2., 3.]], array![[3., 2.], [-1., 0.]]);
