@@ -90,7 +90,7 @@ impl Integrator {
 /// # Complexity
 ///
 /// O(K) when `x + (1 − Σx)/K` already respects the floor (the usual case for small steps),
-/// O(K log K) otherwise (sort-based, Held et al. 1974 / Duchi et al. 2008).
+/// otherwise O(K) per pass of Michelot's method (1986; usually one or two passes).
 pub(crate) fn project_with_floor(x: &mut [f64], floor: f64, scratch: &mut Vec<f64>) {
     let k = x.len() as f64;
     let shift = (1.0 - x.iter().sum::<f64>()) / k;
