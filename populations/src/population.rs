@@ -81,6 +81,12 @@ impl Population {
         self.members[player].iter().map(|m| &m.policy).collect()
     }
 
+    /// `(id, weight)` of `player`'s members with positive weight in `weights` (one weight
+    /// per member, in order): the opponents a response answered.
+    pub fn weighted_ids(&self, player: usize, weights: &[f64]) -> Vec<(PolicyId, f64)> {
+        self.members[player].iter().zip(weights).filter(|(_, w)| **w > 0.0).map(|(m, w)| (m.id, *w)).collect()
+    }
+
     /// The lineage: an edge from every answered opponent to the member that answered it,
     /// weighted by its meta-mixture probability.
     pub fn lineage(&self) -> DiGraph<PolicyId, f64> {

@@ -414,12 +414,7 @@ impl<'t> Psro<'t> {
         let pop = &self.state.population;
         let sigma = &self.state.meta_strategies;
         let answered_by = |player: usize, weights: &[Vec<f64>]| -> Vec<(PolicyId, f64)> {
-            (0..n)
-                .filter(|&q| q != player)
-                .flat_map(|q| {
-                    pop.members(q).iter().zip(&weights[q]).filter(|(_, w)| **w > 0.0).map(|(m, w)| (m.id, *w))
-                })
-                .collect()
+            (0..n).filter(|&q| q != player).flat_map(|q| pop.weighted_ids(q, &weights[q])).collect()
         };
         let profile_policy = aggregated(self.tree, pop, sigma)?;
         let profile: Vec<&TabularPolicy> = vec![&profile_policy; n];
@@ -434,7 +429,7 @@ impl<'t> Psro<'t> {
         }
         for player in 0..n {
             if self.config.rectified {
-                out.extend(self.respond_rectified(player)?);
+                out.extend(self.respond_rectified(player, &profile_policy)?);
             } else {
                 let br = self.oracle.respond(self.tree, player, &profile)?;
                 out.push(NewMember { player, policy: br, answered: answered_by(player, sigma) });
@@ -445,8 +440,9 @@ impl<'t> Psro<'t> {
 
     /// PSRO-rN for a 2-player game: every member `k` of `player` with positive meta
     /// probability answers the opponents' mixture restricted to members it beats or ties
-    /// (`u_player(k, j) ≥ u_other(k, j)`). If no member beats anyone, answer the full mixture.
-    fn respond_rectified(&self, player: usize) -> Result<Vec<NewMember>> {
+    /// (`u_player(k, j) ≥ u_other(k, j)`). If no member beats anyone, answer the full mixture
+    /// (`full`, the aggregated meta-mixture).
+    fn respond_rectified(&self, player: usize, full: &TabularPolicy) -> Result<Vec<NewMember>> {
         let other = 1 - player;
         let pop = &self.state.population;
         let sigma = &self.state.meta_strategies;
@@ -473,26 +469,11 @@ impl<'t> Psro<'t> {
             let mut opponents = TabularPolicy::uniform(self.tree);
             aggregate_into(self.tree, other, &pop.policies(other), &weights, &mut opponents)?;
             let br = self.oracle.respond(self.tree, player, &[&opponents, &opponents])?;
-            let answered = pop
-                .members(other)
-                .iter()
-                .zip(&weights)
-                .filter(|(_, w)| **w > 0.0)
-                .map(|(m, w)| (m.id, *w))
-                .collect();
-            out.push(NewMember { player, policy: br, answered });
+            out.push(NewMember { player, policy: br, answered: pop.weighted_ids(other, &weights) });
         }
         if out.is_empty() {
-            let profile_policy = aggregated(self.tree, pop, sigma)?;
-            let br = self.oracle.respond(self.tree, player, &[&profile_policy, &profile_policy])?;
-            let answered = pop
-                .members(other)
-                .iter()
-                .zip(&sigma[other])
-                .filter(|(_, w)| **w > 0.0)
-                .map(|(m, w)| (m.id, *w))
-                .collect();
-            out.push(NewMember { player, policy: br, answered });
+            let br = self.oracle.respond(self.tree, player, &[full, full])?;
+            out.push(NewMember { player, policy: br, answered: pop.weighted_ids(other, &sigma[other]) });
         }
         Ok(out)
     }
