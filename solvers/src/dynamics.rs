@@ -8,10 +8,9 @@ use crate::{Result, SolveError};
 
 /// Computes `u_p(s, σ_{-p})` for every player `p` and pure strategy `s` without allocating.
 pub(crate) enum Kernel<'a> {
-    /// Two players: the row player's matrix `a` (row-major, `n0 × n1`) and the column
-    /// player's matrix transposed, `bt` (row-major, `n1 × n0`), so both products read
-    /// contiguous rows.
-    Matrix { a: Vec<f64>, bt: Vec<f64>, n0: usize, n1: usize },
+    /// Two players: the row player's matrix `a` (`n0 × n1`) and the column player's matrix
+    /// transposed, `bt` (`n1 × n0`), both as column panels.
+    Matrix { a: PanelMatrix, bt: PanelMatrix, arch: pulp::Arch },
     /// Any number of players: a pass over the payoff tensors with prefix/suffix products.
     Tensor {
         payoffs: Vec<&'a [f64]>,
@@ -26,10 +25,8 @@ impl<'a> Kernel<'a> {
     /// The kernel for `game`.
     pub(crate) fn new(game: &'a NormalFormGame) -> Self {
         if let (Some(a), Some(b)) = (game.matrix(0), game.matrix(1)) {
-            let (n0, n1) = a.dim();
-            let a_flat: Vec<f64> = a.iter().copied().collect();
-            let bt: Vec<f64> = b.t().iter().copied().collect();
-            return Kernel::Matrix { a: a_flat, bt, n0, n1 };
+            let (a, bt) = (PanelMatrix::new(a), PanelMatrix::new(b.t()));
+            return Kernel::Matrix { a, bt, arch: pulp::Arch::new() };
         }
         let n = game.num_players();
         let payoffs = (0..n)
@@ -50,10 +47,10 @@ impl<'a> Kernel<'a> {
     /// `out[p][s] = u_p(s, σ_{-p})`.
     pub(crate) fn deviation_payoffs(&mut self, strategies: &[Vec<f64>], out: &mut [Vec<f64>]) {
         match self {
-            Kernel::Matrix { a, bt, n0, n1 } => {
+            Kernel::Matrix { a, bt, arch } => {
                 let (x, y) = (&strategies[0], &strategies[1]);
-                matvec(a, *n1, y, &mut out[0]);
-                matvec(bt, *n0, x, &mut out[1]);
+                let (out0, out1) = out.split_at_mut(1);
+                arch.dispatch(BothProducts { a, bt, x, y, out0: &mut out0[0], out1: &mut out1[0] });
             }
             Kernel::Tensor { payoffs, shape, index, prefix, suffix } => {
                 let n = shape.len();
@@ -90,42 +87,85 @@ impl<'a> Kernel<'a> {
     }
 }
 
-/// `out = M·v` for a row-major `M` with `cols` columns. Four rows at a time share each
-/// load of `v` and give the CPU eight independent sums to overlap.
-fn matvec(m: &[f64], cols: usize, v: &[f64], out: &mut [f64]) {
-    let mut rows = m.chunks_exact(4 * cols);
-    let mut outs = out.chunks_exact_mut(4);
-    for (block, o) in (&mut rows).zip(&mut outs) {
-        let (r0, rest) = block.split_at(cols);
-        let (r1, rest) = rest.split_at(cols);
-        let (r2, r3) = rest.split_at(cols);
-        let mut acc = [0.0f64; 8];
-        let quads =
-            r0.chunks_exact(2).zip(r1.chunks_exact(2)).zip(r2.chunks_exact(2)).zip(r3.chunks_exact(2));
-        for ((((a, b), c), d), w) in quads.zip(v.chunks_exact(2)) {
-            acc[0] += a[0] * w[0];
-            acc[1] += a[1] * w[1];
-            acc[2] += b[0] * w[0];
-            acc[3] += b[1] * w[1];
-            acc[4] += c[0] * w[0];
-            acc[5] += c[1] * w[1];
-            acc[6] += d[0] * w[0];
-            acc[7] += d[1] * w[1];
+/// Rows per panel of a [`PanelMatrix`] (one AVX-512 or two AVX2 registers of f64).
+const PANEL_ROWS: usize = 8;
+/// Interleaved partial sums per output entry (independent add chains for the CPU to overlap).
+const PARTIAL_SUMS: usize = 4;
+
+/// A dense matrix laid out for `M·v`: rows in blocks of [`PANEL_ROWS`], each block one
+/// contiguous column-major panel, zero-padded to whole panels and to a multiple of
+/// [`PARTIAL_SUMS`] columns. A product is then one broadcast-multiply-add of a whole column
+/// of the panel per entry of `v`, with no horizontal sums and no bounds checks.
+pub(crate) struct PanelMatrix {
+    data: Vec<f64>,
+    rows: usize,
+    padded_cols: usize,
+}
+
+impl PanelMatrix {
+    fn new(m: ndarray::ArrayView2<'_, f64>) -> Self {
+        let (rows, cols) = m.dim();
+        let padded_cols = cols.div_ceil(PARTIAL_SUMS) * PARTIAL_SUMS;
+        let mut data = vec![0.0; rows.div_ceil(PANEL_ROWS) * PANEL_ROWS * padded_cols];
+        for ((i, j), &x) in m.indexed_iter() {
+            data[(i / PANEL_ROWS) * padded_cols * PANEL_ROWS + j * PANEL_ROWS + i % PANEL_ROWS] = x;
         }
-        if cols % 2 == 1 {
-            let j = cols - 1;
-            acc[0] += r0[j] * v[j];
-            acc[2] += r1[j] * v[j];
-            acc[4] += r2[j] * v[j];
-            acc[6] += r3[j] * v[j];
-        }
-        o[0] = acc[0] + acc[1];
-        o[1] = acc[2] + acc[3];
-        o[2] = acc[4] + acc[5];
-        o[3] = acc[6] + acc[7];
+        Self { data, rows, padded_cols }
     }
-    for (row, o) in rows.remainder().chunks_exact(cols).zip(outs.into_remainder()) {
-        *o = dot(row, v);
+
+    /// `out = M·v`. Entry `i` is
+    /// `(s₀ + s₁) + (s₂ + s₃)` with `s_k = Σ_{j ≡ k mod 4} M[i][j]·v[j]` summed in order, the
+    /// same on every CPU whatever width the compiler vectorises the rows with.
+    #[inline(always)]
+    fn mul_vec(&self, v: &[f64], out: &mut [f64]) {
+        debug_assert_eq!(out.len(), self.rows);
+        let (weights, last) = v.as_chunks::<PARTIAL_SUMS>();
+        let panels = self.data.chunks_exact(self.padded_cols * PANEL_ROWS);
+        for (panel, o) in panels.zip(out.chunks_mut(PANEL_ROWS)) {
+            let mut acc = [[0.0f64; PANEL_ROWS]; PARTIAL_SUMS];
+            let (columns, _) = panel.as_chunks::<PANEL_ROWS>();
+            let mut groups = columns.chunks_exact(PARTIAL_SUMS);
+            // `weights` first: zip then stops without taking a group from `groups`.
+            for (w, group) in weights.iter().zip(&mut groups) {
+                for k in 0..PARTIAL_SUMS {
+                    for r in 0..PANEL_ROWS {
+                        acc[k][r] += w[k] * group[k][r];
+                    }
+                }
+            }
+            // The padding columns are zero: only the real ones of the last group count.
+            if let Some(group) = groups.next() {
+                for (k, &w) in last.iter().enumerate() {
+                    for r in 0..PANEL_ROWS {
+                        acc[k][r] += w * group[k][r];
+                    }
+                }
+            }
+            for (r, o) in o.iter_mut().enumerate() {
+                *o = (acc[0][r] + acc[1][r]) + (acc[2][r] + acc[3][r]);
+            }
+        }
+    }
+}
+
+/// Both products of a two-player step, compiled for the widest SIMD the CPU has (pulp picks
+/// AVX2 or plain SSE2 at run time; no fused multiply-add, so the results are the same).
+struct BothProducts<'a> {
+    a: &'a PanelMatrix,
+    bt: &'a PanelMatrix,
+    x: &'a [f64],
+    y: &'a [f64],
+    out0: &'a mut [f64],
+    out1: &'a mut [f64],
+}
+
+impl pulp::WithSimd for BothProducts<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) {
+        self.a.mul_vec(self.y, self.out0);
+        self.bt.mul_vec(self.x, self.out1);
     }
 }
 
@@ -249,6 +289,32 @@ pub(crate) fn check_gamma(solver: &'static str, gamma: f64) -> Result<()> {
 mod tests {
     use super::*;
     use ndarray::{ArrayD, IxDyn};
+
+    /// Every panel remainder (rows mod 8) and column remainder (columns mod 4).
+    #[test]
+    fn panel_products_match_the_game_at_every_shape() {
+        for (n0, n1) in (1..=17).flat_map(|r| [(r, 1), (r, 6), (r, 9), (r, 20)]) {
+            let cell = |i: usize, j: usize, k: usize| ((i * 7 + j * 13 + k * 5) % 11) as f64 - 5.0;
+            let a = ndarray::Array2::from_shape_fn((n0, n1), |(i, j)| cell(i, j, 0));
+            let b = ndarray::Array2::from_shape_fn((n0, n1), |(i, j)| cell(i, j, 1) * 0.5);
+            let game = NormalFormGame::bimatrix(a, b).unwrap();
+            let s: Vec<Vec<f64>> = [n0, n1]
+                .iter()
+                .map(|&k| {
+                    let w: Vec<f64> = (0..k).map(|i| 1.0 + (i % 3) as f64).collect();
+                    let total: f64 = w.iter().sum();
+                    w.iter().map(|x| x / total).collect()
+                })
+                .collect();
+            let mut out = zeros(&game);
+            Kernel::new(&game).deviation_payoffs(&s, &mut out);
+            for (o, e) in out.iter().zip(&game.deviation_payoffs(&s)) {
+                for (x, y) in o.iter().zip(e) {
+                    assert!((x - y).abs() < 1e-12, "{n0}x{n1}: {o:?} vs {e:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn kernels_match_the_game() {

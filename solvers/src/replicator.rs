@@ -41,15 +41,16 @@ impl Integrator {
         let mut current = dynamics::uniform(game);
         let mut values = dynamics::zeros(game);
         let mut sum = dynamics::zeros(game);
-        let mut scratch: Vec<f64> = Vec::with_capacity(widest);
+        let mut projections: Vec<FloorProjection> =
+            game.shape().iter().map(|&k| FloorProjection::new(k, self.floor)).collect();
         let mut status = Status::MaxIterations;
         let mut done = self.iterations;
         for t in 1..=self.iterations {
             kernel.deviation_payoffs(&current, &mut values);
-            for (x, v) in current.iter_mut().zip(&values) {
+            for ((x, v), projection) in current.iter_mut().zip(&values).zip(&mut projections) {
                 let mean = dynamics::dot(x, v);
                 x.iter_mut().zip(v).for_each(|(x, &u)| *x += self.dt * *x * (u - mean));
-                project_with_floor(x, self.floor, &mut scratch);
+                projection.project(x);
             }
             for (s, c) in sum.iter_mut().zip(&current) {
                 s.iter_mut().zip(c).for_each(|(a, &b)| *a += b);
@@ -76,60 +77,98 @@ impl Integrator {
             current.to_vec()
         };
         // Re-project: removes rounding drift and keeps the floor exact.
-        let mut scratch = Vec::new();
         for s in out.iter_mut() {
-            project_with_floor(s, self.floor, &mut scratch);
+            FloorProjection::new(s.len(), self.floor).project(s);
         }
         out
     }
 }
 
-/// Euclidean projection of `x` onto `{y : y_k ≥ floor, Σ y = 1}` in place (requires
-/// `floor · len ≤ 1`). `scratch` is reused to avoid allocation.
+/// Euclidean projection onto `{y : y_k ≥ floor, Σ y = 1}` (requires `floor · len ≤ 1`) for
+/// a sequence of nearby points: it remembers which entries ended above the floor and starts
+/// the next projection from that set, which the dynamics rarely change.
 ///
 /// # Complexity
 ///
-/// O(K) when `x + (1 − Σx)/K` already respects the floor (the usual case for small steps),
-/// otherwise O(K) per pass of Michelot's method (1986; usually one or two passes).
-pub(crate) fn project_with_floor(x: &mut [f64], floor: f64, scratch: &mut Vec<f64>) {
-    let k = x.len() as f64;
-    let shift = (1.0 - x.iter().sum::<f64>()) / k;
-    if x.iter().all(|&v| v + shift >= floor) {
-        x.iter_mut().for_each(|v| *v += shift);
-        return;
+/// Two O(K) passes when the remembered set is still right (the usual case), otherwise
+/// O(K) per pass of Michelot's method (1986; usually one or two passes).
+pub(crate) struct FloorProjection {
+    floor: f64,
+    above: Vec<bool>,
+}
+
+impl FloorProjection {
+    /// A projection for vectors of length `len`, first guessing every entry above the floor.
+    pub(crate) fn new(len: usize, floor: f64) -> Self {
+        Self { floor, above: vec![true; len] }
     }
-    // Michelot's method: the threshold θ over the entries still above the floor, dropping
-    // those it pushes below, until none drops. In the dynamics only a few entries sit at
-    // the floor, so this takes one or two O(k) passes instead of a sort.
-    let radius = (1.0 - floor * k).max(0.0);
-    if radius == 0.0 {
-        x.fill(floor);
-        return;
-    }
-    scratch.clear();
-    scratch.extend(x.iter().map(|v| v - floor));
-    let mut theta;
-    loop {
-        let (mut total, mut count) = (0.0, 0usize);
-        for &u in scratch.iter() {
-            if u > f64::NEG_INFINITY {
-                total += u;
-                count += 1;
+
+    /// Projects `x` (of the length given to [`FloorProjection::new`]) in place.
+    pub(crate) fn project(&mut self, x: &mut [f64]) {
+        let floor = self.floor;
+        let radius = 1.0 - floor * x.len() as f64;
+        if radius <= 0.0 {
+            x.fill(floor);
+            return;
+        }
+        // The solution is `max(x_k − floor − θ, 0) + floor`, where θ makes the entries above
+        // the floor sum to `radius`; a guessed set is right when θ computed from it keeps
+        // exactly that set above the floor (the KKT conditions of the projection).
+        let (total, count) = masked_sum(x, &self.above, floor);
+        if count > 0 {
+            let theta = (total - radius) / count as f64;
+            let consistent =
+                x.iter().zip(&self.above).fold(true, |ok, (&v, &a)| ok & ((v - floor - theta > 0.0) == a));
+            if consistent {
+                x.iter_mut().for_each(|v| *v = (*v - floor - theta).max(0.0) + floor);
+                return;
             }
         }
-        theta = (total - radius) / count.max(1) as f64;
-        let mut dropped = false;
-        for u in scratch.iter_mut() {
-            if *u > f64::NEG_INFINITY && *u - theta <= 0.0 {
-                *u = f64::NEG_INFINITY;
-                dropped = true;
+        self.michelot(x, radius);
+    }
+
+    /// Michelot's method: θ over the entries still above the floor, dropping those it pushes
+    /// below, until none drops; records the final set.
+    fn michelot(&mut self, x: &mut [f64], radius: f64) {
+        let floor = self.floor;
+        self.above.fill(true);
+        let mut theta;
+        loop {
+            let (total, count) = masked_sum(x, &self.above, floor);
+            theta = (total - radius) / count.max(1) as f64;
+            let mut dropped = false;
+            for (&v, a) in x.iter().zip(self.above.iter_mut()) {
+                if *a && v - floor - theta <= 0.0 {
+                    *a = false;
+                    dropped = true;
+                }
+            }
+            if !dropped {
+                break;
             }
         }
-        if !dropped {
-            break;
+        x.iter_mut().for_each(|v| *v = (*v - floor - theta).max(0.0) + floor);
+    }
+}
+
+/// `(Σ_{k: above_k} (x_k − floor), #{k: above_k})`, in four interleaved partial sums.
+#[inline]
+fn masked_sum(x: &[f64], above: &[bool], floor: f64) -> (f64, usize) {
+    let mut acc = [0.0f64; 4];
+    let mut count = 0usize;
+    let (xs, x_rest) = x.as_chunks::<4>();
+    let (masks, mask_rest) = above.as_chunks::<4>();
+    for (v, m) in xs.iter().zip(masks) {
+        for k in 0..4 {
+            acc[k] += if m[k] { v[k] - floor } else { 0.0 };
+            count += m[k] as usize;
         }
     }
-    x.iter_mut().for_each(|v| *v = (*v - floor - theta).max(0.0) + floor);
+    for (k, (&v, &m)) in x_rest.iter().zip(mask_rest).enumerate() {
+        acc[k] += if m { v - floor } else { 0.0 };
+        count += m as usize;
+    }
+    ((acc[0] + acc[1]) + (acc[2] + acc[3]), count)
 }
 
 /// Projected replicator dynamics (PRD): Euler steps of the replicator equation
@@ -301,16 +340,54 @@ mod tests {
 
     #[test]
     fn projection_matches_brute_force_cases() {
-        let mut s = Vec::new();
-        let mut x = vec![0.5, 0.6, -0.1];
-        project_with_floor(&mut x, 0.0, &mut s);
+        let project = |mut x: Vec<f64>, floor: f64| {
+            FloorProjection::new(x.len(), floor).project(&mut x);
+            x
+        };
+        let x = project(vec![0.5, 0.6, -0.1], 0.0);
         assert!((x[0] - 0.45).abs() < 1e-12 && (x[1] - 0.55).abs() < 1e-12 && x[2] == 0.0, "{x:?}");
-        let mut x = vec![2.0, 0.0, 0.0];
-        project_with_floor(&mut x, 0.1, &mut s);
+        let x = project(vec![2.0, 0.0, 0.0], 0.1);
         assert!((x[0] - 0.8).abs() < 1e-12 && (x[1] - 0.1).abs() < 1e-12, "{x:?}");
-        let mut x = vec![0.2, 0.3, 0.5];
-        project_with_floor(&mut x, 0.0, &mut s);
-        assert_eq!(x, vec![0.2, 0.3, 0.5]);
+        assert_eq!(project(vec![0.2, 0.3, 0.5], 0.0), vec![0.2, 0.3, 0.5]);
+    }
+
+    /// The sort-based projection (Duchi et al. 2008) shifted by the floor.
+    fn sorted_projection(x: &[f64], floor: f64) -> Vec<f64> {
+        let radius = 1.0 - floor * x.len() as f64;
+        let mut u: Vec<f64> = x.iter().map(|v| v - floor).collect();
+        u.sort_by(|a, b| b.total_cmp(a));
+        let (mut total, mut theta) = (0.0, 0.0);
+        for (i, &v) in u.iter().enumerate() {
+            total += v;
+            let t = (total - radius) / (i + 1) as f64;
+            if v - t > 0.0 {
+                theta = t;
+            }
+        }
+        x.iter().map(|v| (v - floor - theta).max(0.0) + floor).collect()
+    }
+
+    proptest::proptest! {
+        /// A projection that remembers its last set, fed a wandering sequence of points, gives
+        /// the sort-based answer at every point.
+        #[test]
+        fn remembered_projection_is_exact(
+            start in proptest::collection::vec(-0.5f64..1.0, 1..40),
+            moves in proptest::collection::vec((0usize..40, -0.3f64..0.3), 1..30),
+            floor in proptest::prop_oneof![proptest::strategy::Just(0.0), 0.0f64..0.02],
+        ) {
+            let mut projection = FloorProjection::new(start.len(), floor);
+            let mut x = start.clone();
+            for (k, step) in moves {
+                x[k % start.len()] += step;
+                let mut y = x.clone();
+                projection.project(&mut y);
+                let expected = sorted_projection(&x, floor);
+                for (a, b) in y.iter().zip(&expected) {
+                    proptest::prop_assert!((a - b).abs() < 1e-12, "{y:?} vs {expected:?}");
+                }
+            }
+        }
     }
 
     #[test]
