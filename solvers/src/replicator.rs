@@ -94,17 +94,24 @@ impl Integrator {
 /// O(K) per pass of Michelot's method (1986; usually one or two passes).
 pub(crate) struct FloorProjection {
     floor: f64,
-    above: Vec<bool>,
+    /// 1 for the entries above the floor after the last projection, 0 for those at it: a
+    /// multiplier rather than a `bool`, so that the masked sum vectorises.
+    above: Vec<f64>,
+    /// How many entries of `above` are 1.
+    count: usize,
+    /// The candidate answer, swapped with the input once it is known to be right.
+    candidate: Vec<f64>,
 }
 
 impl FloorProjection {
     /// A projection for vectors of length `len`, first guessing every entry above the floor.
     pub(crate) fn new(len: usize, floor: f64) -> Self {
-        Self { floor, above: vec![true; len] }
+        Self { floor, above: vec![1.0; len], count: len, candidate: vec![0.0; len] }
     }
 
     /// Projects `x` (of the length given to [`FloorProjection::new`]) in place.
-    pub(crate) fn project(&mut self, x: &mut [f64]) {
+    #[inline]
+    pub(crate) fn project(&mut self, x: &mut Vec<f64>) {
         let floor = self.floor;
         let radius = 1.0 - floor * x.len() as f64;
         if radius <= 0.0 {
@@ -114,13 +121,16 @@ impl FloorProjection {
         // The solution is `max(x_k − floor − θ, 0) + floor`, where θ makes the entries above
         // the floor sum to `radius`; a guessed set is right when θ computed from it keeps
         // exactly that set above the floor (the KKT conditions of the projection).
-        let (total, count) = masked_sum(x, &self.above, floor);
-        if count > 0 {
-            let theta = (total - radius) / count as f64;
-            let consistent =
-                x.iter().zip(&self.above).fold(true, |ok, (&v, &a)| ok & ((v - floor - theta > 0.0) == a));
+        if self.count > 0 {
+            let theta = (masked_sum(x, &self.above, floor) - radius) / self.count as f64;
+            let mut consistent = true;
+            for ((y, &v), &a) in self.candidate.iter_mut().zip(x.iter()).zip(&self.above) {
+                let t = v - floor - theta;
+                consistent &= (t > 0.0) == (a == 1.0);
+                *y = t.max(0.0) + floor;
+            }
             if consistent {
-                x.iter_mut().for_each(|v| *v = (*v - floor - theta).max(0.0) + floor);
+                std::mem::swap(x, &mut self.candidate);
                 return;
             }
         }
@@ -131,15 +141,16 @@ impl FloorProjection {
     /// below, until none drops; records the final set.
     fn michelot(&mut self, x: &mut [f64], radius: f64) {
         let floor = self.floor;
-        self.above.fill(true);
+        self.above.fill(1.0);
+        self.count = x.len();
         let mut theta;
         loop {
-            let (total, count) = masked_sum(x, &self.above, floor);
-            theta = (total - radius) / count.max(1) as f64;
+            theta = (masked_sum(x, &self.above, floor) - radius) / self.count.max(1) as f64;
             let mut dropped = false;
             for (&v, a) in x.iter().zip(self.above.iter_mut()) {
-                if *a && v - floor - theta <= 0.0 {
-                    *a = false;
+                if *a == 1.0 && v - floor - theta <= 0.0 {
+                    *a = 0.0;
+                    self.count -= 1;
                     dropped = true;
                 }
             }
@@ -151,24 +162,21 @@ impl FloorProjection {
     }
 }
 
-/// `(Σ_{k: above_k} (x_k − floor), #{k: above_k})`, in four interleaved partial sums.
+/// `Σ_k above_k·(x_k − floor)` for 0/1 multipliers `above`, in four interleaved partial sums.
 #[inline]
-fn masked_sum(x: &[f64], above: &[bool], floor: f64) -> (f64, usize) {
+fn masked_sum(x: &[f64], above: &[f64], floor: f64) -> f64 {
     let mut acc = [0.0f64; 4];
-    let mut count = 0usize;
     let (xs, x_rest) = x.as_chunks::<4>();
     let (masks, mask_rest) = above.as_chunks::<4>();
     for (v, m) in xs.iter().zip(masks) {
         for k in 0..4 {
-            acc[k] += if m[k] { v[k] - floor } else { 0.0 };
-            count += m[k] as usize;
+            acc[k] += m[k] * (v[k] - floor);
         }
     }
     for (k, (&v, &m)) in x_rest.iter().zip(mask_rest).enumerate() {
-        acc[k] += if m { v - floor } else { 0.0 };
-        count += m as usize;
+        acc[k] += m * (v - floor);
     }
-    ((acc[0] + acc[1]) + (acc[2] + acc[3]), count)
+    (acc[0] + acc[1]) + (acc[2] + acc[3])
 }
 
 /// Projected replicator dynamics (PRD): Euler steps of the replicator equation
