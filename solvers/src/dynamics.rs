@@ -316,6 +316,24 @@ mod tests {
         }
     }
 
+    /// The dispatched products (AVX2 on CPUs that have it) give the same bits as the same
+    /// code compiled for the baseline CPU, so answers do not depend on the machine.
+    #[test]
+    fn dispatched_products_equal_baseline_bits() {
+        let (n0, n1) = (37, 23);
+        let a = ndarray::Array2::from_shape_fn((n0, n1), |(i, j)| ((i * n1 + j) as f64 * 0.7).sin());
+        let b = ndarray::Array2::from_shape_fn((n0, n1), |(i, j)| ((i + 3 * j) as f64 * 1.3).cos());
+        let game = NormalFormGame::bimatrix(a.clone(), b.clone()).unwrap();
+        let s: Vec<Vec<f64>> =
+            [n0, n1].iter().map(|&k| (0..k).map(|i| (i as f64 + 0.5).sqrt() / k as f64).collect()).collect();
+        let mut dispatched = zeros(&game);
+        Kernel::new(&game).deviation_payoffs(&s, &mut dispatched);
+        let mut baseline = zeros(&game);
+        PanelMatrix::new(a.view()).mul_vec(&s[1], &mut baseline[0]);
+        PanelMatrix::new(b.t()).mul_vec(&s[0], &mut baseline[1]);
+        assert_eq!(dispatched, baseline);
+    }
+
     #[test]
     fn kernels_match_the_game() {
         let a = ndarray::array![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]];

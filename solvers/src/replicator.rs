@@ -179,6 +179,54 @@ fn masked_sum(x: &[f64], above: &[f64], floor: f64) -> f64 {
     (acc[0] + acc[1]) + (acc[2] + acc[3])
 }
 
+/// The options and the [`MetaSolver`] impl that [`ProjectedReplicator`] and [`Replicator`]
+/// share through their [`Integrator`].
+macro_rules! integrator_solver {
+    ($solver:ident, $name:literal) => {
+        impl $solver {
+            /// The same solver with `iterations` Euler steps (at least 1; default 100 000).
+            pub fn with_iterations(mut self, iterations: usize) -> Self {
+                self.integrator.iterations = iterations;
+                self
+            }
+
+            /// The same solver with step size `dt` (positive; default 1e-3).
+            pub fn with_dt(mut self, dt: f64) -> Self {
+                self.integrator.dt = dt;
+                self
+            }
+
+            /// Return the last iterate instead of the average (default: the average).
+            pub fn with_last_iterate(mut self) -> Self {
+                self.integrator.average_iterates = false;
+                self
+            }
+
+            /// Stop early once the NashConv of the answer is at most `target` (checked every
+            /// `check_every` iterations); the status is then [`Status::Solved`].
+            pub fn with_target_nash_conv(mut self, target: f64, check_every: usize) -> Self {
+                self.integrator.stopping = Stopping { target_nash_conv: Some(target), check_every };
+                self
+            }
+
+            /// The iteration cap.
+            pub fn iterations(&self) -> usize {
+                self.integrator.iterations
+            }
+        }
+
+        impl MetaSolver for $solver {
+            fn name(&self) -> &'static str {
+                $name
+            }
+
+            fn solve(&self, game: &NormalFormGame) -> Result<Solution> {
+                self.integrator.run($name, game)
+            }
+        }
+    };
+}
+
 /// Projected replicator dynamics (PRD): Euler steps of the replicator equation
 /// `dx_k/dt = x_k·[u_i(k, x_{-i}) − u_i(x)]` for every player at once, each followed by the
 /// exact Euclidean projection onto `{x ≥ γ, Σx = 1}`; returns the AVERAGE of the iterates
@@ -230,52 +278,14 @@ impl Default for ProjectedReplicator {
 }
 
 impl ProjectedReplicator {
-    /// The same solver with `iterations` Euler steps (at least 1; default 100 000).
-    pub fn with_iterations(mut self, iterations: usize) -> Self {
-        self.integrator.iterations = iterations;
-        self
-    }
-
-    /// The same solver with step size `dt` (positive; default 1e-3).
-    pub fn with_dt(mut self, dt: f64) -> Self {
-        self.integrator.dt = dt;
-        self
-    }
-
     /// The same solver with floor `gamma` (≥ 0 and at most 1/K for every player; default 1e-6).
     pub fn with_gamma(mut self, gamma: f64) -> Self {
         self.integrator.floor = gamma;
         self
     }
-
-    /// Return the last iterate instead of the average (default: the average).
-    pub fn with_last_iterate(mut self) -> Self {
-        self.integrator.average_iterates = false;
-        self
-    }
-
-    /// Stop early once the NashConv of the answer is at most `target` (checked every
-    /// `check_every` iterations); the status is then [`Status::Solved`].
-    pub fn with_target_nash_conv(mut self, target: f64, check_every: usize) -> Self {
-        self.integrator.stopping = Stopping { target_nash_conv: Some(target), check_every };
-        self
-    }
-
-    /// The iteration cap.
-    pub fn iterations(&self) -> usize {
-        self.integrator.iterations
-    }
 }
 
-impl MetaSolver for ProjectedReplicator {
-    fn name(&self) -> &'static str {
-        "prd"
-    }
-
-    fn solve(&self, game: &NormalFormGame) -> Result<Solution> {
-        self.integrator.run("prd", game)
-    }
-}
+integrator_solver!(ProjectedReplicator, "prd");
 
 /// Replicator dynamics (Taylor & Jonker 1978): [`ProjectedReplicator`] without a floor
 /// (γ = 0; the projection only removes rounding drift). Returns the average of the iterates,
@@ -299,47 +309,7 @@ impl Default for Replicator {
     }
 }
 
-impl Replicator {
-    /// The same solver with `iterations` Euler steps (at least 1; default 100 000).
-    pub fn with_iterations(mut self, iterations: usize) -> Self {
-        self.integrator.iterations = iterations;
-        self
-    }
-
-    /// The same solver with step size `dt` (positive; default 1e-3).
-    pub fn with_dt(mut self, dt: f64) -> Self {
-        self.integrator.dt = dt;
-        self
-    }
-
-    /// Return the last iterate instead of the average (default: the average).
-    pub fn with_last_iterate(mut self) -> Self {
-        self.integrator.average_iterates = false;
-        self
-    }
-
-    /// Stop early once the NashConv of the answer is at most `target` (checked every
-    /// `check_every` iterations); the status is then [`Status::Solved`].
-    pub fn with_target_nash_conv(mut self, target: f64, check_every: usize) -> Self {
-        self.integrator.stopping = Stopping { target_nash_conv: Some(target), check_every };
-        self
-    }
-
-    /// The iteration cap.
-    pub fn iterations(&self) -> usize {
-        self.integrator.iterations
-    }
-}
-
-impl MetaSolver for Replicator {
-    fn name(&self) -> &'static str {
-        "replicator"
-    }
-
-    fn solve(&self, game: &NormalFormGame) -> Result<Solution> {
-        self.integrator.run("replicator", game)
-    }
-}
+integrator_solver!(Replicator, "replicator");
 
 #[cfg(test)]
 mod tests {
