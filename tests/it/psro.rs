@@ -55,6 +55,22 @@ fn psro_nash_on_leduc_reaches_0_2_by_iteration_100() {
 }
 
 #[test]
+fn psro_prd_on_leduc_follows_openspiel() {
+    // OpenSpiel 2.0.2 psro_v2, exact payoffs and best responses, prd (50 000 steps,
+    // γ = 1e-10): NashConv at iterations 1, 2, 5 and 10 (`benches/peers/psro.py --games
+    // leduc_poker --solvers prd`). The PRD steps agree to about 1e-5; no best-response
+    // ties arise, so the curves stay that close.
+    let openspiel =
+        [(1, 6.813905660830953), (2, 5.694048884719659), (5, 5.484662767715067), (10, 2.781453289393335)];
+    let t = tree("leduc_poker");
+    let p = psro(&t, 10, meta_solver_by_name("prd").unwrap(), Box::new(ExactEvaluator));
+    for (iteration, expected) in openspiel {
+        let ours = p.reports()[iteration].nash_conv;
+        assert!((ours - expected).abs() < 2e-4, "iteration {iteration}: {ours} vs OpenSpiel's {expected}");
+    }
+}
+
+#[test]
 fn psro_uniform_is_xfp_at_every_iteration() {
     for (spec, iterations) in [("kuhn_poker", 30), ("leduc_poker", 15)] {
         let t = tree(spec);
