@@ -15,7 +15,7 @@
 use metagame_games::NormalFormGame;
 use ndarray::{Array2, ArrayView2};
 
-use crate::lp::linalg;
+use crate::lp::linalg::{self, pivot_tableau};
 use crate::{MetaSolver, Result, Solution, SolveError, Status};
 
 /// Lemke–Howson from one starting label.
@@ -183,6 +183,8 @@ struct Tableau {
     basis: Vec<usize>,
     /// The columns that held the identity initially (read as the inverse basis).
     identity: std::ops::Range<usize>,
+    /// The pivot row's buffer, reused across pivots.
+    prow: Vec<f64>,
 }
 
 impl Tableau {
@@ -228,23 +230,7 @@ impl Tableau {
 
     /// Pivot `e` into the basis at row `r`; returns the label that left.
     fn pivot(&mut self, r: usize, e: usize) -> usize {
-        let w = self.width + 1;
-        let inv = 1.0 / self.t[r * w + e];
-        let mut prow: Vec<f64> = self.t[r * w..(r + 1) * w].iter().map(|v| v * inv).collect();
-        prow[e] = 1.0;
-        for (i, row) in self.t.chunks_exact_mut(w).enumerate() {
-            if i == r {
-                continue;
-            }
-            let f = row[e];
-            if f != 0.0 {
-                for (v, &q) in row.iter_mut().zip(&prow) {
-                    *v -= f * q;
-                }
-                row[e] = 0.0;
-            }
-        }
-        self.t[r * w..(r + 1) * w].copy_from_slice(&prow);
+        pivot_tableau(&mut self.t, self.width + 1, r, e, &mut self.prow);
         std::mem::replace(&mut self.basis[r], e)
     }
 
@@ -283,8 +269,22 @@ fn follow_path(a: &Array2<f64>, b: &Array2<f64>, label: usize, max_pivots: usize
         }
         row[width] = 1.0;
     }
-    let mut p = Tableau { rows: n, width, t: tp, basis: (m..m + n).collect(), identity: m..m + n };
-    let mut q = Tableau { rows: m, width, t: tq, basis: (0..m).collect(), identity: 0..m };
+    let mut p = Tableau {
+        rows: n,
+        width,
+        t: tp,
+        basis: (m..m + n).collect(),
+        identity: m..m + n,
+        prow: Vec::with_capacity(width + 1),
+    };
+    let mut q = Tableau {
+        rows: m,
+        width,
+        t: tq,
+        basis: (0..m).collect(),
+        identity: 0..m,
+        prow: Vec::with_capacity(width + 1),
+    };
     let mut tie = false;
     let mut pivots = 0;
     let mut entering = label;

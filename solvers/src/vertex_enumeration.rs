@@ -31,7 +31,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use metagame_games::NormalFormGame;
 use ndarray::Array2;
 
-use crate::lp::linalg::{self, Lu};
+use crate::lp::linalg::{self, Lu, pivot_tableau};
 use crate::{MetaSolver, Result, Solution, SolveError, Status};
 
 /// Every extreme equilibrium of a two-player game, degenerate games included.
@@ -475,35 +475,17 @@ impl Search<'_> {
     }
 
     fn pivot(&mut self, r: usize, e: usize) {
-        let w = self.width();
-        let inv = 1.0 / self.t[r * w + e];
-        let mut prow = std::mem::take(&mut self.prow);
-        prow.clear();
-        prow.extend(self.t[r * w..(r + 1) * w].iter().map(|v| v * inv));
-        prow[e] = 1.0;
-        for (i, row) in self.t.chunks_exact_mut(w).enumerate() {
-            if i == r {
-                continue;
-            }
-            let f = row[e];
-            if f != 0.0 {
-                for (v, &q) in row.iter_mut().zip(&prow) {
-                    *v -= f * q;
-                }
-                row[e] = 0.0;
-            }
-        }
+        let width = self.width();
+        pivot_tableau(&mut self.t, width, r, e, &mut self.prow);
         if !self.rc.is_empty() {
             let f = self.rc[e];
             if f != 0.0 {
-                for (v, &q) in self.rc.iter_mut().zip(&prow) {
+                for (v, &q) in self.rc.iter_mut().zip(&self.prow) {
                     *v -= f * q;
                 }
                 self.rc[e] = 0.0;
             }
         }
-        self.t[r * w..(r + 1) * w].copy_from_slice(&prow);
-        self.prow = prow;
         let left = std::mem::replace(&mut self.basis[r], e);
         self.key[left / 64] &= !(1 << (left % 64));
         self.key[e / 64] |= 1 << (e % 64);

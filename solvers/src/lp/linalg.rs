@@ -1,7 +1,32 @@
 //! Small dense linear algebra shared by the exact two-player solvers: LU solves with partial
-//! pivoting, payoff normalisation, and "polishing" a profile on its supports.
+//! pivoting, the Gauss–Jordan tableau pivot, payoff normalisation, and "polishing" a
+//! profile on its supports.
 
 use ndarray::{Array2, ArrayView2};
+
+/// Gauss–Jordan pivot of the row-major tableau `t` (rows of `width` entries) on entry
+/// (`r`, `e`): row `r` is divided by the pivot and column `e` eliminated from every other
+/// row. The new row `r` is left in `prow` (a reused buffer) for callers that keep further
+/// rows outside `t`.
+pub(crate) fn pivot_tableau(t: &mut [f64], width: usize, r: usize, e: usize, prow: &mut Vec<f64>) {
+    let inv = 1.0 / t[r * width + e];
+    prow.clear();
+    prow.extend(t[r * width..(r + 1) * width].iter().map(|v| v * inv));
+    prow[e] = 1.0;
+    for (i, row) in t.chunks_exact_mut(width).enumerate() {
+        if i == r {
+            continue;
+        }
+        let f = row[e];
+        if f != 0.0 {
+            for (v, &q) in row.iter_mut().zip(prow.iter()) {
+                *v -= f * q;
+            }
+            row[e] = 0.0;
+        }
+    }
+    t[r * width..(r + 1) * width].copy_from_slice(prow);
+}
 
 /// An LU factorisation with partial pivoting of a square matrix, reusable for many
 /// right-hand sides.
