@@ -237,35 +237,8 @@ impl NormalFormGame {
             let y = ndarray::ArrayView1::from(&strategies[1][..]);
             return vec![a.dot(&y).to_vec(), b.t().dot(&x).to_vec()];
         }
-        let n = self.num_players();
-        let shape = self.shape().to_vec();
-        let mut out: Vec<Vec<f64>> = shape.iter().map(|&s| vec![0.0; s]).collect();
-        let mut idx = vec![0usize; n];
-        let mut prefix = vec![1.0; n + 1];
-        let mut suffix = vec![1.0; n + 1];
-        for flat in 0..self.num_profiles() {
-            for p in 0..n {
-                prefix[p + 1] = prefix[p] * strategies[p][idx[p]];
-            }
-            for p in (0..n).rev() {
-                suffix[p] = suffix[p + 1] * strategies[p][idx[p]];
-            }
-            for p in 0..n {
-                let w = prefix[p] * suffix[p + 1];
-                if w != 0.0 {
-                    // INVARIANT: payoffs are stored in standard layout (see `new`).
-                    out[p][idx[p]] += w * self.payoffs[p].as_slice().expect("standard layout")[flat];
-                }
-            }
-            // Advance the multi-index, last axis fastest (row-major).
-            for p in (0..n).rev() {
-                idx[p] += 1;
-                if idx[p] < shape[p] {
-                    break;
-                }
-                idx[p] = 0;
-            }
-        }
+        let mut out: Vec<Vec<f64>> = self.shape().iter().map(|&s| vec![0.0; s]).collect();
+        DeviationPayoffs::new(self).compute(strategies, &mut out);
         out
     }
 
@@ -310,5 +283,92 @@ impl NormalFormGame {
     /// The two payoff matrices of a two-player game, owned.
     pub fn bimatrix_payoffs(&self) -> Option<(Array2<f64>, Array2<f64>)> {
         Some((self.matrix(0)?.to_owned(), self.matrix(1)?.to_owned()))
+    }
+}
+
+/// [`NormalFormGame::deviation_payoffs`] for any number of players as one pass over the
+/// payoff tensors, holding its buffers so that repeated calls (an iterative solver's steps)
+/// do not allocate.
+///
+/// # Examples
+///
+/// ```
+/// use metagame_games::{DeviationPayoffs, NormalFormGame};
+/// use ndarray::array;
+///
+/// let rps = NormalFormGame::zero_sum(array![[0., -1., 1.], [1., 0., -1.], [-1., 1., 0.]])?;
+/// let mut out = vec![vec![0.0; 3]; 2];
+/// DeviationPayoffs::new(&rps).compute(&[vec![1.0, 0.0, 0.0], vec![0.5, 0.5, 0.0]], &mut out);
+/// assert_eq!(out[0], vec![-0.5, 0.5, 0.0]);
+/// # Ok::<(), metagame_games::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct DeviationPayoffs<'g> {
+    game: &'g NormalFormGame,
+    /// Each player's tensor as a flat row-major slice.
+    payoffs: Vec<&'g [f64]>,
+    index: Vec<usize>,
+    prefix: Vec<f64>,
+    suffix: Vec<f64>,
+}
+
+impl<'g> DeviationPayoffs<'g> {
+    /// The pass for `game`.
+    pub fn new(game: &'g NormalFormGame) -> Self {
+        let n = game.num_players();
+        let payoffs = game
+            .payoffs
+            .iter()
+            // INVARIANT: `NormalFormGame::new` stores every tensor in standard layout.
+            .map(|t| t.as_slice().expect("standard layout"))
+            .collect();
+        Self { game, payoffs, index: vec![0; n], prefix: vec![1.0; n + 1], suffix: vec![1.0; n + 1] }
+    }
+
+    /// `out[p][s] = u_p(s, σ_{-p})` for `strategies` σ.
+    ///
+    /// # Panics
+    ///
+    /// If `strategies` or `out` does not hold one vector per player of the right lengths.
+    ///
+    /// # Complexity
+    ///
+    /// O(num_profiles · num_players).
+    #[track_caller]
+    pub fn compute(&mut self, strategies: &[Vec<f64>], out: &mut [Vec<f64>]) {
+        self.game.check_strategies(strategies);
+        self.game.check_strategies(out);
+        let n = self.payoffs.len();
+        let shape = self.game.shape();
+        let Self { payoffs, index, prefix, suffix, .. } = self;
+        for o in out.iter_mut() {
+            o.fill(0.0);
+        }
+        index.fill(0);
+        // `flat` indexes every player's tensor, not just one.
+        #[allow(clippy::needless_range_loop)]
+        for flat in 0..self.game.num_profiles() {
+            // The others' probability of this profile, for each player: prefix · suffix.
+            for p in 0..n {
+                prefix[p + 1] = prefix[p] * strategies[p][index[p]];
+            }
+            for p in (0..n).rev() {
+                suffix[p] = suffix[p + 1] * strategies[p][index[p]];
+            }
+            for p in 0..n {
+                let w = prefix[p] * suffix[p + 1];
+                if w != 0.0 {
+                    out[p][index[p]] += w * payoffs[p][flat];
+                }
+            }
+            // Advance the multi-index, last axis fastest (row-major).
+            for p in (0..n).rev() {
+                index[p] += 1;
+                if index[p] < shape[p] {
+                    break;
+                }
+                index[p] = 0;
+            }
+        }
     }
 }

@@ -2,7 +2,7 @@
 //! replicator dynamics): allocation-free deviation payoffs with a two-player fast path,
 //! the stopping rule, and setting checks.
 
-use metagame_games::NormalFormGame;
+use metagame_games::{DeviationPayoffs, NormalFormGame};
 
 use crate::{Result, SolveError};
 
@@ -11,14 +11,8 @@ pub(crate) enum Kernel<'a> {
     /// Two players: the row player's matrix `a` (`n0 × n1`) and the column player's matrix
     /// transposed, `bt` (`n1 × n0`), both as column panels.
     Matrix { a: PanelMatrix, bt: PanelMatrix, arch: pulp::Arch },
-    /// Any number of players: a pass over the payoff tensors with prefix/suffix products.
-    Tensor {
-        payoffs: Vec<&'a [f64]>,
-        shape: Vec<usize>,
-        index: Vec<usize>,
-        prefix: Vec<f64>,
-        suffix: Vec<f64>,
-    },
+    /// Any number of players: the games crate's pass over the payoff tensors.
+    Tensor(DeviationPayoffs<'a>),
 }
 
 impl<'a> Kernel<'a> {
@@ -28,20 +22,7 @@ impl<'a> Kernel<'a> {
             let (a, bt) = (PanelMatrix::new(a), PanelMatrix::new(b.t()));
             return Kernel::Matrix { a, bt, arch: pulp::Arch::new() };
         }
-        let n = game.num_players();
-        let payoffs = (0..n)
-            .map(|p| {
-                // INVARIANT: `NormalFormGame::new` stores every tensor in standard layout.
-                game.payoffs(p).as_slice().expect("standard layout")
-            })
-            .collect();
-        Kernel::Tensor {
-            payoffs,
-            shape: game.shape().to_vec(),
-            index: vec![0; n],
-            prefix: vec![1.0; n + 1],
-            suffix: vec![1.0; n + 1],
-        }
+        Kernel::Tensor(DeviationPayoffs::new(game))
     }
 
     /// `out[p][s] = u_p(s, σ_{-p})`.
@@ -52,37 +33,7 @@ impl<'a> Kernel<'a> {
                 let (out0, out1) = out.split_at_mut(1);
                 arch.dispatch(BothProducts { a, bt, x, y, out0: &mut out0[0], out1: &mut out1[0] });
             }
-            Kernel::Tensor { payoffs, shape, index, prefix, suffix } => {
-                let n = shape.len();
-                for o in out.iter_mut() {
-                    o.iter_mut().for_each(|v| *v = 0.0);
-                }
-                index.iter_mut().for_each(|i| *i = 0);
-                let total: usize = shape.iter().product();
-                // `flat` indexes every player's tensor, not just one.
-                #[allow(clippy::needless_range_loop)]
-                for flat in 0..total {
-                    for p in 0..n {
-                        prefix[p + 1] = prefix[p] * strategies[p][index[p]];
-                    }
-                    for p in (0..n).rev() {
-                        suffix[p] = suffix[p + 1] * strategies[p][index[p]];
-                    }
-                    for p in 0..n {
-                        let w = prefix[p] * suffix[p + 1];
-                        if w != 0.0 {
-                            out[p][index[p]] += w * payoffs[p][flat];
-                        }
-                    }
-                    for p in (0..n).rev() {
-                        index[p] += 1;
-                        if index[p] < shape[p] {
-                            break;
-                        }
-                        index[p] = 0;
-                    }
-                }
-            }
+            Kernel::Tensor(pass) => pass.compute(strategies, out),
         }
     }
 }
