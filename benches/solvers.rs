@@ -16,18 +16,8 @@ use metagame_solvers::support_enumeration::SupportEnumeration;
 use metagame_solvers::vertex_enumeration::VertexEnumeration;
 use ndarray::Array2;
 
-/// Uniform [0, 1) numbers from a fixed xorshift64* stream.
-fn uniform(n: usize, seed: u64) -> Vec<f64> {
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            state ^= state >> 12;
-            state ^= state << 25;
-            state ^= state >> 27;
-            (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
-        })
-        .collect()
-}
+mod common;
+use common::uniform;
 
 fn matrix(n: usize, seed: u64) -> Array2<f64> {
     // INVARIANT: n·n entries.
