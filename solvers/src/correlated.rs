@@ -2,11 +2,12 @@
 //! quadratic programming (Clarabel), with a max-welfare or max-Gini (MG(C)CE) objective.
 
 use clarabel::algebra::CscMatrix;
-use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
+use clarabel::solver::SupportedConeT;
 use metagame_games::NormalFormGame;
 use ndarray::{ArrayD, IxDyn};
 use serde::{Deserialize, Serialize};
 
+use crate::conic::solve_conic;
 use crate::dynamics::invalid;
 use crate::{Certificate, MetaSolver, Result, Solution, SolveError, Status};
 
@@ -237,23 +238,9 @@ impl MetaSolver for CorrelatedEquilibrium {
                 (CscMatrix::zeros((num, num)), q)
             }
         };
-        let settings = DefaultSettings {
-            verbose: false,
-            tol_gap_abs: 1e-12,
-            tol_gap_rel: 1e-12,
-            tol_feas: 1e-12,
-            max_iter: 500,
-            ..DefaultSettings::default()
-        };
         let numerical = |reason: String| SolveError::Numerical { solver: name, reason };
-        let mut solver = DefaultSolver::new(&p, &q, &a, &b, &cones, settings)
-            .map_err(|e| numerical(format!("setup: {e}")))?;
-        solver.solve();
-        let status = solver.solution.status;
-        if !matches!(status, SolverStatus::Solved | SolverStatus::AlmostSolved) {
-            return Err(numerical(format!("clarabel ended with {status:?}")));
-        }
-        let mut sigma: Vec<f64> = solver.solution.x.iter().map(|&x| x.max(0.0)).collect();
+        let solution = solve_conic(name, &p, &q, &a, &b, &cones)?;
+        let mut sigma: Vec<f64> = solution.x.iter().map(|&x| x.max(0.0)).collect();
         let total: f64 = sigma.iter().sum();
         if !(total.is_finite() && total > 0.0) {
             return Err(numerical("the joint distribution has no mass".into()));
@@ -270,7 +257,7 @@ impl MetaSolver for CorrelatedEquilibrium {
             strategies: marginals,
             status: Status::Solved,
             certificate,
-            iterations: solver.solution.iterations as usize,
+            iterations: solution.iterations,
             joint: Some(joint),
             stationary: Vec::new(),
         })

@@ -5,6 +5,7 @@
 //! itself, independently of the solver, so an answer can be trusted without trusting the
 //! method.
 
+mod conic;
 mod dynamics;
 mod error;
 mod solution;

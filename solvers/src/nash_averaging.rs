@@ -2,11 +2,12 @@
 //! equilibrium of the symmetric zero-sum meta-game on an antisymmetric evaluation matrix.
 
 use clarabel::algebra::CscMatrix;
-use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
+use clarabel::solver::SupportedConeT;
 use metagame_games::NormalFormGame;
 use ndarray::{Array1, Array2};
 use serde::{Deserialize, Serialize};
 
+use crate::conic::solve_conic;
 use crate::{MetaSolver, Result, Solution, SolveError, Status};
 
 /// The Nash-averaging answer for an antisymmetric matrix `A` (`A_ij` = how much agent i
@@ -125,22 +126,8 @@ fn max_entropy_equilibrium(a: &Array2<f64>, scale: f64) -> Result<Vec<f64>> {
     q[n..].iter_mut().for_each(|x| *x = -1.0);
     let mut cones = vec![SupportedConeT::ZeroConeT(1), SupportedConeT::NonnegativeConeT(n)];
     cones.extend((0..n).map(|_| SupportedConeT::ExponentialConeT()));
-    let settings = DefaultSettings {
-        verbose: false,
-        tol_gap_abs: 1e-12,
-        tol_gap_rel: 1e-12,
-        tol_feas: 1e-12,
-        max_iter: 500,
-        ..DefaultSettings::default()
-    };
-    let mut solver = DefaultSolver::new(&p, &q, &amat, &b, &cones, settings)
-        .map_err(|e| numerical(format!("setup: {e}")))?;
-    solver.solve();
-    let status = solver.solution.status;
-    if !matches!(status, SolverStatus::Solved | SolverStatus::AlmostSolved) {
-        return Err(numerical(format!("clarabel ended with {status:?}")));
-    }
-    let mut out: Vec<f64> = solver.solution.x[..n].iter().map(|&x| if x < 1e-9 { 0.0 } else { x }).collect();
+    let solution = solve_conic(NashAveraging::NAME, &p, &q, &amat, &b, &cones)?;
+    let mut out: Vec<f64> = solution.x[..n].iter().map(|&x| if x < 1e-9 { 0.0 } else { x }).collect();
     let total: f64 = out.iter().sum();
     if !(total.is_finite() && total > 0.0) {
         return Err(numerical("the equilibrium has no mass".into()));
