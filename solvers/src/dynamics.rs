@@ -241,6 +241,17 @@ mod tests {
     use super::*;
     use ndarray::{ArrayD, IxDyn};
 
+    /// The kernel's deviation payoffs equal the game's to 1e-12.
+    fn assert_kernel_matches_game(game: &NormalFormGame, s: &[Vec<f64>]) {
+        let mut out = zeros(game);
+        Kernel::new(game).deviation_payoffs(s, &mut out);
+        for (o, e) in out.iter().zip(&game.deviation_payoffs(s)) {
+            for (x, y) in o.iter().zip(e) {
+                assert!((x - y).abs() < 1e-12, "{:?}: {o:?} vs {e:?}", game.shape());
+            }
+        }
+    }
+
     /// Every panel remainder (rows mod 8) and column remainder (columns mod 4).
     #[test]
     fn panel_products_match_the_game_at_every_shape() {
@@ -257,13 +268,7 @@ mod tests {
                     w.iter().map(|x| x / total).collect()
                 })
                 .collect();
-            let mut out = zeros(&game);
-            Kernel::new(&game).deviation_payoffs(&s, &mut out);
-            for (o, e) in out.iter().zip(&game.deviation_payoffs(&s)) {
-                for (x, y) in o.iter().zip(e) {
-                    assert!((x - y).abs() < 1e-12, "{n0}x{n1}: {o:?} vs {e:?}");
-                }
-            }
+            assert_kernel_matches_game(&game, &s);
         }
     }
 
@@ -291,26 +296,12 @@ mod tests {
         let b = ndarray::array![[0.5, -1.0, 2.0], [3.0, 0.0, 1.0]];
         let game = NormalFormGame::bimatrix(a, b).unwrap();
         let s = vec![vec![0.3, 0.7], vec![0.2, 0.5, 0.3]];
-        let mut out = zeros(&game);
-        Kernel::new(&game).deviation_payoffs(&s, &mut out);
-        let expected = game.deviation_payoffs(&s);
-        for (o, e) in out.iter().zip(&expected) {
-            for (x, y) in o.iter().zip(e) {
-                assert!((x - y).abs() < 1e-12);
-            }
-        }
+        assert_kernel_matches_game(&game, &s);
         let t: Vec<ArrayD<f64>> = (0..3)
             .map(|p| ArrayD::from_shape_fn(IxDyn(&[2, 3, 2]), |i| (i[0] + 2 * i[1] + 3 * i[2] + p) as f64))
             .collect();
         let game = NormalFormGame::new(t).unwrap();
         let s = vec![vec![0.4, 0.6], vec![0.1, 0.2, 0.7], vec![0.5, 0.5]];
-        let mut out = zeros(&game);
-        Kernel::new(&game).deviation_payoffs(&s, &mut out);
-        let expected = game.deviation_payoffs(&s);
-        for (o, e) in out.iter().zip(&expected) {
-            for (x, y) in o.iter().zip(e) {
-                assert!((x - y).abs() < 1e-12);
-            }
-        }
+        assert_kernel_matches_game(&game, &s);
     }
 }
