@@ -75,6 +75,51 @@ impl Solution {
         Self { strategies, status, certificate, iterations, joint: None, stationary: Vec::new() }
     }
 
+    /// A warm start for a game that grew: `previous[p]` (a distribution over player `p`'s first
+    /// `previous[p].len()` strategies) extended to `shape[p]` strategies, each new strategy
+    /// receiving probability `new_mass` and the old ones sharing the rest in their old
+    /// proportions.
+    ///
+    /// A positive `new_mass` matters for replicator dynamics (a strategy at probability 0 stays
+    /// at 0, and PRD only lifts it to its floor γ) and for Hedge (a zero weight needs many steps
+    /// to recover); regret matching and fictitious play move mass to a new best response by
+    /// themselves.
+    ///
+    /// # Panics
+    ///
+    /// If `previous` and `shape` have different lengths, `previous[p]` is longer than
+    /// `shape[p]`, or `new_mass` times the number of new strategies is not in [0, 1] (caller bugs).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use metagame_solvers::Solution;
+    ///
+    /// let start = Solution::extend_start(&[vec![0.5, 0.5], vec![1.0]], &[3, 2], 0.1);
+    /// assert_eq!(start, vec![vec![0.45, 0.45, 0.1], vec![0.9, 0.1]]);
+    /// ```
+    #[track_caller]
+    pub fn extend_start(previous: &[Vec<f64>], shape: &[usize], new_mass: f64) -> Vec<Vec<f64>> {
+        assert_eq!(previous.len(), shape.len(), "one previous distribution per player");
+        previous
+            .iter()
+            .zip(shape)
+            .map(|(old, &k)| {
+                assert!(old.len() <= k, "a previous distribution is longer than the new game's");
+                let added = (k - old.len()) as f64 * new_mass;
+                assert!(
+                    (0.0..=1.0).contains(&added),
+                    "new_mass {new_mass} leaves no mass for the old strategies"
+                );
+                let total: f64 = old.iter().sum();
+                let keep = if total > 0.0 { (1.0 - added) / total } else { 0.0 };
+                let mut out: Vec<f64> = old.iter().map(|&x| x * keep).collect();
+                out.resize(k, new_mass);
+                out
+            })
+            .collect()
+    }
+
     /// True when every strategy is a probability distribution within `tolerance`.
     pub fn is_distribution(&self, tolerance: f64) -> bool {
         self.strategies.iter().all(|s| {
@@ -95,6 +140,29 @@ pub trait MetaSolver: Send + Sync {
     ///
     /// [`crate::SolveError::Unsupported`] for games this solver does not handle.
     fn solve(&self, game: &NormalFormGame) -> crate::Result<Solution>;
+
+    /// Solve the game starting from `start` (a warm start): `start[p]` is a distribution over
+    /// player `p`'s strategies, one per player of the game's shape
+    /// (`start[p].len() == game.num_strategies(p)`, entries finite and non-negative with a
+    /// positive sum; it is rescaled to sum to 1).
+    ///
+    /// Iterative methods (replicator dynamics and PRD, regret matching and RM+, Hedge,
+    /// fictitious play) begin their iterates there, each documenting how; with an early stop
+    /// (`with_target_nash_conv`) a start that already meets the target returns at once.
+    /// Every other solver ignores `start`: the default is [`MetaSolver::solve`].
+    ///
+    /// The typical caller is a training loop that grows the game by a few strategies per
+    /// iteration and passes the previous answer extended to the new shape
+    /// ([`Solution::extend_start`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`MetaSolver::solve`]; [`crate::SolveError::InvalidConfig`] when an iterative
+    /// method gets a `start` of the wrong shape or one that is not a (scaled) distribution.
+    fn solve_from(&self, game: &NormalFormGame, start: &[Vec<f64>]) -> crate::Result<Solution> {
+        let _ = start;
+        self.solve(game)
+    }
 
     /// Every equilibrium this solver can find (enumeration methods override this; the
     /// default is the one answer of [`MetaSolver::solve`]).
