@@ -66,6 +66,12 @@ fn default_episodes() -> u64 {
 fn default_tolerance() -> f64 {
     1e-12
 }
+fn default_convergence_tolerance() -> f64 {
+    1e-12
+}
+fn default_warm_start() -> bool {
+    true
+}
 fn default_tremble() -> f64 {
     1e-2
 }
@@ -114,6 +120,14 @@ pub struct ExperimentConfig {
     /// Double Oracle: add a best response only if it gains more than this. Default 1e-12.
     #[serde(default = "default_tolerance")]
     pub tolerance: f64,
+    /// PSRO: stop as converged once NashConv ≤ this × the game's payoff scale (0: never).
+    /// Default 1e-12.
+    #[serde(default = "default_convergence_tolerance")]
+    pub convergence_tolerance: f64,
+    /// PSRO: start each meta-solve from the previous meta-mixture (iterative meta-solvers);
+    /// false starts from scratch as OpenSpiel does. Default true.
+    #[serde(default = "default_warm_start")]
+    pub warm_start: bool,
 }
 
 impl ExperimentConfig {
@@ -176,7 +190,9 @@ impl ExperimentConfig {
             .episodes_per_entry(self.episodes_per_entry)
             .seed(self.seed)
             .rectified(self.rectified)
-            .symmetric(self.symmetric);
+            .symmetric(self.symmetric)
+            .convergence_tolerance(self.convergence_tolerance)
+            .warm_start(self.warm_start);
         if let Some(t) = self.target_nash_conv {
             b = b.target_nash_conv(t);
         }

@@ -22,6 +22,8 @@ use crate::error::{Error, Result};
 pub const CHECKPOINT_FILE: &str = "checkpoint.json";
 /// Name of the report file in a run folder.
 pub const REPORT_FILE: &str = "report.json";
+/// Name of the final meta-game (Gambit .nfg) in a run folder.
+pub const META_GAME_FILE: &str = "meta_game.nfg";
 
 /// The state a checkpoint holds, per algorithm.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -275,6 +277,11 @@ pub fn run_experiment(
     checkpoint::write_atomic(&dir.join(REPORT_FILE), &json)?;
     if let Some(dot) = lineage {
         checkpoint::write_atomic(&dir.join("lineage.dot"), dot.as_bytes())?;
+    }
+    if let Some(g) = &meta_game {
+        // The final meta-game as Gambit .nfg, for `metagame solve` and other tools.
+        let nfg = metagame_games::nfg::to_nfg_string(g);
+        checkpoint::write_atomic(&dir.join(META_GAME_FILE), nfg.as_bytes())?;
     }
     #[cfg(feature = "plots")]
     {

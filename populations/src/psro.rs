@@ -11,9 +11,9 @@ use std::ops::ControlFlow;
 use std::time::Instant;
 
 use metagame_games::{
-    GameTree, InfosetId, MatchEvaluator, Matchup, NormalFormGame, TabularPolicy, aggregate_into,
+    GameTree, InfosetId, MatchEvaluator, Matchup, NodeKind, NormalFormGame, TabularPolicy, aggregate_into,
 };
-use metagame_solvers::MetaSolver;
+use metagame_solvers::{MetaSolver, Solution};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -33,6 +33,8 @@ pub struct PsroConfig {
     symmetric: bool,
     target_nash_conv: Option<f64>,
     time_budget_seconds: Option<f64>,
+    convergence_tolerance: f64,
+    warm_start: bool,
 }
 
 /// Builder and serde form of [`PsroConfig`]; every field optional with its default.
@@ -56,6 +58,15 @@ pub struct PsroConfigBuilder {
     pub target_nash_conv: Option<f64>,
     /// Stop after this many seconds of wall time (> 0). Default none.
     pub time_budget_seconds: Option<f64>,
+    /// Stop as converged once the meta-mixture's exact NashConv is at most this times the
+    /// game's payoff scale (its largest absolute terminal utility): the meta-mixture is then
+    /// an equilibrium of the whole game, and with exact best responses further iterations
+    /// could only add duplicates. 0 turns the check off. Default 1e-12.
+    pub convergence_tolerance: Option<f64>,
+    /// Start each meta-solve from the previous iteration's meta-mixture, extended to the new
+    /// members (iterative meta-solvers only; the others ignore it). `false` starts every solve
+    /// from scratch, as OpenSpiel's psro_v2 does. Default true.
+    pub warm_start: Option<bool>,
 }
 
 impl PsroConfigBuilder {
@@ -94,6 +105,16 @@ impl PsroConfigBuilder {
         self.time_budget_seconds = Some(v);
         self
     }
+    /// Set `convergence_tolerance`.
+    pub fn convergence_tolerance(mut self, v: f64) -> Self {
+        self.convergence_tolerance = Some(v);
+        self
+    }
+    /// Set `warm_start`.
+    pub fn warm_start(mut self, v: bool) -> Self {
+        self.warm_start = Some(v);
+        self
+    }
 
     /// Validate.
     ///
@@ -115,6 +136,12 @@ impl PsroConfigBuilder {
         {
             return Err(Error::Config(format!("time_budget_seconds must be > 0, got {t}")));
         }
+        let convergence_tolerance = self.convergence_tolerance.unwrap_or(1e-12);
+        if !(convergence_tolerance.is_finite() && convergence_tolerance >= 0.0) {
+            return Err(Error::Config(format!(
+                "convergence_tolerance must be a finite number ≥ 0, got {convergence_tolerance}"
+            )));
+        }
         Ok(PsroConfig {
             max_iterations: self.max_iterations.unwrap_or(20),
             episodes_per_entry,
@@ -123,6 +150,8 @@ impl PsroConfigBuilder {
             symmetric: self.symmetric.unwrap_or(false),
             target_nash_conv: self.target_nash_conv,
             time_budget_seconds: self.time_budget_seconds,
+            convergence_tolerance,
+            warm_start: self.warm_start.unwrap_or(true),
         })
     }
 }
@@ -144,6 +173,8 @@ impl From<PsroConfig> for PsroConfigBuilder {
             symmetric: Some(c.symmetric),
             target_nash_conv: c.target_nash_conv,
             time_budget_seconds: c.time_budget_seconds,
+            convergence_tolerance: Some(c.convergence_tolerance),
+            warm_start: Some(c.warm_start),
         }
     }
 }
@@ -188,6 +219,14 @@ impl PsroConfig {
     pub fn time_budget_seconds(&self) -> Option<f64> {
         self.time_budget_seconds
     }
+    /// Stop as converged at NashConv ≤ this × the payoff scale (0: never).
+    pub fn convergence_tolerance(&self) -> f64 {
+        self.convergence_tolerance
+    }
+    /// Meta-solves start from the previous meta-mixture.
+    pub fn warm_start(&self) -> bool {
+        self.warm_start
+    }
 }
 
 /// Everything a PSRO run needs to continue: what a checkpoint stores.
@@ -223,6 +262,8 @@ pub struct Psro<'t> {
     state: PsroState,
     started: Instant,
     elapsed_before: f64,
+    /// The game's largest absolute terminal utility, for `convergence_tolerance`.
+    payoff_scale: f64,
 }
 
 /// A seed per iteration, so that entries evaluated in different iterations use different
@@ -342,6 +383,7 @@ impl<'t> Psro<'t> {
             state,
             started: Instant::now(),
             elapsed_before,
+            payoff_scale: payoff_scale(tree),
         })
     }
 
@@ -520,10 +562,21 @@ impl<'t> Psro<'t> {
     ) -> Result<IterationReport> {
         let t = Instant::now();
         let meta_game = self.state.table.to_normal_form()?;
-        let solution = self
-            .meta_solver
-            .solve(&meta_game)
-            .map_err(|source| Error::MetaSolver { solver: self.meta_solver.name(), source })?;
+        let solution = if self.config.warm_start {
+            // The last mixture, with each new member given the share a uniform mixture would
+            // give it (replicator dynamics cannot raise a strategy that starts at 0).
+            let start: Vec<Vec<f64>> = self
+                .state
+                .meta_strategies
+                .iter()
+                .zip(meta_game.shape())
+                .flat_map(|(old, &k)| Solution::extend_start(std::slice::from_ref(old), &[k], 1.0 / k as f64))
+                .collect();
+            self.meta_solver.solve_from(&meta_game, &start)
+        } else {
+            self.meta_solver.solve(&meta_game)
+        }
+        .map_err(|source| Error::MetaSolver { solver: self.meta_solver.name(), source })?;
         let mut strategies = solution.strategies.clone();
         if self.config.symmetric {
             // One shared population: both seats play the average of the two mixtures.
@@ -604,6 +657,11 @@ impl<'t> Psro<'t> {
         {
             return Some(StopReason::TargetReached);
         }
+        if self.config.convergence_tolerance > 0.0
+            && last.nash_conv <= self.config.convergence_tolerance * self.payoff_scale
+        {
+            return Some(StopReason::Converged);
+        }
         if self.state.iteration >= self.config.max_iterations {
             return Some(StopReason::MaxIterations);
         }
@@ -614,6 +672,15 @@ impl<'t> Psro<'t> {
         }
         None
     }
+}
+
+/// The largest absolute terminal utility of the game (1 for a game whose payoffs are all 0).
+fn payoff_scale(tree: &GameTree) -> f64 {
+    let max = (0..tree.num_nodes())
+        .filter(|&node| tree.node_kind(node) == NodeKind::Terminal)
+        .flat_map(|node| tree.terminal_utilities(node).iter().map(|u| u.abs()))
+        .fold(0.0, f64::max);
+    if max > 0.0 { max } else { 1.0 }
 }
 
 /// Every player's rows of the population mixed with its meta-strategy, in one policy.

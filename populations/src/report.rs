@@ -84,6 +84,7 @@ pub enum StopReason {
     TimeBudget,
     /// An observer asked to stop.
     Observer,
-    /// Nothing new could be added (Double Oracle's termination).
+    /// An equilibrium was found: nothing new could be added (Double Oracle), or PSRO's
+    /// meta-mixture has NashConv within `convergence_tolerance` of 0.
     Converged,
 }

@@ -61,6 +61,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 "nash_conv": r.nash_conv,
                 "exploitability": r.exploitability,
                 "meta_nash_conv": r.meta_nash_conv,
+                "meta_status": r.meta_status,
                 "new_entries": r.new_entries,
                 "episodes": r.episodes,
                 "elapsed_s": r.elapsed_s,

@@ -1,11 +1,17 @@
 //! Integration tests: one binary, one module per area.
 
+mod alpha_rank_large;
 mod cli;
 mod games_known_values;
+mod lemke_howson_robust;
+mod lp_robust;
 mod matches;
+mod meta_game_corpus;
 mod nfg_files;
+mod nplayer_nash;
 mod openspiel_fixtures;
 mod psro;
 mod run_cli;
 mod solvers_exact;
 mod solvers_iterative;
+mod warm_start;

@@ -1,0 +1,1 @@
+//! (filled in by the issue 9 work)
