@@ -25,6 +25,7 @@ pub mod checkpoint;
 mod double_oracle;
 mod error;
 pub mod meta;
+mod nash;
 mod oracle;
 mod payoff_table;
 mod population;
