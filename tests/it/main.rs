@@ -11,6 +11,7 @@ mod nfg_files;
 mod nplayer_nash;
 mod openspiel_fixtures;
 mod psro;
+mod psro_long;
 mod run_cli;
 mod solvers_exact;
 mod solvers_iterative;

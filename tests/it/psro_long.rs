@@ -1,0 +1,74 @@
+//! PSRO over hundreds of iterations, where the meta-games become degenerate and full of
+//! near-duplicate strategies: the run must keep its certified meta-solves, stop as converged
+//! once it has found an equilibrium, and stop with an error rather than continue from a
+//! meta-solve that failed.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use metagame::games::{ExactEvaluator, GameTree, NormalFormGame, registry};
+use metagame::populations::meta::Nash;
+use metagame::populations::{Error, ExactBestResponse, Psro, PsroConfig, StopReason};
+use metagame::solvers::{MetaSolver, Solution, SolveError, Status};
+
+fn tree(spec: &str) -> GameTree {
+    GameTree::build(&registry::load(spec).unwrap()).unwrap()
+}
+
+#[test]
+fn leduc_psro_nash_stays_at_its_equilibrium_and_stops_converged() {
+    let t = tree("leduc_poker");
+    let config = PsroConfig::builder().max_iterations(400).build().unwrap();
+    let oracle = ExactBestResponse::trembling(1e-2);
+    let mut p = Psro::new(&t, config, Box::new(Nash), Box::new(oracle), Box::new(ExactEvaluator)).unwrap();
+    let reason = p.run(&mut ()).unwrap();
+    assert_eq!(reason, StopReason::Converged);
+    let curve: Vec<f64> = p.reports().iter().map(|r| r.nash_conv).collect();
+    let reached = curve.iter().position(|&x| x <= 1e-9).expect("NashConv reaches 1e-9");
+    assert!(curve[reached..].iter().all(|&x| x <= 1e-9), "NashConv rose again after iteration {reached}");
+    assert!(p.reports().len() < 400, "converged runs stop early");
+    for r in p.reports() {
+        assert_eq!(r.meta_status, Status::Solved, "iteration {}", r.iteration);
+        assert!(r.meta_nash_conv <= 1e-9 * 13.0, "iteration {}: {}", r.iteration, r.meta_nash_conv);
+    }
+}
+
+/// A meta-solver that works until its k-th call, then finds nothing it can certify.
+struct FailsAt {
+    call: AtomicUsize,
+    fail_at: usize,
+}
+
+impl MetaSolver for FailsAt {
+    fn name(&self) -> &'static str {
+        "fails-at"
+    }
+    fn solve(&self, game: &NormalFormGame) -> metagame::solvers::Result<Solution> {
+        if self.call.fetch_add(1, Ordering::SeqCst) == self.fail_at {
+            return Err(SolveError::Numerical { solver: "fails-at", reason: "nothing certified".into() });
+        }
+        Nash.solve(game)
+    }
+}
+
+#[test]
+fn a_failed_meta_solve_stops_the_run_with_its_iteration() {
+    let t = tree("kuhn_poker");
+    let config = PsroConfig::builder().max_iterations(10).convergence_tolerance(0.0).build().unwrap();
+    // Call 0 is iteration 0's solve; call 3 is iteration 3's.
+    let meta = FailsAt { call: AtomicUsize::new(0), fail_at: 3 };
+    let mut p = Psro::new(
+        &t,
+        config,
+        Box::new(meta),
+        Box::new(ExactBestResponse::default()),
+        Box::new(ExactEvaluator),
+    )
+    .unwrap();
+    let err = p.run(&mut ()).unwrap_err();
+    match &err {
+        Error::AtIteration { iteration, .. } => assert_eq!(*iteration, 3),
+        other => panic!("unexpected error {other}"),
+    }
+    let message = err.to_string();
+    assert!(message.contains("iteration 3") && message.contains("nothing certified"), "{message}");
+}
