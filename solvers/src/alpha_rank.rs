@@ -2,8 +2,6 @@
 //! stationary distribution of an evolutionary Markov chain over monomorphic populations.
 
 use metagame_games::NormalFormGame;
-use petgraph::algo::tarjan_scc;
-use petgraph::graph::{DiGraph, NodeIndex};
 use serde::{Deserialize, Serialize};
 
 use crate::dynamics::invalid;
@@ -69,7 +67,8 @@ pub enum Alpha {
 /// (evaluated with `expm1` and exponent shifts so that no `exp` overflows); the chain moves
 /// with probability `η·ρ`, `η = 1/Σ_k(|S_k| − 1)`. The chain is sparse: each state has
 /// `Σ_k(|S_k| − 1)` neighbours, so π is computed on the sparse chain: its closed
-/// communicating classes are found with Tarjan's algorithm, and π on each class by
+/// communicating classes are found with Tarjan's algorithm (with an explicit stack: no
+/// recursion, so no stack overflow however many states), and π on each class by
 /// under-relaxed Gauss–Seidel sweeps (ω = 0.8) on `πᵀ(C − I) = 0` until the L1 change is below `tolerance`
 /// (default 1e-12). A reducible chain (several closed classes: several sink components at
 /// infinite α, or fixation probabilities that underflow to 0) gives one distribution per
@@ -85,8 +84,10 @@ pub enum Alpha {
 /// # Complexity
 ///
 /// Building the chain: O(states · Σ_k |S_k|) fixation probabilities (single population,
-/// global model: × m). Each sweep: O(states · Σ_k |S_k|). Two populations of 100
-/// strategies (10 000 states) take well under a second.
+/// global model: × m). Each sweep: O(states · Σ_k |S_k|). Memory: one `f64` rate per
+/// (state, neighbour), `8 · states · Σ_k(|S_k| − 1)` bytes: 435 MB for two populations of
+/// 301 strategies (90 601 states), the size of a long PSRO run's meta-game. Two
+/// populations of 100 strategies (10 000 states) take well under a second.
 ///
 /// # References
 ///
@@ -215,7 +216,8 @@ impl AlphaRank {
     /// # Errors
     ///
     /// [`SolveError::InvalidConfig`] for bad settings; [`SolveError::Unsupported`] when
-    /// [`Populations::Single`] is asked for a game that is not two-player symmetric.
+    /// [`Populations::Single`] is asked for a game that is not two-player symmetric, or when
+    /// the chain's rate table (see *Complexity* on [`AlphaRank`]) cannot be allocated.
     pub fn rank(&self, game: &NormalFormGame) -> Result<AlphaRankResult> {
         self.validate()?;
         let tol = 1e-12 * game.payoff_scale();
@@ -234,14 +236,14 @@ impl AlphaRank {
         let model = Model::new(game, single, self.population_size as f64, self.selection, tol);
         let (mut stationary, alpha, residual, sweeps, converged) = match self.alpha {
             Alpha::Finite(a) => {
-                let r = self.stationary(&model, a);
+                let r = self.stationary(&model, a)?;
                 (r.0, a, r.1, r.2, r.3)
             }
             Alpha::Infinite => {
-                let r = self.stationary(&model, f64::INFINITY);
+                let r = self.stationary(&model, f64::INFINITY)?;
                 (r.0, f64::INFINITY, r.1, r.2, r.3)
             }
-            Alpha::Sweep { start } => self.sweep(&model, start),
+            Alpha::Sweep { start } => self.sweep(&model, start)?,
         };
         for pi in stationary.iter_mut() {
             let total: f64 = pi.iter().sum();
@@ -260,23 +262,23 @@ impl AlphaRank {
     }
 
     #[allow(clippy::type_complexity)]
-    fn sweep(&self, model: &Model<'_>, start: f64) -> (Vec<Vec<f64>>, f64, f64, usize, bool) {
+    fn sweep(&self, model: &Model<'_>, start: f64) -> Result<(Vec<Vec<f64>>, f64, f64, usize, bool)> {
         let mut alpha = start;
         let mut previous: Option<(Vec<Vec<f64>>, f64, f64, bool)> = None;
         let mut total_sweeps = 0;
         for _ in 0..200 {
-            let (pi, residual, sweeps, converged) = self.stationary(model, alpha);
+            let (pi, residual, sweeps, converged) = self.stationary(model, alpha)?;
             total_sweeps += sweeps;
             if pi.len() > 1 {
-                return match previous {
+                return Ok(match previous {
                     Some((p, a, r, c)) => (p, a, r, total_sweeps, c),
                     None => (pi, alpha, residual, total_sweeps, converged),
-                };
+                });
             }
             if let Some((p, ..)) = &previous {
                 let close = p[0].iter().zip(&pi[0]).all(|(a, b)| (a - b).abs() <= 1e-8 + 1e-5 * b.abs());
                 if close {
-                    return (pi, alpha, residual, total_sweeps, converged);
+                    return Ok((pi, alpha, residual, total_sweeps, converged));
                 }
             }
             previous = Some((pi, alpha, residual, converged));
@@ -284,13 +286,13 @@ impl AlphaRank {
         }
         // INVARIANT: the loop ran at least once, so `previous` is set.
         let (p, a, r, c) = previous.expect("at least one alpha");
-        (p, a, r, total_sweeps, c)
+        Ok((p, a, r, total_sweeps, c))
     }
 
     /// Stationary distributions of the chain at `alpha`, the worst residual, sweeps, and
     /// whether every class converged.
-    fn stationary(&self, model: &Model<'_>, alpha: f64) -> (Vec<Vec<f64>>, f64, usize, bool) {
-        let chain = Chain::build(model, alpha);
+    fn stationary(&self, model: &Model<'_>, alpha: f64) -> Result<(Vec<Vec<f64>>, f64, usize, bool)> {
+        let chain = Chain::build(model, alpha)?;
         let classes = chain.closed_classes();
         let mut out = Vec::with_capacity(classes.len());
         let (mut residual, mut sweeps, mut converged) = (0.0f64, 0, true);
@@ -301,7 +303,7 @@ impl AlphaRank {
             converged &= c;
             out.push(pi);
         }
-        (out, residual, sweeps, converged)
+        Ok((out, residual, sweeps, converged))
     }
 }
 
@@ -343,6 +345,8 @@ struct Model<'a> {
     tie: f64,
     shape: Vec<usize>,
     strides: Vec<usize>,
+    /// Each player's payoffs, flattened row-major (profile index = state index).
+    payoffs: Vec<&'a [f64]>,
 }
 
 impl<'a> Model<'a> {
@@ -362,7 +366,11 @@ impl<'a> Model<'a> {
         } else {
             None
         };
-        Self { game, single, m, selection, constant_sum, tie, shape, strides }
+        let payoffs = (0..game.num_players())
+            // INVARIANT: `NormalFormGame` stores payoffs in standard layout.
+            .map(|p| game.payoffs(p).as_slice().expect("standard layout"))
+            .collect();
+        Self { game, single, m, selection, constant_sum, tie, shape, strides, payoffs }
     }
 
     fn num_states(&self) -> usize {
@@ -382,8 +390,7 @@ impl<'a> Model<'a> {
             let a = self.game.matrix(0).expect("two-player game");
             return (self.single_rho(&a, other, state, alpha), self.single_rho(&a, state, other, alpha));
         }
-        // INVARIANT: `NormalFormGame` stores payoffs in standard layout.
-        let payoffs = self.game.payoffs(population).as_slice().expect("standard layout");
+        let payoffs = self.payoffs[population];
         let diff = payoffs[other] - payoffs[state];
         if alpha.is_infinite() {
             return (self.fixation(diff, alpha), self.fixation(-diff, alpha));
@@ -491,24 +498,115 @@ fn fixation_pair(u: f64, m: f64) -> (f64, f64) {
         return (1.0 / m, 1.0 / m);
     }
     let a = u.abs();
-    let up = (-a).exp_m1() / (-m * a).exp_m1();
-    let down = (-(m - 1.0) * a).exp() * up;
+    // Past these bounds the formulas round to exactly 1 and 0; skipping them skips libm's
+    // slow underflow path, which most pairs of a ±5 meta-game at α = 100 would take.
+    let up = if a > 40.0 { 1.0 } else { (-a).exp_m1() / (-m * a).exp_m1() };
+    let decay = (m - 1.0) * a;
+    let down = if decay > 746.0 { 0.0 } else { (-decay).exp() * up };
     if u > 0.0 { (up, down) } else { (down, up) }
 }
 
-/// The chain in compressed sparse rows: for state j, its neighbours `index[ptr[j]..ptr[j+1]]`
-/// with the rates into j (`rate_in`) and out of j (`rate_out`); η cancels out of π.
+/// One population's axis of the state space: its number of strategies, its stride in the
+/// state index, and where its block of neighbour slots starts in a state's row.
+#[derive(Clone, Copy, Debug)]
+struct Axis {
+    size: usize,
+    stride: usize,
+    offset: usize,
+}
+
+impl Axis {
+    /// The first state of the line through `state` along this axis, and `state`'s strategy.
+    fn line(&self, state: usize) -> (usize, usize) {
+        let own = (state / self.stride) % self.size;
+        (state - own * self.stride, own)
+    }
+
+    /// In the layout where this axis varies fastest (see [`AxisCopies`]): where the line
+    /// through `state` starts, and `state`'s strategy (its place on the line).
+    fn locate(&self, state: usize) -> (usize, usize) {
+        let block = self.size * self.stride;
+        let own = (state / self.stride) % self.size;
+        ((state / block) * block + (state % self.stride) * self.size, own)
+    }
+}
+
+/// A vector over states kept once per axis, each copy laid out with that axis varying
+/// fastest, so that every line along every axis is a contiguous slice: the Gauss–Seidel
+/// inner loop is then plain dot products instead of strided gathers. The last axis has
+/// stride 1, so its copy is the vector in row-major order.
+struct AxisCopies {
+    copies: Vec<Vec<f64>>,
+}
+
+impl AxisCopies {
+    fn new(axes: &[Axis], values: &[f64]) -> Self {
+        let mut copies: Vec<Vec<f64>> = axes.iter().map(|_| vec![0.0; values.len()]).collect();
+        for (axis, copy) in axes.iter().zip(copies.iter_mut()) {
+            for (j, &v) in values.iter().enumerate() {
+                let (start, own) = axis.locate(j);
+                copy[start + own] = v;
+            }
+        }
+        Self { copies }
+    }
+
+    /// The vector in row-major state order.
+    fn row_major(&self) -> &[f64] {
+        // INVARIANT: a chain has at least one axis.
+        self.copies.last().expect("at least one axis")
+    }
+
+    fn set(&mut self, axes: &[Axis], state: usize, value: f64) {
+        for (axis, copy) in axes.iter().zip(self.copies.iter_mut()) {
+            let (start, own) = axis.locate(state);
+            copy[start + own] = value;
+        }
+    }
+
+    fn scale(&mut self, factor: f64) {
+        self.copies.iter_mut().flatten().for_each(|v| *v *= factor);
+    }
+}
+
+/// `Σ a_i·b_i` with four accumulators, so that it vectorises.
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let (a4, b4) = (a.chunks_exact(4), b.chunks_exact(4));
+    let tail: f64 = a4.remainder().iter().zip(b4.remainder()).map(|(x, y)| x * y).sum();
+    let mut acc = [0.0; 4];
+    for (x, y) in a4.zip(b4) {
+        for i in 0..4 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+}
+
+/// The chain with its neighbour structure left implicit: the neighbours of state j are, per
+/// population k in order, the states that change k's strategy to each other strategy in
+/// ascending order, which fills `degree = Σ_k(|S_k| − 1)` slots. Stored are the rates into
+/// each state (`rate_in[j·degree + slot]`, the rate from that slot's neighbour into j), for
+/// Gauss–Seidel, and one bit per slot saying whether the rate out of j to that neighbour is
+/// positive, for the component search. η cancels out of π, so the rates are the fixation
+/// probabilities themselves.
+///
+/// Memory: `8.125·states·degree` bytes (≈ 442 MB for two populations of 301 strategies)
+/// plus O(states); nothing here recurses.
 struct Chain {
-    ptr: Vec<usize>,
-    index: Vec<u32>,
+    axes: Vec<Axis>,
+    degree: usize,
     rate_in: Vec<f64>,
-    rate_out: Vec<f64>,
+    /// Bit `j·degree + slot` set when the rate from j to that slot's neighbour is positive.
+    out_edges: Vec<u64>,
     out_total: Vec<f64>,
     eta: f64,
 }
 
+/// Marks a state not yet reached by the component search.
+const UNVISITED: usize = usize::MAX;
+
 impl Chain {
-    fn build(model: &Model<'_>, alpha: f64) -> Self {
+    fn build(model: &Model<'_>, alpha: f64) -> Result<Self> {
         let n = model.num_states();
         let degree = model.degree();
         let (sizes, strides): (Vec<usize>, Vec<usize>) = if model.single {
@@ -516,79 +614,187 @@ impl Chain {
         } else {
             (model.shape.clone(), model.strides.clone())
         };
-        // Offset of each population's block of neighbours within a row.
-        let mut offsets = Vec::with_capacity(sizes.len());
-        let mut acc = 0;
-        for &k in &sizes {
-            offsets.push(acc);
-            acc += k - 1;
+        let mut axes = Vec::with_capacity(sizes.len());
+        let mut offset = 0;
+        for (&size, &stride) in sizes.iter().zip(&strides) {
+            axes.push(Axis { size, stride, offset });
+            offset += size - 1;
         }
-        // Position of strategy `s` in the list 0..size without `own`.
-        let pos = |s: usize, own: usize| if s < own { s } else { s - 1 };
-        let mut index = vec![0u32; n * degree];
-        let mut rate_in = vec![0.0; n * degree];
-        let mut rate_out = vec![0.0; n * degree];
-        for j in 0..n {
-            for (k, (&size, &stride)) in sizes.iter().zip(&strides).enumerate() {
-                let own = (j / stride) % size;
-                for s in (own + 1)..size {
-                    let other = j + (s - own) * stride;
-                    let (up, down) = model.pair(k, j, other, alpha);
-                    let e1 = j * degree + offsets[k] + pos(s, own);
-                    let e2 = other * degree + offsets[k] + pos(own, s);
-                    index[e1] = other as u32;
-                    rate_out[e1] = up;
-                    rate_in[e1] = down;
-                    index[e2] = j as u32;
-                    rate_out[e2] = down;
-                    rate_in[e2] = up;
+        let entries = n.checked_mul(degree).ok_or_else(|| too_large(n, degree))?;
+        let mut rate_in = Vec::new();
+        rate_in.try_reserve_exact(entries).map_err(|_| too_large(n, degree))?;
+        rate_in.resize(entries, 0.0);
+        let mut out_edges = vec![0u64; entries.div_ceil(64)];
+        let mut out_total = vec![0.0; n];
+        // Line by line: the states that differ only in population k's strategy form a
+        // complete graph whose rates fill one block of each of their rows, so the writes of
+        // a line stay within `size` nearby blocks.
+        for (k, axis) in axes.iter().enumerate() {
+            let block = axis.size * axis.stride;
+            for first in (0..n).filter(|&j| j % block < axis.stride) {
+                for own in 0..axis.size {
+                    let j = first + own * axis.stride;
+                    for s in (own + 1)..axis.size {
+                        let other = first + s * axis.stride;
+                        // `up` = rate j → other, `down` = rate other → j. In j's row, `other`
+                        // (strategy s > own) sits at slot s − 1 of the block; in other's row,
+                        // j (strategy own < s) sits at slot own.
+                        let (up, down) = model.pair(k, j, other, alpha);
+                        let into_j = j * degree + axis.offset + s - 1;
+                        let into_other = other * degree + axis.offset + own;
+                        rate_in[into_j] = down;
+                        rate_in[into_other] = up;
+                        out_total[j] += up;
+                        out_total[other] += down;
+                        // An out-edge is flagged at the source's slot for the target, which
+                        // is where the rate into the source from the target is kept.
+                        if up > 0.0 {
+                            out_edges[into_j / 64] |= 1 << (into_j % 64);
+                        }
+                        if down > 0.0 {
+                            out_edges[into_other / 64] |= 1 << (into_other % 64);
+                        }
+                    }
                 }
             }
         }
-        let ptr: Vec<usize> = (0..=n).map(|j| j * degree).collect();
-        let out_total = (0..n).map(|j| rate_out[j * degree..(j + 1) * degree].iter().sum()).collect();
         let eta = if degree == 0 { 1.0 } else { 1.0 / degree as f64 };
-        Self { ptr, index, rate_in, rate_out, out_total, eta }
+        Ok(Self { axes, degree, rate_in, out_edges, out_total, eta })
     }
 
-    /// The closed communicating classes (sink strongly connected components), each sorted.
-    fn closed_classes(&self) -> Vec<Vec<usize>> {
-        let n = self.out_total.len();
-        let mut graph = DiGraph::<(), ()>::with_capacity(n, self.index.len());
-        for _ in 0..n {
-            graph.add_node(());
+    fn num_states(&self) -> usize {
+        self.out_total.len()
+    }
+
+    /// The neighbour of `state` in `slot` (`slot < degree`).
+    fn neighbour(&self, state: usize, slot: usize) -> usize {
+        let mut t = slot;
+        for axis in &self.axes {
+            let count = axis.size - 1;
+            if t < count {
+                let (base, own) = axis.line(state);
+                let s = if t < own { t } else { t + 1 };
+                return base + s * axis.stride;
+            }
+            t -= count;
         }
-        for j in 0..n {
-            for e in self.ptr[j]..self.ptr[j + 1] {
-                if self.rate_out[e] > 0.0 {
-                    graph.add_edge(NodeIndex::new(j), NodeIndex::new(self.index[e] as usize), ());
+        // INVARIANT: callers pass `slot < degree`, the total of the axes' counts.
+        unreachable!("slot {slot} out of range {}", self.degree)
+    }
+
+    /// The first slot at or after `slot` whose rate out of `state` is positive.
+    fn next_out_edge(&self, state: usize, slot: usize) -> Option<usize> {
+        let row = state * self.degree;
+        let end = row + self.degree;
+        let mut bit = row + slot;
+        while bit < end {
+            let word = self.out_edges[bit / 64] >> (bit % 64);
+            if word != 0 {
+                let found = bit + word.trailing_zeros() as usize;
+                return (found < end).then(|| found - row);
+            }
+            bit = (bit / 64 + 1) * 64;
+        }
+        None
+    }
+
+    /// `Σ_i π_i · rate(i → j)` over j's neighbours i.
+    fn inflow(&self, pi: &AxisCopies, j: usize) -> f64 {
+        let rates = &self.rate_in[j * self.degree..(j + 1) * self.degree];
+        let mut sum = 0.0;
+        for (axis, copy) in self.axes.iter().zip(&pi.copies) {
+            let (start, own) = axis.locate(j);
+            let line = &copy[start..start + axis.size];
+            let block = &rates[axis.offset..axis.offset + axis.size - 1];
+            sum += dot(&line[..own], &block[..own]) + dot(&line[own + 1..], &block[own..]);
+        }
+        sum
+    }
+
+    /// The closed communicating classes (sink strongly connected components of the graph of
+    /// positive rates), each sorted, in order of their smallest state.
+    ///
+    /// Tarjan's algorithm with an explicit stack of (state, next slot) frames, so the depth
+    /// of the search (up to the number of states) costs heap, not call stack. A component
+    /// is closed when none of its states has an edge into an earlier finished component
+    /// (edges into components finished later cannot exist: Tarjan finishes components in
+    /// reverse topological order).
+    fn closed_classes(&self) -> Vec<Vec<usize>> {
+        let n = self.num_states();
+        let mut order = vec![UNVISITED; n];
+        let mut low = vec![0usize; n];
+        let mut on_stack = vec![false; n];
+        // Whether a state has an edge into a finished component (so out of its own).
+        let mut escapes = vec![false; n];
+        let mut component = vec![UNVISITED; n];
+        let mut closed: Vec<bool> = Vec::new();
+        let mut stack: Vec<usize> = Vec::new();
+        let mut frames: Vec<(usize, usize)> = Vec::new();
+        let mut counter = 0;
+        for root in 0..n {
+            if order[root] != UNVISITED {
+                continue;
+            }
+            order[root] = counter;
+            low[root] = counter;
+            counter += 1;
+            stack.push(root);
+            on_stack[root] = true;
+            frames.push((root, 0));
+            while let Some(frame) = frames.last_mut() {
+                let v = frame.0;
+                if let Some(slot) = self.next_out_edge(v, frame.1) {
+                    frame.1 = slot + 1;
+                    let w = self.neighbour(v, slot);
+                    if order[w] == UNVISITED {
+                        order[w] = counter;
+                        low[w] = counter;
+                        counter += 1;
+                        stack.push(w);
+                        on_stack[w] = true;
+                        frames.push((w, 0));
+                    } else if on_stack[w] {
+                        low[v] = low[v].min(order[w]);
+                    } else {
+                        escapes[v] = true;
+                    }
+                    continue;
+                }
+                frames.pop();
+                let finished = low[v] == order[v];
+                if finished {
+                    let id = closed.len();
+                    let mut is_closed = true;
+                    while let Some(w) = stack.pop() {
+                        on_stack[w] = false;
+                        component[w] = id;
+                        is_closed &= !escapes[w];
+                        if w == v {
+                            break;
+                        }
+                    }
+                    closed.push(is_closed);
+                }
+                if let Some(&(parent, _)) = frames.last() {
+                    low[parent] = low[parent].min(low[v]);
+                    // The tree edge parent → v leaves the parent's component when v's
+                    // component has just finished.
+                    escapes[parent] |= finished;
                 }
             }
         }
-        let components = tarjan_scc(&graph);
-        let mut component_of = vec![0usize; n];
-        for (c, nodes) in components.iter().enumerate() {
-            for v in nodes {
-                component_of[v.index()] = c;
+        let mut class_of = vec![UNVISITED; closed.len()];
+        let mut classes: Vec<Vec<usize>> = Vec::new();
+        for (v, &c) in component.iter().enumerate() {
+            if !closed[c] {
+                continue;
             }
+            if class_of[c] == UNVISITED {
+                class_of[c] = classes.len();
+                classes.push(Vec::new());
+            }
+            classes[class_of[c]].push(v);
         }
-        let mut classes: Vec<Vec<usize>> = components
-            .iter()
-            .enumerate()
-            .filter(|(c, nodes)| {
-                nodes.iter().all(|v| {
-                    let j = v.index();
-                    (self.ptr[j]..self.ptr[j + 1])
-                        .all(|e| self.rate_out[e] == 0.0 || component_of[self.index[e] as usize] == *c)
-                })
-            })
-            .map(|(_, nodes)| {
-                let mut v: Vec<usize> = nodes.iter().map(|v| v.index()).collect();
-                v.sort_unstable();
-                v
-            })
-            .collect();
-        classes.sort();
         classes
     }
 
@@ -600,16 +806,18 @@ impl Chain {
         tolerance: f64,
         max_sweeps: usize,
     ) -> (Vec<f64>, f64, usize, bool) {
-        let n = self.out_total.len();
-        let mut pi = vec![0.0; n];
+        let n = self.num_states();
+        let mut start = vec![0.0; n];
         if class.len() == 1 {
-            pi[class[0]] = 1.0;
-            return (pi, 0.0, 0, true);
+            start[class[0]] = 1.0;
+            return (start, 0.0, 0, true);
         }
         let share = 1.0 / class.len() as f64;
         for &j in class {
-            pi[j] = share;
+            start[j] = share;
         }
+        let mut pi = AxisCopies::new(&self.axes, &start);
+        drop(start);
         let mut sweeps = 0;
         let mut converged = false;
         // Plain Gauss–Seidel (ω = 1) can oscillate forever on cyclic chains (e.g. a 2×2
@@ -620,36 +828,40 @@ impl Chain {
             sweeps += 1;
             let mut change = 0.0;
             for &j in class {
-                let mut inflow = 0.0;
-                for e in self.ptr[j]..self.ptr[j + 1] {
-                    inflow += pi[self.index[e] as usize] * self.rate_in[e];
-                }
-                let new = relaxation * inflow / self.out_total[j] + (1.0 - relaxation) * pi[j];
-                change += (new - pi[j]).abs();
-                pi[j] = new;
+                let old = pi.row_major()[j];
+                let new = relaxation * self.inflow(&pi, j) / self.out_total[j] + (1.0 - relaxation) * old;
+                change += (new - old).abs();
+                pi.set(&self.axes, j, new);
             }
-            let total: f64 = class.iter().map(|&j| pi[j]).sum();
-            class.iter().for_each(|&j| pi[j] /= total);
+            let total: f64 = class.iter().map(|&j| pi.row_major()[j]).sum();
+            pi.scale(1.0 / total);
             if change / total <= tolerance {
                 converged = true;
                 break;
             }
         }
         let residual = self.residual(&pi, class);
-        (pi, residual, sweeps, converged)
+        let mut copies = pi.copies;
+        // INVARIANT: a chain has at least one axis.
+        (copies.pop().expect("at least one axis"), residual, sweeps, converged)
     }
 
     /// ‖πᵀ(C − I)‖₁ on a class, C = I + η·(rates − diag(out totals)).
-    fn residual(&self, pi: &[f64], class: &[usize]) -> f64 {
+    fn residual(&self, pi: &AxisCopies, class: &[usize]) -> f64 {
         class
             .iter()
-            .map(|&j| {
-                let inflow: f64 = (self.ptr[j]..self.ptr[j + 1])
-                    .map(|e| pi[self.index[e] as usize] * self.rate_in[e])
-                    .sum();
-                (self.eta * (inflow - pi[j] * self.out_total[j])).abs()
-            })
+            .map(|&j| (self.eta * (self.inflow(pi, j) - pi.row_major()[j] * self.out_total[j])).abs())
             .sum()
+    }
+}
+
+/// The error for a chain whose rate table cannot be allocated.
+fn too_large(states: usize, degree: usize) -> SolveError {
+    SolveError::Unsupported {
+        solver: AlphaRank::NAME,
+        reason: format!(
+            "the Markov chain has {states} states with {degree} neighbours each; its rate table does not fit in memory"
+        ),
     }
 }
 
@@ -669,6 +881,78 @@ mod tests {
         for &u in &[0.3, -0.3, 2.0, -2.0] {
             let direct = (1.0 - f64::exp(-u)) / (1.0 - f64::exp(-m * u));
             assert!((fixation_probability(u, m) - direct).abs() < 1e-14 * direct.max(1e-300));
+        }
+    }
+
+    /// Small games with payoffs in {0, 1, 2} (many ties, so neutral two-way edges as well as
+    /// one-way ones) at α = ∞: the iterative Tarjan's closed classes equal the brute-force
+    /// ones (v is in a closed class when everything it reaches reaches it back).
+    #[test]
+    fn closed_classes_match_brute_force_reachability() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for shape in [vec![2, 2], vec![3, 4], vec![5, 5], vec![2, 3, 2], vec![3, 1, 4]] {
+            for _ in 0..20 {
+                let tensors = (0..shape.len())
+                    .map(|_| ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&shape), |_| (next() % 3) as f64))
+                    .collect();
+                let game = NormalFormGame::new(tensors).unwrap();
+                let model = Model::new(&game, false, 50.0, SelectionModel::Local, 1e-12);
+                let chain = Chain::build(&model, f64::INFINITY).unwrap();
+                let n = chain.num_states();
+                let mut reach = vec![vec![false; n]; n];
+                for (v, row) in reach.iter_mut().enumerate() {
+                    row[v] = true;
+                    for slot in 0..chain.degree {
+                        if chain.next_out_edge(v, slot) == Some(slot) {
+                            row[chain.neighbour(v, slot)] = true;
+                        }
+                    }
+                }
+                for k in 0..n {
+                    for i in 0..n {
+                        if reach[i][k] {
+                            for j in 0..n {
+                                reach[i][j] |= reach[k][j];
+                            }
+                        }
+                    }
+                }
+                let mut expected: Vec<Vec<usize>> = Vec::new();
+                for v in 0..n {
+                    let closed = (0..n).all(|w| !reach[v][w] || reach[w][v]);
+                    if closed && !expected.iter().any(|c| c.contains(&v)) {
+                        expected.push((0..n).filter(|&w| reach[v][w]).collect());
+                    }
+                }
+                assert_eq!(chain.closed_classes(), expected, "{shape:?}");
+            }
+        }
+    }
+
+    /// Each axis's copy puts that axis's lines in contiguous slices.
+    #[test]
+    fn axis_copies_make_every_line_contiguous() {
+        let game = NormalFormGame::new(vec![ndarray::ArrayD::zeros(ndarray::IxDyn(&[3, 4, 2])); 3]).unwrap();
+        let model = Model::new(&game, false, 50.0, SelectionModel::Local, 1e-12);
+        let chain = Chain::build(&model, 1.0).unwrap();
+        let values: Vec<f64> = (0..24).map(|j| j as f64).collect();
+        let copies = AxisCopies::new(&chain.axes, &values);
+        assert_eq!(copies.row_major(), values.as_slice());
+        for (axis, copy) in chain.axes.iter().zip(&copies.copies) {
+            for j in 0..24 {
+                let (start, own) = axis.locate(j);
+                let (base, own2) = axis.line(j);
+                assert_eq!(own, own2);
+                for s in 0..axis.size {
+                    assert_eq!(copy[start + s], (base + s * axis.stride) as f64);
+                }
+            }
         }
     }
 
