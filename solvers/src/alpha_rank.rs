@@ -915,19 +915,16 @@ mod tests {
                     }
                 }
                 for k in 0..n {
-                    for i in 0..n {
-                        if reach[i][k] {
-                            for j in 0..n {
-                                reach[i][j] |= reach[k][j];
-                            }
-                        }
+                    let via = reach[k].clone();
+                    for row in reach.iter_mut().filter(|row| row[k]) {
+                        row.iter_mut().zip(&via).for_each(|(r, &v)| *r |= v);
                     }
                 }
                 let mut expected: Vec<Vec<usize>> = Vec::new();
-                for v in 0..n {
-                    let closed = (0..n).all(|w| !reach[v][w] || reach[w][v]);
+                for (v, row) in reach.iter().enumerate() {
+                    let closed = row.iter().enumerate().all(|(w, &r)| !r || reach[w][v]);
                     if closed && !expected.iter().any(|c| c.contains(&v)) {
-                        expected.push((0..n).filter(|&w| reach[v][w]).collect());
+                        expected.push(row.iter().enumerate().filter(|(_, r)| **r).map(|(w, _)| w).collect());
                     }
                 }
                 assert_eq!(chain.closed_classes(), expected, "{shape:?}");
