@@ -6,9 +6,13 @@ use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, S
 
 use crate::{Result, SolveError};
 
-/// A conic program's primal solution and the interior-point iterations it took.
+/// A conic program's primal and dual solutions and the interior-point iterations it took.
 pub(crate) struct ConicSolution {
+    /// The primal solution.
     pub(crate) x: Vec<f64>,
+    /// The dual solution: one multiplier per constraint row, in the dual cones, with
+    /// `Px + q + Aᵀz = 0`.
+    pub(crate) z: Vec<f64>,
     pub(crate) iterations: usize,
 }
 
@@ -38,5 +42,9 @@ pub(crate) fn solve_conic(
     if !matches!(status, SolverStatus::Solved | SolverStatus::AlmostSolved) {
         return Err(numerical(format!("clarabel ended with {status:?}")));
     }
-    Ok(ConicSolution { x: std::mem::take(&mut ipm.solution.x), iterations: ipm.solution.iterations as usize })
+    Ok(ConicSolution {
+        x: std::mem::take(&mut ipm.solution.x),
+        z: std::mem::take(&mut ipm.solution.z),
+        iterations: ipm.solution.iterations as usize,
+    })
 }

@@ -16,7 +16,11 @@
 //! is re-solved by LU with partial pivoting, which removes the rounding error the pivots
 //! accumulated, and the better-certified of the two answers is returned.
 
+mod interior;
 pub(crate) mod linalg;
+mod simplex;
+
+use simplex::{Simplex, SimplexEnd};
 
 use metagame_games::NormalFormGame;
 use ndarray::{Array2, ArrayView2};
@@ -76,23 +80,36 @@ impl LpNash {
     /// Tolerance (relative to the payoff scale) for recognising a constant-sum game.
     pub const CONSTANT_SUM_TOLERANCE: f64 = 1e-9;
 
+    /// An answer is [`Status::Solved`] when its NashConv, computed from the game, is at most
+    /// this times the payoff range of the row player's matrix (plus `64 ε · max |A|`, the
+    /// rounding of the certificate's own arithmetic).
+    pub const CERTIFICATE_TOLERANCE: f64 = 1e-9;
+
     /// A solver with the default pivot safeguard.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// The same solver with at most `max_pivots` simplex pivots (status
-    /// [`Status::MaxIterations`] when reached).
+    /// The same solver with at most `max_pivots` simplex pivots. When they run out before
+    /// the certificate is within tolerance, the answer so far is returned with status
+    /// [`Status::MaxIterations`] (no interior-point fallback is tried).
     pub fn with_max_pivots(self, max_pivots: usize) -> Self {
         Self { max_pivots: Some(max_pivots) }
     }
 
     /// Solve and return the game's value for the row player with the equilibrium.
     ///
+    /// The status is [`Status::Solved`] exactly when the certificate is within
+    /// [`LpNash::CERTIFICATE_TOLERANCE`].
+    ///
     /// # Errors
     ///
     /// [`SolveError::Unsupported`] unless the game has two players and constant sum
-    /// (within [`LpNash::CONSTANT_SUM_TOLERANCE`] × payoff scale).
+    /// (within [`LpNash::CONSTANT_SUM_TOLERANCE`] × payoff scale);
+    /// [`SolveError::Numerical`] when neither the simplex method nor the interior-point
+    /// fallback reaches a certificate within tolerance (not met in testing; the message
+    /// gives the best NashConv), or when the certificate itself is not finite (payoffs so
+    /// large that the game's own arithmetic overflows).
     pub fn solve_zero_sum(&self, game: &NormalFormGame) -> Result<ZeroSumSolution> {
         if game.num_players() != 2 {
             return Err(SolveError::Unsupported {
@@ -100,15 +117,15 @@ impl LpNash {
                 reason: format!("needs 2 players, the game has {}", game.num_players()),
             });
         }
-        if game.constant_sum(Self::CONSTANT_SUM_TOLERANCE * game.payoff_scale()).is_none() {
+        // INVARIANT: a 2-player game's payoff tensors are matrices.
+        let (a, b) = (game.matrix(0).expect("two players"), game.matrix(1).expect("two players"));
+        if !is_constant_sum(a, b, Self::CONSTANT_SUM_TOLERANCE) {
             return Err(SolveError::Unsupported {
                 solver: "lp",
                 reason: "the game is not constant-sum; use lemke-howson or an enumeration".into(),
             });
         }
-        // INVARIANT: a 2-player game's payoff tensors are matrices.
-        let a = game.matrix(0).expect("two players");
-        Ok(self.solve_matrix(game, a))
+        self.solve_matrix(game, a)
     }
 
     /// The value of a two-player constant-sum game for the row player.
@@ -120,36 +137,227 @@ impl LpNash {
         Ok(self.solve_zero_sum(game)?.value)
     }
 
-    fn solve_matrix(&self, game: &NormalFormGame, a: ArrayView2<'_, f64>) -> ZeroSumSolution {
+    fn solve_matrix(&self, game: &NormalFormGame, a: ArrayView2<'_, f64>) -> Result<ZeroSumSolution> {
         let (m, n) = a.dim();
+        let tolerance = certificate_tolerance(a);
+        // Below this the answer is not worth a clean-up pass.
+        let aim = 1e-3 * tolerance;
         let cap = self.max_pivots.unwrap_or(50 * (m + n) + 1000);
-        let scaled = linalg::normalized(a);
-        let lp = Simplex::solve(&scaled, cap);
-        let status = if lp.finished { Status::Solved } else { Status::MaxIterations };
-        let raw = lp.profile();
-        let mut best = raw.clone();
-        let mut best_conv = game.nash_conv(&best);
-        if let Some(p) = polish(a, &lp) {
-            let conv = game.nash_conv(&p);
-            if conv <= best_conv {
-                best = p;
-                best_conv = conv;
+        let (profile, end, mut iterations) = simplex_profile(a, cap, COARSE_PIVOT_TOLERANCE);
+        let mut best = Candidate::new(a, profile);
+        let capped = end == SimplexEnd::PivotCap && self.max_pivots.is_some();
+        if !capped && !(best.gap <= aim) {
+            let (refined, pivots) = refine(a, &best.strategies, aim, cap);
+            iterations += pivots;
+            best = best.or(refined);
+        }
+        if !capped && !(best.gap <= aim) {
+            let (profile, _, spent) = simplex_profile(a, cap, FINE_PIVOT_TOLERANCE);
+            iterations += spent;
+            best = best.or(Some(Candidate::new(a, profile)));
+        }
+        let mut fallback_error = None;
+        if !capped && !(best.gap <= tolerance) {
+            match interior_candidates(a, aim, cap) {
+                Ok((candidate, count)) => {
+                    iterations += count;
+                    best = best.or(candidate);
+                }
+                Err(e) => fallback_error = Some(e),
             }
         }
-        let _ = best_conv;
-        let (value, gap) = value_and_gap(a, &best);
-        let mut certificate = Certificate::for_profile(game, &best);
-        certificate.primal_dual_gap = Some(gap);
+        let mut certificate = Certificate::for_profile(game, &best.strategies);
+        certificate.primal_dual_gap = Some(best.gap);
+        if !certificate.nash_conv.is_finite() || !best.gap.is_finite() {
+            return Err(SolveError::Numerical {
+                solver: "lp",
+                reason: "the certificate is not finite (payoffs too large for f64 arithmetic)".into(),
+            });
+        }
+        let status = if certificate.nash_conv <= tolerance {
+            Status::Solved
+        } else if capped {
+            Status::MaxIterations
+        } else {
+            let why = fallback_error.map_or(String::new(), |e| format!(" (interior-point fallback: {e})"));
+            return Err(SolveError::Numerical {
+                solver: "lp",
+                reason: format!(
+                    "best NashConv {:e} is above the tolerance {tolerance:e} after {iterations} pivots and \
+                     interior-point iterations{why}",
+                    certificate.nash_conv
+                ),
+            });
+        };
         let solution = Solution {
-            strategies: best,
+            strategies: best.strategies,
             status,
             certificate,
-            iterations: lp.pivots,
+            iterations,
             joint: None,
             stationary: Vec::new(),
         };
-        ZeroSumSolution { solution, value }
+        Ok(ZeroSumSolution { solution, value: best.value })
     }
+}
+
+/// Relative pivot tolerance of the first simplex clean-up.
+const COARSE_PIVOT_TOLERANCE: f64 = 1e-9;
+/// Relative pivot tolerance of the second try and of the subgames in [`refine`]: resolves
+/// differences between near-duplicate strategies down to about `1e-11` of the range.
+const FINE_PIVOT_TOLERANCE: f64 = 1e-11;
+
+/// The simplex method on `a` (normalised to `[1, 2]`) and the polished basis: the
+/// better-certified profile, how the simplex ended and its pivots.
+fn simplex_profile(
+    a: ArrayView2<'_, f64>,
+    cap: usize,
+    cleanup_pivot_tolerance: f64,
+) -> (Vec<Vec<f64>>, SimplexEnd, usize) {
+    let scaled = linalg::normalized(a);
+    let mut lp = Simplex::new(&scaled);
+    let end = lp.solve(cap, cleanup_pivot_tolerance);
+    let mut best = Candidate::new(scaled.view(), lp.profile());
+    if let Some(p) = polish(scaled.view(), &lp.supports()) {
+        best = best.or(Some(Candidate::new(scaled.view(), p)));
+    }
+    (best.strategies, end, lp.pivots)
+}
+
+/// Rounds of [`refine`] at most.
+const REFINE_ROUNDS: usize = 16;
+
+/// The clean-up pass: a double oracle started from `start`. The subgame of the strategies
+/// in `start`'s supports and of the near-best responses to it (within its gap) is solved
+/// by the simplex method scaled to the subgame's own payoff range, so that differences far
+/// below the whole game's range (near-duplicate strategies) are resolved; every strategy
+/// that beats the subgame's answer in the whole game joins, until the gap is at most `aim`,
+/// nothing joins, or [`REFINE_ROUNDS`] rounds. Returns the best answer seen (if any) and
+/// the pivots spent.
+fn refine(a: ArrayView2<'_, f64>, start: &[Vec<f64>], aim: f64, cap: usize) -> (Option<Candidate>, usize) {
+    let (m, n) = a.dim();
+    let (ay, xa) = payoff_vectors(a, start);
+    let upper = ay.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let lower = xa.iter().copied().fold(f64::INFINITY, f64::min);
+    let gap = upper - lower;
+    if !gap.is_finite() {
+        return (None, 0);
+    }
+    let mut rows: Vec<usize> = (0..m).filter(|&i| start[0][i] > 0.0 || ay[i] >= upper - gap).collect();
+    let mut cols: Vec<usize> = (0..n).filter(|&j| start[1][j] > 0.0 || xa[j] <= lower + gap).collect();
+    let mut best: Option<Candidate> = None;
+    let mut pivots = 0;
+    for _ in 0..REFINE_ROUNDS {
+        let sub = Array2::from_shape_fn((rows.len(), cols.len()), |(p, q)| a[[rows[p], cols[q]]]);
+        let (profile, _, spent) = simplex_profile(sub.view(), cap, FINE_PIVOT_TOLERANCE);
+        pivots += spent;
+        let mut x = vec![0.0; m];
+        let mut y = vec![0.0; n];
+        for (&i, &v) in rows.iter().zip(&profile[0]) {
+            x[i] = v;
+        }
+        for (&j, &v) in cols.iter().zip(&profile[1]) {
+            y[j] = v;
+        }
+        let strategies = vec![x, y];
+        let (ay, xa) = payoff_vectors(a, &strategies);
+        // The subgame's own bounds: strategies outside that beat them join.
+        let sub_upper = rows.iter().map(|&i| ay[i]).fold(f64::NEG_INFINITY, f64::max);
+        let sub_lower = cols.iter().map(|&j| xa[j]).fold(f64::INFINITY, f64::min);
+        let candidate = Candidate::new(a, strategies);
+        let done = candidate.gap <= aim;
+        best = Some(candidate.or(best));
+        if done {
+            break;
+        }
+        let new_rows: Vec<usize> = (0..m).filter(|&i| ay[i] > sub_upper).collect();
+        let new_cols: Vec<usize> = (0..n).filter(|&j| xa[j] < sub_lower).collect();
+        if new_rows.is_empty() && new_cols.is_empty() {
+            break;
+        }
+        rows.extend(new_rows);
+        cols.extend(new_cols);
+        rows.sort_unstable();
+        cols.sort_unstable();
+    }
+    (best, pivots)
+}
+
+/// The interior-point fallback: clarabel's answer cleaned, polished on its supports, and
+/// refined; the best of these with the interior-point iterations and pivots spent.
+fn interior_candidates(a: ArrayView2<'_, f64>, aim: f64, cap: usize) -> Result<(Option<Candidate>, usize)> {
+    let scaled = linalg::normalized(a);
+    let ipm = interior::solve(&scaled)?;
+    let mut count = ipm.iterations;
+    let supports = (interior_support(&ipm.x), interior_support(&ipm.y));
+    let mut best = polish(scaled.view(), &supports).map(|p| Candidate::new(a, p));
+    let cleaned = [ipm.x, ipm.y].map(|s| linalg::clean_distribution(s, f64::INFINITY));
+    if let [Some(x), Some(y)] = cleaned {
+        best = Some(Candidate::new(a, vec![x, y]).or(best));
+    }
+    if let Some(start) = best.as_ref().filter(|b| !(b.gap <= aim)).map(|b| b.strategies.clone()) {
+        let (refined, pivots) = refine(a, &start, aim, cap);
+        count += pivots;
+        best = refined.map(|r| r.or(best.take())).or(best);
+    }
+    Ok((best, count))
+}
+
+/// `A y` and `Aᵀ x` for the profile `(x, y)`.
+fn payoff_vectors(a: ArrayView2<'_, f64>, s: &[Vec<f64>]) -> (ndarray::Array1<f64>, ndarray::Array1<f64>) {
+    let x = ndarray::ArrayView1::from(&s[0][..]);
+    let y = ndarray::ArrayView1::from(&s[1][..]);
+    (a.dot(&y), a.t().dot(&x))
+}
+
+/// A candidate profile with its value and primal–dual gap on the original matrix.
+struct Candidate {
+    strategies: Vec<Vec<f64>>,
+    value: f64,
+    gap: f64,
+}
+
+impl Candidate {
+    fn new(a: ArrayView2<'_, f64>, strategies: Vec<Vec<f64>>) -> Self {
+        let (value, gap) = value_and_gap(a, &strategies);
+        Self { strategies, value, gap }
+    }
+
+    /// The better-certified of the two (NaN gaps lose).
+    fn or(self, other: Option<Self>) -> Self {
+        match other {
+            Some(o) if o.gap < self.gap || self.gap.is_nan() => o,
+            _ => self,
+        }
+    }
+}
+
+/// True when `a + b` is constant within `relative_tolerance` × the larger payoff range
+/// (at least 1), computed on halves so that payoffs near `f64::MAX` do not overflow.
+fn is_constant_sum(a: ArrayView2<'_, f64>, b: ArrayView2<'_, f64>, relative_tolerance: f64) -> bool {
+    let half_scale = half_range(a).max(half_range(b)).max(0.5);
+    let half_sum = |i: usize, j: usize| a[[i, j]] / 2.0 + b[[i, j]] / 2.0;
+    let c = half_sum(0, 0);
+    let limit = relative_tolerance * half_scale;
+    a.indexed_iter().all(|((i, j), _)| (half_sum(i, j) - c).abs() <= limit)
+}
+
+/// `(max − min) / 2` of the entries, without overflow.
+fn half_range(a: ArrayView2<'_, f64>) -> f64 {
+    let (lo, hi) = a.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    hi / 2.0 - lo / 2.0
+}
+
+/// NashConv accepted as solved; see [`LpNash::CERTIFICATE_TOLERANCE`].
+fn certificate_tolerance(a: ArrayView2<'_, f64>) -> f64 {
+    let largest = a.iter().fold(0.0_f64, |acc, &x| acc.max(x.abs()));
+    2.0 * (LpNash::CERTIFICATE_TOLERANCE * half_range(a)) + 64.0 * f64::EPSILON * largest
+}
+
+/// The entries of an interior-point strategy that are not numerically zero.
+fn interior_support(s: &[f64]) -> Vec<usize> {
+    let largest = s.iter().fold(0.0_f64, |acc, &v| acc.max(v));
+    s.iter().enumerate().filter(|&(_, &v)| v > 1e-7 * largest).map(|(i, _)| i).collect()
 }
 
 impl MetaSolver for LpNash {
@@ -175,218 +383,13 @@ fn value_and_gap(a: ArrayView2<'_, f64>, s: &[Vec<f64>]) -> (f64, f64) {
     (value, (upper - lower).max(0.0))
 }
 
-/// Re-solve the equalising conditions on the supports of the final basis.
-fn polish(a: ArrayView2<'_, f64>, lp: &Simplex) -> Option<Vec<Vec<f64>>> {
-    let (rows, cols) = lp.supports();
-    let (x, y) = linalg::equalize(a, a, &rows, &cols)?;
+/// Re-solve the equalising conditions on the supports `(rows, cols)` (of the final basis,
+/// or of an interior point).
+fn polish(a: ArrayView2<'_, f64>, supports: &(Vec<usize>, Vec<usize>)) -> Option<Vec<Vec<f64>>> {
+    let (x, y) = linalg::equalize(a, a, &supports.0, &supports.1)?;
     let x = linalg::clean_distribution(x, 1e-9)?;
     let y = linalg::clean_distribution(y, 1e-9)?;
     Some(vec![x, y])
-}
-
-/// Dense simplex on Tucker's condensed tableau for `max 1ᵀu s.t. A u ≤ 1, u ≥ 0` with
-/// `A > 0`. Variables `0..n` are the `u_j`, `n..n+m` the slacks of the rows.
-struct Simplex {
-    m: usize,
-    n: usize,
-    /// `m × n` row-major: basic_i = rhs_i − Σ_j t[i,j] · nonbasic_j.
-    t: Vec<f64>,
-    rhs: Vec<f64>,
-    /// Objective: z = z0 + Σ_j cost[j] · nonbasic_j.
-    cost: Vec<f64>,
-    /// Steepest-edge weights `1 + Σ_i t[i,j]²` of the nonbasic columns.
-    norms: Vec<f64>,
-    basic: Vec<usize>,
-    nonbasic: Vec<usize>,
-    pivots: usize,
-    finished: bool,
-}
-
-impl Simplex {
-    const PRICE_TOLERANCE: f64 = 1e-12;
-    const PIVOT_TOLERANCE: f64 = 1e-11;
-    const HARRIS_TOLERANCE: f64 = 1e-12;
-
-    fn solve(a: &Array2<f64>, cap: usize) -> Self {
-        let (m, n) = a.dim();
-        let mut s = Self {
-            m,
-            n,
-            t: a.iter().copied().collect(),
-            rhs: vec![1.0; m],
-            cost: vec![1.0; n],
-            norms: (0..n).map(|j| 1.0 + (0..m).map(|i| a[[i, j]] * a[[i, j]]).sum::<f64>()).collect(),
-            basic: (n..n + m).collect(),
-            nonbasic: (0..n).collect(),
-            pivots: 0,
-            finished: false,
-        };
-        s.run(cap);
-        s
-    }
-
-    fn run(&mut self, cap: usize) {
-        let mut bland = false;
-        let mut prow = vec![0.0; self.n];
-        while self.pivots < cap {
-            let Some(s) = self.entering(bland) else {
-                self.finished = true;
-                return;
-            };
-            let Some(r) = self.leaving(s, bland) else {
-                // Unbounded cannot happen with A > 0; treat as finished (defensive).
-                self.finished = true;
-                return;
-            };
-            let step = self.rhs[r] / self.t[r * self.n + s];
-            bland = step <= 1e-14;
-            self.pivot(r, s, &mut prow);
-        }
-    }
-
-    fn entering(&self, bland: bool) -> Option<usize> {
-        if bland {
-            (0..self.n).filter(|&j| self.cost[j] > Self::PRICE_TOLERANCE).min_by_key(|&j| self.nonbasic[j])
-        } else {
-            // Steepest edge: the largest reduced cost per unit length of the edge.
-            let mut best: Option<(usize, f64)> = None;
-            for (j, (&c, &w)) in self.cost.iter().zip(&self.norms).enumerate() {
-                if c > Self::PRICE_TOLERANCE {
-                    let score = c * c / w;
-                    if best.is_none_or(|(_, b)| score > b) {
-                        best = Some((j, score));
-                    }
-                }
-            }
-            best.map(|b| b.0)
-        }
-    }
-
-    fn leaving(&self, s: usize, bland: bool) -> Option<usize> {
-        let n = self.n;
-        let col = |i: usize| self.t[i * n + s];
-        if bland {
-            let mut best: Option<(usize, f64)> = None;
-            for i in 0..self.m {
-                let p = col(i);
-                if p > Self::PIVOT_TOLERANCE {
-                    let ratio = self.rhs[i].max(0.0) / p;
-                    best = match best {
-                        Some((bi, br)) if br < ratio || (br == ratio && self.basic[bi] < self.basic[i]) => {
-                            Some((bi, br))
-                        }
-                        _ => Some((i, ratio)),
-                    };
-                }
-            }
-            return best.map(|b| b.0);
-        }
-        // Harris: the largest pivot among rows whose ratio is within the relaxed minimum.
-        let mut bound = f64::INFINITY;
-        for i in 0..self.m {
-            let p = col(i);
-            if p > Self::PIVOT_TOLERANCE {
-                bound = bound.min((self.rhs[i].max(0.0) + Self::HARRIS_TOLERANCE) / p);
-            }
-        }
-        if !bound.is_finite() {
-            return None;
-        }
-        let mut best: Option<(usize, f64)> = None;
-        for i in 0..self.m {
-            let p = col(i);
-            if p > Self::PIVOT_TOLERANCE
-                && self.rhs[i].max(0.0) / p <= bound
-                && best.is_none_or(|(_, bp)| p > bp)
-            {
-                best = Some((i, p));
-            }
-        }
-        best.map(|b| b.0)
-    }
-
-    fn pivot(&mut self, r: usize, s: usize, prow: &mut [f64]) {
-        let n = self.n;
-        let p = self.t[r * n + s];
-        let inv = 1.0 / p;
-        prow.copy_from_slice(&self.t[r * n..(r + 1) * n]);
-        for v in prow.iter_mut() {
-            *v *= inv;
-        }
-        prow[s] = 0.0;
-        let br = self.rhs[r] * inv;
-        // The new pivot row's own contribution to the steepest-edge weights.
-        for (w, &q) in self.norms.iter_mut().zip(prow.iter()) {
-            *w = 1.0 + q * q;
-        }
-        self.norms[s] = 1.0 + inv * inv;
-        for (i, row) in self.t.chunks_exact_mut(n).enumerate() {
-            if i == r {
-                continue;
-            }
-            let f = row[s];
-            if f != 0.0 {
-                for ((v, &q), w) in row.iter_mut().zip(prow.iter()).zip(self.norms.iter_mut()) {
-                    *v -= f * q;
-                    *w += *v * *v;
-                }
-                row[s] = -f * inv;
-                self.norms[s] += row[s] * row[s] - f * f;
-                self.rhs[i] -= f * br;
-            } else {
-                for (&v, w) in row.iter().zip(self.norms.iter_mut()) {
-                    *w += v * v;
-                }
-            }
-        }
-        let f = self.cost[s];
-        for (c, &q) in self.cost.iter_mut().zip(prow.iter()) {
-            *c -= f * q;
-        }
-        self.cost[s] = -f * inv;
-        prow[s] = inv;
-        self.t[r * n..(r + 1) * n].copy_from_slice(prow);
-        self.rhs[r] = br;
-        std::mem::swap(&mut self.basic[r], &mut self.nonbasic[s]);
-        self.pivots += 1;
-    }
-
-    /// Tight rows (slack nonbasic) and basic columns (u_j basic): equal in number.
-    fn supports(&self) -> (Vec<usize>, Vec<usize>) {
-        let mut rows: Vec<usize> =
-            self.nonbasic.iter().filter(|&&v| v >= self.n).map(|&v| v - self.n).collect();
-        let mut cols: Vec<usize> = self.basic.iter().filter(|&&v| v < self.n).copied().collect();
-        rows.sort_unstable();
-        cols.sort_unstable();
-        (rows, cols)
-    }
-
-    /// The raw profile read off the tableau: primal u (columns) and duals w (rows).
-    fn profile(&self) -> Vec<Vec<f64>> {
-        let mut y = vec![0.0; self.n];
-        for (i, &v) in self.basic.iter().enumerate() {
-            if v < self.n {
-                y[v] = self.rhs[i].max(0.0);
-            }
-        }
-        let mut x = vec![0.0; self.m];
-        for (j, &v) in self.nonbasic.iter().enumerate() {
-            if v >= self.n {
-                x[v - self.n] = (-self.cost[j]).max(0.0);
-            }
-        }
-        let normalize = |mut s: Vec<f64>| {
-            let total: f64 = s.iter().sum();
-            if total > 0.0 {
-                s.iter_mut().for_each(|v| *v /= total);
-            } else {
-                let k = s.len() as f64;
-                s.iter_mut().for_each(|v| *v = 1.0 / k);
-            }
-            s
-        };
-        vec![normalize(x), normalize(y)]
-    }
 }
 
 #[cfg(test)]
@@ -441,5 +444,53 @@ mod tests {
         let s = LpNash::default().with_max_pivots(1).solve(&NormalFormGame::zero_sum(a).unwrap()).unwrap();
         assert_eq!(s.status, Status::MaxIterations);
         assert!(s.is_distribution(1e-12));
+    }
+
+    #[test]
+    fn huge_payoffs_are_rescaled_not_overflowed() {
+        let a = array![[1e308, -1e308], [-1e308, 1e308]];
+        let s = lp(a);
+        assert_eq!(s.solution.status, Status::Solved);
+        assert!(s.solution.certificate.nash_conv.is_finite());
+        for p in &s.solution.strategies {
+            assert!((p[0] - 0.5).abs() < 1e-12);
+        }
+        let tiny = lp(array![[1e-300, 0.0], [0.0, 1e-300]]);
+        assert_eq!(tiny.solution.status, Status::Solved);
+        assert!((tiny.solution.strategies[0][0] - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn general_sum_with_huge_payoffs_is_refused() {
+        let a = array![[f64::MAX, 0.0], [0.0, 1.0]];
+        let b = array![[f64::MAX, 0.0], [0.0, 1.0]];
+        let g = NormalFormGame::bimatrix(a, b).unwrap();
+        assert!(matches!(LpNash::default().solve(&g), Err(SolveError::Unsupported { .. })));
+    }
+
+    #[test]
+    fn interior_point_fallback_certifies_on_its_own() {
+        let a = array![[0., -1., 1.], [1., 0., -1.], [-1., 1., 0.], [0., -1., 1.]];
+        let tolerance = certificate_tolerance(a.view());
+        let (best, iterations) = interior_candidates(a.view(), 1e-3 * tolerance, 1000).unwrap();
+        let best = best.unwrap();
+        assert!(iterations > 0);
+        assert!(best.gap <= tolerance, "gap {}", best.gap);
+        assert!(best.value.abs() <= tolerance);
+    }
+
+    #[test]
+    fn refine_resolves_differences_far_below_the_range() {
+        // A 2x2 matching-pennies block whose payoffs differ by 1e-9, beside payoffs of
+        // size 1 that decide nothing: the equilibrium mixes inside the block.
+        let d = 1e-9;
+        let a = array![[0.5 + d, 0.5, 1.0], [0.5, 0.5 + d, 1.0], [0.0, 0.0, 1.0]];
+        let s = lp(a.clone());
+        assert_eq!(s.solution.status, Status::Solved);
+        assert!(s.solution.certificate.nash_conv <= 1e-3 * d, "{:?}", s.solution.certificate);
+        for p in 0..2 {
+            assert!((s.solution.strategies[0][p] - 0.5).abs() < 1e-5, "{:?}", s.solution.strategies);
+            assert!((s.solution.strategies[1][p] - 0.5).abs() < 1e-5, "{:?}", s.solution.strategies);
+        }
     }
 }

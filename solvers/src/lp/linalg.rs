@@ -121,10 +121,12 @@ pub(crate) fn lu_solve(m: &mut [f64], rhs: &mut [f64], k: usize) -> bool {
 
 /// `(a − min) / range + 1`: the same game up to a positive affine map, with every entry in
 /// `[1, 2]` (all ones when `a` is constant). Best-response polytopes need positive payoffs.
+/// Computed on halves, so payoffs up to `±f64::MAX` do not overflow (for normal numbers
+/// halving is exact, so the result is the same as without it).
 pub(crate) fn normalized(a: ArrayView2<'_, f64>) -> Array2<f64> {
     let (lo, hi) = a.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
-    let range = hi - lo;
-    if range > 0.0 { a.mapv(|x| (x - lo) / range + 1.0) } else { a.mapv(|_| 1.0) }
+    let half_range = hi / 2.0 - lo / 2.0;
+    if half_range > 0.0 { a.mapv(|x| (x / 2.0 - lo / 2.0) / half_range + 1.0) } else { a.mapv(|_| 1.0) }
 }
 
 /// The profile that makes the row player indifferent among `rows` (using the column
