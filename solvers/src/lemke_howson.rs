@@ -6,24 +6,48 @@
 //! Starting from the artificial equilibrium `(0, 0)`, the `initial_label` is dropped and the
 //! path of almost completely labelled pairs is followed until the label is picked up again.
 //!
-//! Tableaux are updated with ordinary (dividing) floating-point pivots, and the ratio test
-//! is **lexicographic** (ties in the ratio broken by the rows of the inverse basis, read off
-//! the slack columns), so degenerate games cannot make the path cycle. A pivot cap is a
-//! safeguard that ends the run with [`Status::MaxIterations`]. The answer is polished on its
-//! supports (see [`crate::lp`]) when that lowers its certificate.
+//! Degeneracy is resolved by **lexicographic perturbation of the whole tableau** (von Stengel
+//! 2002, §3.5): the right-hand side `1` is read as `1 + (ε, ε², …)`, so the minimum ratio
+//! test compares the rows `(B⁻¹1, B⁻¹) / pivot` lexicographically (`B⁻¹` is read off the
+//! columns that held the identity at the start). The perturbed polytopes are nondegenerate,
+//! so the path is unique and cannot cycle, whatever ties the payoffs have.
+//!
+//! Numerics for near-ties (meta-games full of near-duplicate strategies, payoff differences
+//! near `1e-15`):
+//!
+//! - ratios and lexicographic keys tie when they agree to a relative `1e-11`, and a tableau
+//!   entry enters the ratio test only when it exceeds `1e-11 ×` the largest entry of its
+//!   column, so rounding noise is never a pivot;
+//! - the tableau is rebuilt from the original payoffs by an LU factorisation of its basis
+//!   every few pivots and before the answer is read, so rounding error cannot accumulate
+//!   along a long path; a path that revisits a basis (impossible in exact arithmetic) is
+//!   abandoned;
+//! - the answer is read from the rebuilt basis and, when that helps, re-solved on its
+//!   supports (see [`crate::support_enumeration::equilibrium_on_support`]);
+//! - the status is [`Status::Solved`] only when the certificate computed from the game is
+//!   within `1e-9 ×` the payoff range. Otherwise the other starting labels are tried, in
+//!   order, within the same pivot budget; if none gives a certified answer, the best one
+//!   found is returned with [`Status::Degenerate`] (or [`Status::MaxIterations`] when the
+//!   budget ran out).
+
+use std::collections::HashSet;
+use std::ops::Range;
 
 use metagame_games::NormalFormGame;
 use ndarray::{Array2, ArrayView2};
 
-use crate::lp::linalg::{self, pivot_tableau};
+use crate::lp::linalg::{self, Lu};
+use crate::support_enumeration;
 use crate::{MetaSolver, Result, Solution, SolveError, Status};
 
-/// Lemke–Howson from one starting label.
+/// Lemke–Howson from one starting label, falling back to the other labels when a path does
+/// not end with a certified equilibrium.
 ///
 /// # Complexity
 ///
-/// O(m + n) per pivot row update, O((m + n)²) per pivot; the number of pivots is
-/// exponential in the worst case (Savani & von Stengel 2006) but small on random games.
+/// O((m + n)·max(m, n)) per pivot, plus an O(k³ + k²(m + n)) rebuild of a `k × k` basis
+/// every [`REFRESH_EVERY`] pivots; the number of pivots is exponential in the worst case
+/// (Savani & von Stengel 2006) but small on random games.
 ///
 /// # References
 ///
@@ -35,11 +59,12 @@ use crate::{MetaSolver, Result, Solution, SolveError, Status};
 ///
 /// ```
 /// use metagame_games::NormalFormGame;
-/// use metagame_solvers::{MetaSolver, lemke_howson::LemkeHowson};
+/// use metagame_solvers::{MetaSolver, Status, lemke_howson::LemkeHowson};
 /// use ndarray::array;
 ///
 /// let game = NormalFormGame::bimatrix(array![[3., 0.], [0., 2.]], array![[2., 0.], [0., 3.]])?;
 /// let solution = LemkeHowson::default().solve(&game)?;
+/// assert_eq!(solution.status, Status::Solved);
 /// assert!(solution.certificate.nash_conv < 1e-12);
 /// assert_eq!(LemkeHowson::default().solve_all(&game)?.len(), 2); // the mixed one is unreachable
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -51,11 +76,17 @@ pub struct LemkeHowson {
 }
 
 impl Default for LemkeHowson {
-    /// Label 0 (the row player's first strategy), at most 1 000 000 pivots.
+    /// Label 0 (the row player's first strategy), at most 1 000 000 pivots in all.
     fn default() -> Self {
         Self { initial_label: 0, max_pivots: 1_000_000 }
     }
 }
+
+/// Pivots between two rebuilds of a tableau from the original payoffs.
+pub const REFRESH_EVERY: usize = 50;
+
+/// A profile is certified when its NashConv is at most this times the payoff range.
+pub const CERTIFICATE_TOLERANCE: f64 = 1e-9;
 
 impl LemkeHowson {
     /// Start by dropping `initial_label` (`0..m` are the row player's strategies,
@@ -64,7 +95,7 @@ impl LemkeHowson {
         Self { initial_label, ..Self::default() }
     }
 
-    /// The same solver with a different pivot cap.
+    /// The same solver with a different pivot cap (over all the labels one solve tries).
     pub fn with_max_pivots(self, max_pivots: usize) -> Self {
         Self { max_pivots, ..self }
     }
@@ -84,8 +115,8 @@ impl LemkeHowson {
         }
     }
 
-    fn run(&self, game: &NormalFormGame, label: usize) -> Result<Solution> {
-        let (a, b) = Self::matrices(game)?;
+    fn checked_label(game: &NormalFormGame, label: usize) -> Result<(usize, usize)> {
+        let (a, _) = Self::matrices(game)?;
         let (m, n) = a.dim();
         if label >= m + n {
             return Err(SolveError::InvalidConfig {
@@ -93,27 +124,43 @@ impl LemkeHowson {
                 reason: format!("initial label {label} is not below m + n = {}", m + n),
             });
         }
-        let path = follow_path(&linalg::normalized(a), &linalg::normalized(b), label, self.max_pivots);
-        let status = if !path.finished {
-            Status::MaxIterations
-        } else if path.tie {
-            Status::Degenerate
-        } else {
-            Status::Solved
-        };
-        let raw = vec![normalize(path.x), normalize(path.y)];
-        let mut best = Solution::new(game, raw, status, path.pivots);
-        let (rows, cols) = (linalg::support(&best.strategies[0]), linalg::support(&best.strategies[1]));
-        if let Some((x, y)) = linalg::equalize(a, b, &rows, &cols)
-            && let (Some(x), Some(y)) =
-                (linalg::clean_distribution(x, 1e-9), linalg::clean_distribution(y, 1e-9))
-        {
-            let polished = Solution::new(game, vec![x, y], status, path.pivots);
-            if polished.certificate.nash_conv <= best.certificate.nash_conv {
-                best = polished;
+        Ok((m, n))
+    }
+
+    /// Follow the path of `label`, then of the other labels in order, until one ends with a
+    /// certified equilibrium or the pivot budget is spent.
+    fn run(&self, game: &NormalFormGame, label: usize) -> Result<Solution> {
+        let (m, n) = Self::checked_label(game, label)?;
+        let problem = Problem::new(game)?;
+        let mut budget = self.max_pivots;
+        let mut pivots = 0;
+        let mut capped = false;
+        let mut best: Option<Solution> = None;
+        for l in std::iter::once(label).chain((0..m + n).filter(|&l| l != label)) {
+            if budget == 0 {
+                capped = true;
+                break;
+            }
+            let attempt = problem.attempt(game, l, budget);
+            pivots += attempt.pivots;
+            budget -= attempt.pivots;
+            capped |= attempt.end == End::Cap;
+            let mut s = attempt.solution;
+            s.iterations = pivots;
+            if s.status == Status::Solved {
+                return Ok(s);
+            }
+            if best.as_ref().is_none_or(|b| s.certificate.nash_conv < b.certificate.nash_conv) {
+                best = Some(s);
             }
         }
-        Ok(best)
+        let mut s = best.unwrap_or_else(|| {
+            let uniform = |k: usize| vec![1.0 / k as f64; k];
+            Solution::new(game, vec![uniform(m), uniform(n)], Status::MaxIterations, 0)
+        });
+        s.status = if capped { Status::MaxIterations } else { Status::Degenerate };
+        s.iterations = pivots;
+        Ok(s)
     }
 }
 
@@ -130,14 +177,25 @@ impl MetaSolver for LemkeHowson {
         self.run(game, self.initial_label)
     }
 
-    /// The distinct equilibria reached from every starting label `0..m+n` (not necessarily
-    /// all equilibria of the game).
+    /// The distinct certified equilibria reached from every starting label `0..m+n` (not
+    /// necessarily all equilibria of the game), each label's path followed on its own within
+    /// the pivot cap. When no path ends certified, the one answer of
+    /// [`MetaSolver::solve`] (which tries every label) is returned.
     fn solve_all(&self, game: &NormalFormGame) -> Result<Vec<Solution>> {
-        let (m, n) = game.matrix(0).map(|a| a.dim()).unwrap_or((0, 0));
-        Self::matrices(game)?;
+        let (m, n) = Self::checked_label(game, 0)?;
+        let problem = Problem::new(game)?;
         let mut found: Vec<Solution> = Vec::new();
+        let mut budget = self.max_pivots;
         for label in 0..m + n {
-            let s = self.run(game, label)?;
+            if budget == 0 {
+                break;
+            }
+            let attempt = problem.attempt(game, label, budget);
+            budget -= attempt.pivots;
+            let s = attempt.solution;
+            if s.status != Status::Solved {
+                continue;
+            }
             let tolerance = 1e-9;
             let seen = found.iter().any(|f| {
                 f.strategies
@@ -150,8 +208,87 @@ impl MetaSolver for LemkeHowson {
                 found.push(s);
             }
         }
+        if found.is_empty() {
+            found.push(self.solve(game)?);
+        }
         Ok(found)
     }
+}
+
+/// How a path ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum End {
+    /// The dropped label was picked up again.
+    Finished,
+    /// The pivot budget ran out.
+    Cap,
+    /// A basis pair repeated, or a basis became singular: rounding broke the path.
+    Numerical,
+}
+
+struct Attempt {
+    solution: Solution,
+    pivots: usize,
+    end: End,
+}
+
+/// The game on the normalised scale, shared by the paths of all labels.
+struct Problem {
+    a: Array2<f64>,
+    b: Array2<f64>,
+    /// Certificate tolerance on the game's own scale.
+    tolerance: f64,
+}
+
+impl Problem {
+    fn new(game: &NormalFormGame) -> Result<Self> {
+        let (a, b) = LemkeHowson::matrices(game)?;
+        Ok(Self {
+            a: linalg::normalized(a),
+            b: linalg::normalized(b),
+            tolerance: certificate_tolerance(game),
+        })
+    }
+
+    /// One label's path, its answer read from the rebuilt final bases and polished on its
+    /// supports; the status is `Solved` when the answer is certified.
+    fn attempt(&self, game: &NormalFormGame, label: usize, budget: usize) -> Attempt {
+        let (m, n) = self.a.dim();
+        let (mut p, mut q, pivots, end) = follow_path(&self.a, &self.b, label, budget);
+        let rebuilt = p.refresh() && q.refresh();
+        let x = normalize(p.values(0..m));
+        let y = normalize(q.values(m..m + n));
+        let mut best = Solution::new(game, vec![x, y], Status::Degenerate, pivots);
+        if end == End::Finished && rebuilt && best.certificate.nash_conv > 0.0 {
+            // Re-solve on the supports: removes the rounding of the basis solve and the clipped
+            // negative weights of ill-conditioned bases.
+            let (rows, cols) = (linalg::support(&best.strategies[0]), linalg::support(&best.strategies[1]));
+            if let Some(polished) = support_enumeration::face_equilibrium(game, &rows, &cols)
+                && polished.certificate.nash_conv < best.certificate.nash_conv
+            {
+                best.strategies = polished.strategies;
+                best.certificate = polished.certificate;
+            }
+        }
+        if end == End::Finished && best.certificate.nash_conv <= self.tolerance && best.is_distribution(1e-12)
+        {
+            best.status = Status::Solved;
+        }
+        Attempt { solution: best, pivots, end }
+    }
+}
+
+/// `CERTIFICATE_TOLERANCE ×` the largest payoff range of the game (0 for a constant game).
+pub(crate) fn certificate_tolerance(game: &NormalFormGame) -> f64 {
+    let range = (0..game.num_players())
+        .map(|p| {
+            let t = game.payoffs(p);
+            let (lo, hi) =
+                t.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+            hi - lo
+        })
+        .fold(0.0, f64::max);
+    CERTIFICATE_TOLERANCE * range
 }
 
 fn normalize(mut s: Vec<f64>) -> Vec<f64> {
@@ -165,88 +302,194 @@ fn normalize(mut s: Vec<f64>) -> Vec<f64> {
     s
 }
 
-struct Path {
-    x: Vec<f64>,
-    y: Vec<f64>,
-    pivots: usize,
-    finished: bool,
-    /// A ratio test needed the lexicographic tie-break.
-    tie: bool,
-}
+/// Entries of an entering column at most this times the column's largest entry are zero.
+const PIVOT_RELATIVE: f64 = 1e-11;
+/// Ratios (and lexicographic keys) within this, relatively, tie.
+const TIE_RELATIVE: f64 = 1e-11;
 
-/// A dense tableau `[M | rhs]` over variables indexed by label; rows are basic variables.
-struct Tableau {
+/// A dense simplex tableau `[B⁻¹M | B⁻¹1]` over `cols` variables, with the original `[M | 1]`
+/// kept for rebuilding, and the lexicographic minimum ratio test.
+pub(crate) struct LexTableau {
     rows: usize,
-    width: usize,
-    /// `rows × (width + 1)`, the last column is the right-hand side.
+    cols: usize,
+    /// `rows × (cols + 1)` row-major; the last column is the right-hand side.
     t: Vec<f64>,
+    /// The original `[M | rhs]`.
+    original: Vec<f64>,
+    /// The basic variable of each row.
     basis: Vec<usize>,
-    /// The columns that held the identity initially (read as the inverse basis).
-    identity: std::ops::Range<usize>,
-    /// The pivot row's buffer, reused across pivots.
+    /// The columns that held the identity initially, in row order (read as `B⁻¹`).
+    identity: Range<usize>,
+    pivots_since_refresh: usize,
     prow: Vec<f64>,
+    candidates: Vec<usize>,
+    keys: Vec<f64>,
 }
 
-impl Tableau {
-    const PIVOT_TOLERANCE: f64 = 1e-12;
-    const TIE_TOLERANCE: f64 = 1e-10;
-
-    fn at(&self, i: usize, j: usize) -> f64 {
-        self.t[i * (self.width + 1) + j]
+impl LexTableau {
+    /// A tableau for `[M | rhs]` (`rows × (cols + 1)` row-major) whose columns `identity`
+    /// form the identity, in row order, and are the starting basis.
+    ///
+    /// # Panics
+    ///
+    /// If the shapes disagree (a caller bug).
+    #[track_caller]
+    pub(crate) fn new(rows: usize, cols: usize, original: Vec<f64>, identity: Range<usize>) -> Self {
+        assert_eq!(original.len(), rows * (cols + 1), "tableau shape");
+        assert_eq!(identity.len(), rows, "identity columns");
+        Self {
+            rows,
+            cols,
+            t: original.clone(),
+            original,
+            basis: identity.clone().collect(),
+            identity,
+            pivots_since_refresh: 0,
+            prow: Vec::with_capacity(cols + 1),
+            candidates: Vec::with_capacity(rows),
+            keys: Vec::with_capacity(rows),
+        }
     }
 
-    /// Lexicographic minimum ratio row for the entering column `e`; sets `tie` when the
-    /// plain ratios tied.
-    fn ratio_row(&self, e: usize, tie: &mut bool) -> Option<usize> {
-        let rhs = self.width;
-        let mut best: Option<usize> = None;
-        for i in 0..self.rows {
-            let p = self.at(i, e);
-            if p <= Self::PIVOT_TOLERANCE {
-                continue;
+    fn width(&self) -> usize {
+        self.cols + 1
+    }
+
+    pub(crate) fn at(&self, i: usize, j: usize) -> f64 {
+        self.t[i * self.width() + j]
+    }
+
+    /// The basic variable of row `i`.
+    pub(crate) fn basic(&self, i: usize) -> usize {
+        self.basis[i]
+    }
+
+    /// The value of row `i`'s basic variable.
+    pub(crate) fn rhs(&self, i: usize) -> f64 {
+        self.at(i, self.cols)
+    }
+
+    /// Lexicographic minimum ratio row for the entering column `e`: among the rows whose
+    /// entry is a pivot (above `PIVOT_RELATIVE ×` the column's largest), those with the least
+    /// ratio `rhs / entry`, then the least `B⁻¹[i, ·] / entry` key by key. `None` when no
+    /// entry is a pivot (an unbounded direction).
+    pub(crate) fn ratio_row(&mut self, e: usize) -> Option<usize> {
+        let w = self.width();
+        let column_max = (0..self.rows).map(|i| self.t[i * w + e].abs()).fold(0.0, f64::max);
+        if column_max == 0.0 || !column_max.is_finite() {
+            return None;
+        }
+        let tolerance = PIVOT_RELATIVE * column_max;
+        self.candidates.clear();
+        self.candidates.extend((0..self.rows).filter(|&i| self.t[i * w + e] > tolerance));
+        if self.candidates.is_empty() {
+            return None;
+        }
+        let rhs = self.cols;
+        let keys = std::iter::once(rhs).chain(self.identity.clone());
+        for col in keys {
+            if self.candidates.len() == 1 {
+                break;
             }
-            let Some(bi) = best else {
-                best = Some(i);
-                continue;
-            };
-            let q = self.at(bi, e);
-            let mut ordering = std::cmp::Ordering::Equal;
-            for (k, col) in std::iter::once(rhs).chain(self.identity.clone()).enumerate() {
-                let (u, v) = (self.at(i, col) / p, self.at(bi, col) / q);
-                if (u - v).abs() > Self::TIE_TOLERANCE * (1.0 + u.abs().max(v.abs())) {
-                    ordering = u.total_cmp(&v);
-                    break;
-                }
-                if k == 0 {
-                    *tie = true;
+            self.keys.clear();
+            let t = &self.t;
+            self.keys.extend(self.candidates.iter().map(|&i| {
+                let v = t[i * w + col];
+                let v = if col == rhs { v.max(0.0) } else { v };
+                v / t[i * w + e]
+            }));
+            let (least, largest) =
+                self.keys.iter().fold((f64::INFINITY, 0.0_f64), |(lo, hi), &k| (lo.min(k), hi.max(k.abs())));
+            let bound = least + TIE_RELATIVE * largest.max(f64::MIN_POSITIVE);
+            let mut kept = 0;
+            for idx in 0..self.candidates.len() {
+                if self.keys[idx] <= bound {
+                    self.candidates[kept] = self.candidates[idx];
+                    kept += 1;
                 }
             }
-            if ordering == std::cmp::Ordering::Less {
-                best = Some(i);
+            self.candidates.truncate(kept);
+        }
+        // Rows of B⁻¹ are independent, so one is left in exact arithmetic; otherwise take the
+        // largest pivot.
+        self.candidates.iter().copied().max_by(|&i, &j| self.t[i * w + e].total_cmp(&self.t[j * w + e]))
+    }
+
+    /// Pivot `e` into the basis at row `r`; returns the variable that left. Rebuilds the
+    /// tableau every [`REFRESH_EVERY`] pivots (false if the basis became singular).
+    pub(crate) fn pivot(&mut self, r: usize, e: usize) -> (usize, bool) {
+        let w = self.width();
+        linalg::pivot_tableau(&mut self.t, w, r, e, &mut self.prow);
+        let left = std::mem::replace(&mut self.basis[r], e);
+        self.pivots_since_refresh += 1;
+        let ok = self.pivots_since_refresh < REFRESH_EVERY || self.refresh();
+        (left, ok)
+    }
+
+    /// Rebuild `[B⁻¹M | B⁻¹1]` from the original data by LU with partial pivoting (false,
+    /// leaving the tableau as it was, when the basis matrix is numerically singular).
+    pub(crate) fn refresh(&mut self) -> bool {
+        let (c, w) = (self.rows, self.width());
+        self.pivots_since_refresh = 0;
+        let mut bm = vec![0.0; c * c];
+        for (k, &v) in self.basis.iter().enumerate() {
+            for i in 0..c {
+                bm[i * c + k] = self.original[i * w + v];
             }
         }
-        best
+        let Some(lu) = Lu::factor(bm, c) else { return false };
+        let mut is_basic = vec![usize::MAX; w];
+        for (k, &v) in self.basis.iter().enumerate() {
+            is_basic[v] = k;
+        }
+        let mut column = vec![0.0; c];
+        let mut scratch = Vec::with_capacity(c);
+        for (v, &k) in is_basic.iter().enumerate() {
+            if k != usize::MAX {
+                for i in 0..c {
+                    self.t[i * w + v] = f64::from(u8::from(i == k));
+                }
+                continue;
+            }
+            for (i, x) in column.iter_mut().enumerate() {
+                *x = self.original[i * w + v];
+            }
+            lu.solve(&mut column, &mut scratch);
+            for (i, &x) in column.iter().enumerate() {
+                self.t[i * w + v] = x;
+            }
+        }
+        true
     }
 
-    /// Pivot `e` into the basis at row `r`; returns the label that left.
-    fn pivot(&mut self, r: usize, e: usize) -> usize {
-        pivot_tableau(&mut self.t, self.width + 1, r, e, &mut self.prow);
-        std::mem::replace(&mut self.basis[r], e)
-    }
-
-    fn values(&self, labels: std::ops::Range<usize>) -> Vec<f64> {
+    /// The values of the variables `labels` (0 when nonbasic).
+    pub(crate) fn values(&self, labels: Range<usize>) -> Vec<f64> {
         let mut out = vec![0.0; labels.len()];
         for (i, &v) in self.basis.iter().enumerate() {
             if labels.contains(&v) {
-                out[v - labels.start] = self.at(i, self.width);
+                out[v - labels.start] = self.rhs(i);
             }
         }
         out
     }
 }
 
-/// Follow the Lemke–Howson path on positive matrices `a`, `b` (both `m × n`).
-fn follow_path(a: &Array2<f64>, b: &Array2<f64>, label: usize, max_pivots: usize) -> Path {
+/// A 64-bit key for variable `v` of tableau `side` (splitmix64), for hashing basis pairs.
+fn zobrist(side: usize, v: usize) -> u64 {
+    let mut z = (v as u64).wrapping_mul(2).wrapping_add(side as u64).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Follow the Lemke–Howson path on positive matrices `a`, `b` (both `m × n`) for at most
+/// `max_pivots` pivots; returns the two tableaux, the pivots made and how it ended.
+fn follow_path(
+    a: &Array2<f64>,
+    b: &Array2<f64>,
+    label: usize,
+    max_pivots: usize,
+) -> (LexTableau, LexTableau, usize, End) {
     let (m, n) = a.dim();
     let width = m + n;
     // P: n rows `Bᵀx + s = 1`, columns: x (labels 0..m), s (labels m..m+n).
@@ -269,43 +512,40 @@ fn follow_path(a: &Array2<f64>, b: &Array2<f64>, label: usize, max_pivots: usize
         }
         row[width] = 1.0;
     }
-    let mut p = Tableau {
-        rows: n,
-        width,
-        t: tp,
-        basis: (m..m + n).collect(),
-        identity: m..m + n,
-        prow: Vec::with_capacity(width + 1),
-    };
-    let mut q = Tableau {
-        rows: m,
-        width,
-        t: tq,
-        basis: (0..m).collect(),
-        identity: 0..m,
-        prow: Vec::with_capacity(width + 1),
-    };
-    let mut tie = false;
+    let mut p = LexTableau::new(n, width, tp, m..m + n);
+    let mut q = LexTableau::new(m, width, tq, 0..m);
+    let mut hash =
+        (m..m + n).map(|v| zobrist(0, v)).chain((0..m).map(|v| zobrist(1, v))).fold(0, |h, z| h ^ z);
+    let mut seen = HashSet::new();
+    seen.insert(hash);
     let mut pivots = 0;
     let mut entering = label;
     let mut in_p = label < m;
-    let mut finished = false;
-    while pivots < max_pivots {
-        let tab = if in_p { &mut p } else { &mut q };
-        let Some(r) = tab.ratio_row(entering, &mut tie) else {
-            // Cannot happen for positive payoffs (bounded polytopes); stop defensively.
-            break;
+    let end = loop {
+        if pivots >= max_pivots {
+            break End::Cap;
+        }
+        let (tab, side) = if in_p { (&mut p, 0) } else { (&mut q, 1) };
+        let Some(r) = tab.ratio_row(entering) else {
+            // Cannot happen for positive payoffs (bounded polytopes) in exact arithmetic.
+            break End::Numerical;
         };
-        let left = tab.pivot(r, entering);
+        let (left, ok) = tab.pivot(r, entering);
         pivots += 1;
+        if !ok {
+            break End::Numerical;
+        }
         if left == label {
-            finished = true;
-            break;
+            break End::Finished;
+        }
+        hash ^= zobrist(side, left) ^ zobrist(side, entering);
+        if !seen.insert(hash) {
+            break End::Numerical;
         }
         entering = left;
         in_p = !in_p;
-    }
-    Path { x: p.values(0..m), y: q.values(m..m + n), pivots, finished, tie }
+    };
+    (p, q, pivots, end)
 }
 
 #[cfg(test)]
@@ -328,12 +568,12 @@ mod tests {
     }
 
     #[test]
-    fn degenerate_zero_sum_terminates() {
+    fn degenerate_zero_sum_is_solved_from_every_label() {
         let a = array![[0., -1., 1.], [-1., 0., 1.], [-1., 0., 1.]];
         let g = NormalFormGame::zero_sum(a).unwrap();
         for label in 0..6 {
             let s = LemkeHowson::new(label).solve(&g).unwrap();
-            assert_ne!(s.status, Status::MaxIterations);
+            assert_eq!(s.status, Status::Solved, "{label}: {s:?}");
             assert!(s.certificate.nash_conv < 1e-12, "{label}: {s:?}");
         }
     }
@@ -342,5 +582,21 @@ mod tests {
     fn bad_label_is_a_config_error() {
         let g = game(array![[1., 0.]], array![[0., 1.]]);
         assert!(matches!(LemkeHowson::new(3).solve(&g), Err(SolveError::InvalidConfig { .. })));
+    }
+
+    #[test]
+    fn lexicographic_test_breaks_ratio_ties_by_the_inverse_basis() {
+        // Two rows with equal ratio 1 for column 0; the identity columns (1, 2) decide:
+        // row 0 key (1/1, 0) vs row 1 key (0, 1/1): row 1 is smaller lexicographically.
+        let mut t = LexTableau::new(2, 3, vec![1., 1., 0., 1., 1., 0., 1., 1.], 1..3);
+        assert_eq!(t.ratio_row(0), Some(1));
+    }
+
+    #[test]
+    fn a_pivot_cap_of_zero_is_reported() {
+        let g = game(array![[3., 0.], [0., 2.]], array![[2., 0.], [0., 3.]]);
+        let s = LemkeHowson::default().with_max_pivots(0).solve(&g).unwrap();
+        assert_eq!(s.status, Status::MaxIterations);
+        assert!(s.is_distribution(1e-12));
     }
 }

@@ -28,6 +28,7 @@
 use metagame_games::NormalFormGame;
 use ndarray::{Array2, ArrayView2};
 
+use crate::lemke_howson::{self, LemkeHowson, LexTableau};
 use crate::lp::linalg;
 use crate::vertex_enumeration::{self, VertexEnumeration};
 use crate::{MetaSolver, Result, Solution, SolveError, Status};
@@ -132,6 +133,206 @@ impl MetaSolver for SupportEnumeration {
 }
 
 const TOLERANCE: f64 = 1e-9;
+
+/// An exact equilibrium of a two-player game on candidate supports: `supports[0]` (rows `I`)
+/// and `supports[1]` (columns `J`), e.g. the support of an approximate answer from an
+/// iterative solver.
+///
+/// First looks for `x` on `I` and `y` on `J` such that every strategy of `I` is a best
+/// response to `y` and every strategy of `J` a best response to `x`: two feasibility linear
+/// programs (`A[I, J] u = 1`, `A[k, J] u ≤ 1` for rows `k ∉ I`, `u ≥ 0`, `y = u / Σu` on
+/// payoffs mapped into `[1, 2]`, and the same for `x` with `Bᵀ`), solved by a phase-one
+/// simplex with the lexicographic ratio test and the basis re-solved from the payoffs at the
+/// end. Supports need not have equal sizes, so degenerate games and near-duplicate
+/// strategies are handled. When that has no solution (some strategy of the candidate is not
+/// a best response at any equilibrium), Lemke–Howson is run from every label on the sub-game
+/// `I × J` and its first answer that is an equilibrium of the whole game is returned.
+///
+/// The answer is verified against the whole game: `Some` only when its NashConv is at most
+/// [`crate::lemke_howson::CERTIFICATE_TOLERANCE`] times the payoff range, with status
+/// [`Status::Solved`]; its supports lie within `I` and `J`.
+///
+/// # Errors
+///
+/// [`SolveError::Unsupported`] unless the game has two players; [`SolveError::InvalidConfig`]
+/// when `supports` does not hold two non-empty lists of valid, distinct strategies.
+///
+/// # Complexity
+///
+/// Each linear program has `m` (resp. `n`) rows and `|J| + m` (resp. `|I| + n`) columns;
+/// O(rows · columns) per pivot, a number of pivots usually near the number of rows.
+///
+/// # Examples
+///
+/// ```
+/// use metagame_games::NormalFormGame;
+/// use metagame_solvers::support_enumeration::equilibrium_on_support;
+/// use ndarray::array;
+///
+/// // Rock-paper-scissors with a duplicated rock.
+/// let a = array![[0., -1., 1.], [0., -1., 1.], [1., 0., -1.], [-1., 1., 0.]];
+/// let game = NormalFormGame::zero_sum(a)?;
+/// let s = equilibrium_on_support(&game, &[vec![0, 1, 2, 3], vec![0, 1, 2]])?.expect("an equilibrium");
+/// assert!(s.certificate.nash_conv < 1e-12);
+/// assert!((s.strategies[1][0] - 1. / 3.).abs() < 1e-12);
+/// // No equilibrium has the column player on rock alone.
+/// assert!(equilibrium_on_support(&game, &[vec![0, 1, 2, 3], vec![0]])?.is_none());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn equilibrium_on_support(game: &NormalFormGame, supports: &[Vec<usize>]) -> Result<Option<Solution>> {
+    let (Some(a), Some(b), 2) = (game.matrix(0), game.matrix(1), game.num_players()) else {
+        return Err(SolveError::Unsupported {
+            solver: "equilibrium-on-support",
+            reason: format!("needs 2 players, the game has {}", game.num_players()),
+        });
+    };
+    let (m, n) = a.dim();
+    let [rows, cols] = supports else {
+        return Err(SolveError::InvalidConfig {
+            solver: "equilibrium-on-support",
+            reason: format!("needs one support per player (2), got {}", supports.len()),
+        });
+    };
+    for (player, (support, count)) in [(rows, m), (cols, n)].into_iter().enumerate() {
+        let mut sorted = support.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        if support.is_empty() || sorted.len() != support.len() || sorted.last().is_some_and(|&s| s >= count) {
+            return Err(SolveError::InvalidConfig {
+                solver: "equilibrium-on-support",
+                reason: format!(
+                    "player {player}'s support must be non-empty, distinct strategies below {count}: {support:?}"
+                ),
+            });
+        }
+    }
+    if let Some(found) = face_equilibrium(game, rows, cols) {
+        return Ok(Some(found));
+    }
+    // Some candidate strategy is never a best response: solve the sub-game and check.
+    let sub = |mat: ArrayView2<'_, f64>| {
+        Array2::from_shape_fn((rows.len(), cols.len()), |(r, c)| mat[[rows[r], cols[c]]])
+    };
+    let subgame = NormalFormGame::bimatrix(sub(a), sub(b))?;
+    let tolerance = lemke_howson::certificate_tolerance(game);
+    for s in LemkeHowson::default().with_max_pivots(SUBGAME_MAX_PIVOTS).solve_all(&subgame)? {
+        let mut x = vec![0.0; m];
+        let mut y = vec![0.0; n];
+        for (&i, &p) in rows.iter().zip(&s.strategies[0]) {
+            x[i] = p;
+        }
+        for (&j, &p) in cols.iter().zip(&s.strategies[1]) {
+            y[j] = p;
+        }
+        let whole = Solution::new(game, vec![x, y], Status::Solved, s.iterations);
+        if whole.certificate.nash_conv <= tolerance && whole.is_distribution(1e-12) {
+            return Ok(Some(whole));
+        }
+    }
+    Ok(None)
+}
+
+/// Pivots Lemke–Howson may spend on a candidate's sub-game in [`equilibrium_on_support`].
+const SUBGAME_MAX_PIVOTS: usize = 100_000;
+
+/// The certified profile with supports within `rows` × `cols` at which every strategy of
+/// `rows` and of `cols` is a best response, if the two feasibility programs have one
+/// (indices are not checked).
+pub(crate) fn face_equilibrium(game: &NormalFormGame, rows: &[usize], cols: &[usize]) -> Option<Solution> {
+    let (a, b) = (game.matrix(0)?, game.matrix(1)?);
+    let (a, b) = (linalg::normalized(a), linalg::normalized(b));
+    let (y, py) = face_point(&a, rows, cols)?;
+    let (x, px) = face_point(&b.t().to_owned(), cols, rows)?;
+    let s = Solution::new(game, vec![x, y], Status::Solved, px + py);
+    (s.certificate.nash_conv <= lemke_howson::certificate_tolerance(game) && s.is_distribution(1e-12))
+        .then_some(s)
+}
+
+/// A mix of the columns `support` of `mat` (`R × S`, positive) against which every row of
+/// `tight` is a best response: a feasible point of `{u ≥ 0 on support : mat[tight] u = 1,
+/// mat[other] u ≤ 1}` by a phase-one simplex, normalised to sum to 1, with the pivots made.
+fn face_point(mat: &Array2<f64>, tight: &[usize], support: &[usize]) -> Option<(Vec<f64>, usize)> {
+    let (r, total) = mat.dim();
+    let s = support.len();
+    let cols = s + r;
+    let w = cols + 1;
+    // Columns: u (support), then one per row: a slack (rows not in `tight`) or an
+    // artificial (rows in `tight`), which start as the basis.
+    let mut original = vec![0.0; r * w];
+    for i in 0..r {
+        for (c, &j) in support.iter().enumerate() {
+            original[i * w + c] = mat[[i, j]];
+        }
+        original[i * w + s + i] = 1.0;
+        original[i * w + cols] = 1.0;
+    }
+    let mut artificial = vec![false; r];
+    for &i in tight {
+        artificial[i] = true;
+    }
+    let cost = |v: usize| f64::from(u8::from(v >= s && v < cols && artificial[v - s]));
+    let mut tab = LexTableau::new(r, cols, original, s..cols);
+    let mut is_basic = vec![false; cols];
+    is_basic[s..cols].iter_mut().for_each(|b| *b = true);
+    let mut pivots = 0;
+    let max_pivots = 50 * (r + s) + 1000;
+    let mut reduced = vec![0.0; cols];
+    loop {
+        // Reduced costs z_v = c_v − Σ_k c_B(k) t[k, v].
+        for (v, z) in reduced.iter_mut().enumerate() {
+            *z = cost(v);
+        }
+        let mut scale = 1.0_f64;
+        for k in 0..r {
+            let cb = cost(tab.basic(k));
+            if cb != 0.0 {
+                for (v, z) in reduced.iter_mut().enumerate() {
+                    let t = tab.at(k, v);
+                    *z -= cb * t;
+                    scale = scale.max(t.abs());
+                }
+            }
+        }
+        let entering = (0..cols)
+            .filter(|&v| !is_basic[v] && cost(v) == 0.0 && reduced[v] < -FACE_TOLERANCE * scale)
+            .min_by(|&u, &v| reduced[u].total_cmp(&reduced[v]));
+        let Some(e) = entering else { break };
+        if pivots >= max_pivots {
+            return None;
+        }
+        let row = tab.ratio_row(e)?;
+        let (left, ok) = tab.pivot(row, e);
+        pivots += 1;
+        if !ok {
+            return None;
+        }
+        is_basic[left] = false;
+        is_basic[e] = true;
+    }
+    if !tab.refresh() {
+        return None;
+    }
+    let infeasibility: f64 = (0..r).filter(|&k| cost(tab.basic(k)) != 0.0).map(|k| tab.rhs(k).abs()).sum();
+    if infeasibility > FACE_TOLERANCE * r as f64 {
+        return None;
+    }
+    let mut u = vec![0.0; total];
+    for k in 0..r {
+        let v = tab.basic(k);
+        if v < s {
+            u[support[v]] = tab.rhs(k).max(0.0);
+        }
+    }
+    let sum: f64 = u.iter().sum();
+    if sum.is_nan() || sum <= 0.0 {
+        return None;
+    }
+    u.iter_mut().for_each(|p| *p /= sum);
+    Some((u, pivots))
+}
+
+/// Feasibility and reduced-cost tolerance of [`face_point`] (payoffs in `[1, 2]`).
+const FACE_TOLERANCE: f64 = 1e-11;
 
 /// Bases the nondegenerate fast path may visit before the support-pair search takes over.
 const FAST_MAX_BASES: usize = 20_000_000;
