@@ -15,6 +15,7 @@ pub mod correlated;
 pub mod fictitious_play;
 pub mod hedge;
 pub mod lemke_howson;
+pub mod logit;
 pub mod lp;
 pub mod nash_averaging;
 pub mod registry;

@@ -7,6 +7,7 @@ use crate::correlated::CorrelatedEquilibrium;
 use crate::fictitious_play::FictitiousPlay;
 use crate::hedge::Hedge;
 use crate::lemke_howson::LemkeHowson;
+use crate::logit::Logit;
 use crate::lp::LpNash;
 use crate::regret_matching::RegretMatching;
 use crate::replicator::{ProjectedReplicator, Replicator};
@@ -28,6 +29,7 @@ pub const SOLVER_NAMES: &[&str] = &[
     "alpha-rank",
     "ce",
     "cce",
+    "logit",
 ];
 
 /// The solver called `name`, with its defaults.
@@ -36,6 +38,7 @@ pub const SOLVER_NAMES: &[&str] = &[
 /// (fictitious play, regret matching, hedge, replicator, prd), the sweep cap of alpha-Rank,
 /// the pivot cap of `lp` and `lemke-howson` and the basis cap of `vertex-enumeration`; it
 /// is ignored by `support-enumeration`, `ce` and `cce`.
+/// For `logit` it caps the accepted path steps.
 ///
 /// # Errors
 ///
@@ -89,6 +92,7 @@ pub fn solver_by_name(name: &str, iterations: Option<usize>) -> Result<Box<dyn M
         "alpha-rank" => Box::new(with(AlphaRank::default(), iterations, AlphaRank::with_iterations)),
         "ce" => Box::new(CorrelatedEquilibrium::ce()),
         "cce" => Box::new(CorrelatedEquilibrium::cce()),
+        "logit" => Box::new(with(Logit::default(), iterations, Logit::with_max_steps)),
         _ => return Err(SolveError::UnknownSolver { name: name.into(), known: SOLVER_NAMES.join(", ") }),
     })
 }
