@@ -20,7 +20,7 @@ run() {
   shift 5
   {
     printf 'game = "%s"\nalgorithm = "psro"\nmeta_solver = "%s"\nevaluator = "exact"\n' "$game" "$meta"
-    printf 'iterations = %s\nseed = 0\n' "$iterations"
+    printf 'max_iterations = %s\nseed = 0\n' "$iterations"
     printf '%s\n' "$@"
   } > "$tmp/$name.toml"
   "$bin" run "$tmp/$name.toml" --out "$tmp/$name" --json > /dev/null

@@ -7,27 +7,27 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
 use metagame_populations::checkpoint;
+use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::experiment::RunCheckpoint;
 
-#[derive(Default)]
-struct Slot {
-    pending: Option<RunCheckpoint>,
+struct Slot<T> {
+    pending: Option<T>,
     closed: bool,
-    error: Option<String>,
+    error: Option<metagame_populations::Error>,
 }
 
 /// A background checkpoint writer for one file.
-pub(crate) struct CheckpointWriter {
-    shared: Arc<(Mutex<Slot>, Condvar)>,
+pub(crate) struct CheckpointWriter<T> {
+    shared: Arc<(Mutex<Slot<T>>, Condvar)>,
     handle: Option<JoinHandle<()>>,
     path: PathBuf,
 }
 
-impl CheckpointWriter {
+impl<T: Serialize + Send + 'static> CheckpointWriter<T> {
     pub(crate) fn new(path: PathBuf) -> Self {
-        let shared = Arc::new((Mutex::new(Slot::default()), Condvar::new()));
+        let slot = Slot { pending: None, closed: false, error: None };
+        let shared = Arc::new((Mutex::new(slot), Condvar::new()));
         let worker = Arc::clone(&shared);
         let file = path.clone();
         let handle = std::thread::spawn(move || {
@@ -44,7 +44,7 @@ impl CheckpointWriter {
                     }
                 };
                 if let Err(e) = checkpoint::save(&file, &next) {
-                    lock.lock().unwrap_or_else(|p| p.into_inner()).error = Some(e.to_string());
+                    lock.lock().unwrap_or_else(|p| p.into_inner()).error = Some(e);
                 }
                 cv.notify_all();
             }
@@ -57,17 +57,19 @@ impl CheckpointWriter {
     /// # Errors
     ///
     /// An earlier write failed.
-    pub(crate) fn submit(&self, cp: RunCheckpoint) -> Result<()> {
+    pub(crate) fn submit(&self, cp: T) -> Result<()> {
         let (lock, cv) = &*self.shared;
         let mut slot = lock.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(e) = slot.error.take() {
-            return Err(Error::Output { path: self.path.clone(), reason: e });
+            return Err(Error::Output { path: self.path.clone(), source: Box::new(e) });
         }
         slot.pending = Some(cp);
         cv.notify_all();
         Ok(())
     }
+}
 
+impl<T> CheckpointWriter<T> {
     /// Write whatever is pending and stop the thread.
     ///
     /// # Errors
@@ -88,13 +90,13 @@ impl CheckpointWriter {
         }
         let (lock, _) = &*self.shared;
         match lock.lock().unwrap_or_else(|p| p.into_inner()).error.take() {
-            Some(e) => Err(Error::Output { path: self.path.clone(), reason: e }),
+            Some(e) => Err(Error::Output { path: self.path.clone(), source: Box::new(e) }),
             None => Ok(()),
         }
     }
 }
 
-impl Drop for CheckpointWriter {
+impl<T> Drop for CheckpointWriter<T> {
     fn drop(&mut self) {
         let _ = self.close();
     }

@@ -1,24 +1,40 @@
 //! `ExperimentConfig`: the TOML file that `metagame run` reads.
 //!
+//! A config names the game and the algorithm; the other fields are the chosen algorithm's
+//! section, and a field the algorithm does not read is an error that names both:
+//!
 //! ```toml
 //! game = "kuhn_poker"          # OpenSpiel-style game string
 //! algorithm = "psro"           # psro | xfp | double-oracle
-//! meta_solver = "nash"         # psro: uniform | nash | prd | rm | alpha-rank | cce
-//! evaluator = "exact"          # exact | cpu | gpu  (payoff entries)
-//! iterations = 10
+//! meta_solver = "nash"         # psro: any registered meta-solver (see `registry`)
+//! evaluator = "exact"          # psro: exact | cpu | gpu (payoff entries)
+//! max_iterations = 10          # every algorithm (with target_nash_conv, time_budget_seconds)
 //! ```
+//!
+//! | algorithm | fields besides `game` and `algorithm` |
+//! |---|---|
+//! | `psro` | `meta_solver`, `oracle`, `tremble` (oracle `exact-br-trembling`), `evaluator`, `episodes_per_entry` (sampled evaluators), [`PsroConfig`]'s fields, [`RunLimits`]'s |
+//! | `xfp` | [`RunLimits`]'s |
+//! | `double-oracle` | `tolerance` ([`DoubleOracleConfig`]), [`RunLimits`]'s |
+//!
+//! Each default is written once, in the type that reads the field.
 
 use std::path::Path;
 
-use metagame_populations::PsroConfig;
-use metagame_populations::meta::META_SOLVERS;
+use metagame_populations::{
+    DoubleOracleConfig, DoubleOracleConfigBuilder, PsroConfig, PsroConfigBuilder, RunLimits, RunLimitsBuilder,
+};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use toml::{Table, Value};
 
 use crate::error::{Error, Result};
+use crate::registry::{EvaluatorName, MetaSolverName, OracleName};
 
 /// Which training loop to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Algorithm {
     /// Policy-Space Response Oracles.
     Psro,
@@ -29,137 +45,272 @@ pub enum Algorithm {
     DoubleOracle,
 }
 
-/// How payoff entries are estimated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum EvaluatorName {
-    /// Exact expected returns by walking the tree.
-    #[default]
-    Exact,
-    /// Sampled episodes on the CPU (rayon).
-    Cpu,
-    /// Sampled episodes on a CUDA GPU (feature `cuda`).
-    Gpu,
+impl Algorithm {
+    const ALL: &[Algorithm] = &[Algorithm::Psro, Algorithm::Xfp, Algorithm::DoubleOracle];
+
+    /// The name configs use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Algorithm::Psro => "psro",
+            Algorithm::Xfp => "xfp",
+            Algorithm::DoubleOracle => "double-oracle",
+        }
+    }
 }
 
-/// Which oracle answers the meta-mixture.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum OracleName {
-    /// Exact best response on the game tree, ties to the lowest action (OpenSpiel's rule).
-    #[default]
-    ExactBr,
-    /// Exact best response, ties and unreached information sets decided against opponents
-    /// who tremble with probability `tremble`.
-    ExactBrTrembling,
-}
-
-fn default_meta_solver() -> String {
-    "nash".into()
-}
-fn default_iterations() -> usize {
-    20
-}
-fn default_episodes() -> u64 {
-    1000
-}
-fn default_tolerance() -> f64 {
-    1e-12
-}
-fn default_convergence_tolerance() -> f64 {
-    1e-12
-}
-fn default_warm_start() -> bool {
-    true
-}
-fn default_tremble() -> f64 {
-    1e-2
-}
-
-/// A whole experiment: game, algorithm, components by name, and their settings.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ExperimentConfig {
-    /// OpenSpiel-style game string.
-    pub game: String,
-    /// The training loop.
-    pub algorithm: Algorithm,
-    /// PSRO's meta-solver (uniform, nash, prd, rm, alpha-rank, cce). Default "nash".
-    #[serde(default = "default_meta_solver")]
-    pub meta_solver: String,
-    /// The oracle (exact-br, exact-br-trembling). Default exact-br.
-    #[serde(default)]
+/// The PSRO section: its components by name and its settings.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct PsroSection {
+    /// The meta-solver. Default `nash`.
+    pub meta_solver: MetaSolverName,
+    /// The oracle. Default `exact-br`.
     pub oracle: OracleName,
-    /// exact-br-trembling: the opponents' tremble probability, in (0, 1). Default 1e-2.
-    #[serde(default = "default_tremble")]
-    pub tremble: f64,
-    /// The payoff evaluator. Default exact.
-    #[serde(default)]
+    /// `exact-br-trembling`: the opponents' tremble probability, in (0, 1). Default 1e-2.
+    pub tremble: Option<f64>,
+    /// The payoff evaluator. Default `exact`.
     pub evaluator: EvaluatorName,
-    /// Iterations after the initial population. Default 20.
-    #[serde(default = "default_iterations")]
-    pub iterations: usize,
-    /// Episodes per payoff entry for sampled evaluators (≥ 1). Default 1000.
-    #[serde(default = "default_episodes")]
-    pub episodes_per_entry: u64,
-    /// Seed of all sampling. Default 0.
-    #[serde(default)]
-    pub seed: u64,
-    /// PSRO-rN. Default false.
-    #[serde(default)]
-    pub rectified: bool,
-    /// One shared population (symmetric games). Default false.
-    #[serde(default)]
-    pub symmetric: bool,
-    /// Stop once NashConv ≤ this. Default none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target_nash_conv: Option<f64>,
-    /// Stop after this many seconds. Default none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub time_budget_seconds: Option<f64>,
-    /// Double Oracle: add a best response only if it gains more than this. Default 1e-12.
-    #[serde(default = "default_tolerance")]
-    pub tolerance: f64,
-    /// PSRO: stop as converged once NashConv ≤ this × the game's payoff scale (0: never).
-    /// Default 1e-12.
-    #[serde(default = "default_convergence_tolerance")]
-    pub convergence_tolerance: f64,
-    /// PSRO: start each meta-solve from the previous meta-mixture (iterative meta-solvers);
-    /// false starts from scratch as OpenSpiel does. Default true.
-    #[serde(default = "default_warm_start")]
-    pub warm_start: bool,
+    /// The loop's settings.
+    pub psro: PsroConfig,
+    /// How long the run lasts.
+    pub limits: RunLimits,
+}
+
+impl PsroSection {
+    /// Default tremble probability of `exact-br-trembling`.
+    pub const DEFAULT_TREMBLE: f64 = 1e-2;
+    const FIELDS: &[&str] = &["meta_solver", "oracle", "tremble", "evaluator"];
+}
+
+/// The XFP section.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct XfpSection {
+    /// How long the run lasts.
+    pub limits: RunLimits,
+}
+
+/// The Double Oracle section.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct DoubleOracleSection {
+    /// The loop's settings.
+    pub double_oracle: DoubleOracleConfig,
+    /// How long the run lasts.
+    pub limits: RunLimits,
+}
+
+/// The chosen algorithm with its section.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum AlgorithmConfig {
+    /// `algorithm = "psro"`.
+    Psro(PsroSection),
+    /// `algorithm = "xfp"`.
+    Xfp(XfpSection),
+    /// `algorithm = "double-oracle"`.
+    DoubleOracle(DoubleOracleSection),
+}
+
+impl AlgorithmConfig {
+    /// Which algorithm.
+    pub fn algorithm(&self) -> Algorithm {
+        match self {
+            AlgorithmConfig::Psro(_) => Algorithm::Psro,
+            AlgorithmConfig::Xfp(_) => Algorithm::Xfp,
+            AlgorithmConfig::DoubleOracle(_) => Algorithm::DoubleOracle,
+        }
+    }
+    /// How long the run lasts.
+    pub fn limits(&self) -> &RunLimits {
+        match self {
+            AlgorithmConfig::Psro(s) => &s.limits,
+            AlgorithmConfig::Xfp(s) => &s.limits,
+            AlgorithmConfig::DoubleOracle(s) => &s.limits,
+        }
+    }
+    fn limits_mut(&mut self) -> &mut RunLimits {
+        match self {
+            AlgorithmConfig::Psro(s) => &mut s.limits,
+            AlgorithmConfig::Xfp(s) => &mut s.limits,
+            AlgorithmConfig::DoubleOracle(s) => &mut s.limits,
+        }
+    }
+}
+
+/// A whole experiment: the game and the algorithm with its section. Always valid: built
+/// by parsing ([`ExperimentConfig::from_toml_str`], or serde through the same checks).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "Table", into = "Table")]
+pub struct ExperimentConfig {
+    game: String,
+    algorithm: AlgorithmConfig,
+}
+
+/// A config field problem, before the file name is attached.
+struct FieldError(String);
+
+impl From<Error> for FieldError {
+    fn from(e: Error) -> Self {
+        FieldError(e.to_string())
+    }
+}
+
+impl From<metagame_populations::Error> for FieldError {
+    fn from(e: metagame_populations::Error) -> Self {
+        // The populations crate says "invalid config: …"; the file name says that here.
+        FieldError(e.to_string().trim_start_matches("invalid config: ").to_string())
+    }
+}
+
+/// The fields of `table` named in `fields`, deserialised as `T` (a `*Builder` with every
+/// field optional).
+fn group<T: DeserializeOwned>(table: &Table, fields: &[&str]) -> Result<T, FieldError> {
+    let sub: Table = table
+        .iter()
+        .filter(|(k, _)| fields.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    Value::Table(sub)
+        .try_into()
+        .map_err(|e: toml::de::Error| FieldError(e.message().trim().replace('\n', " ")))
+}
+
+fn string_field<'a>(table: &'a Table, field: &str) -> Result<Option<&'a str>, FieldError> {
+    match table.get(field) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(FieldError(format!("{field}: expected a string, got {}", other.type_str()))),
+    }
+}
+
+fn parse_name<T: std::str::FromStr<Err = Error>>(
+    table: &Table,
+    field: &str,
+) -> Result<Option<T>, FieldError> {
+    string_field(table, field)?
+        .map(|s| s.parse().map_err(|e: Error| FieldError(format!("{field}: {e}"))))
+        .transpose()
 }
 
 impl ExperimentConfig {
+    /// The game string.
+    pub fn game(&self) -> &str {
+        &self.game
+    }
+    /// The algorithm and its section.
+    pub fn algorithm(&self) -> &AlgorithmConfig {
+        &self.algorithm
+    }
+    /// How long the run lasts.
+    pub fn limits(&self) -> &RunLimits {
+        self.algorithm.limits()
+    }
+
     /// Parse and validate a config; `path` is only used in messages.
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] naming the bad field: TOML syntax, unknown fields, an unknown game
-    /// or meta-solver, values out of range.
+    /// [`Error::Config`] naming the bad field: TOML syntax, a field the algorithm does not
+    /// read (naming the algorithm), an unknown game or component name, values out of range.
     pub fn from_toml_str(text: &str, path: &Path) -> Result<Self> {
         let bad = |reason: String| Error::Config { path: path.into(), reason };
-        let config: ExperimentConfig =
-            toml::from_str(text).map_err(|e| bad(e.to_string().trim().replace('\n', " ")))?;
-        metagame_games::registry::load(&config.game).map_err(|e| bad(format!("game: {e}")))?;
-        if config.algorithm == Algorithm::Psro && !META_SOLVERS.contains(&config.meta_solver.as_str()) {
-            return Err(bad(format!(
-                "meta_solver: unknown meta-solver `{}`; known: {}",
-                config.meta_solver,
-                META_SOLVERS.join(", ")
-            )));
+        let table: Table = toml::from_str(text).map_err(|e| bad(e.message().trim().replace('\n', " ")))?;
+        Self::from_table(table).map_err(|FieldError(reason)| bad(reason))
+    }
+
+    fn from_table(table: Table) -> Result<Self, FieldError> {
+        let game = string_field(&table, "game")?
+            .ok_or_else(|| FieldError("missing field `game`".into()))?
+            .to_string();
+        let name = string_field(&table, "algorithm")?
+            .ok_or_else(|| FieldError("missing field `algorithm`".into()))?;
+        let algorithm = Algorithm::ALL.iter().copied().find(|a| a.as_str() == name).ok_or_else(|| {
+            let known: Vec<&str> = Algorithm::ALL.iter().map(|a| a.as_str()).collect();
+            FieldError(format!("algorithm: unknown algorithm `{name}`; known: {}", known.join(", ")))
+        })?;
+        metagame_games::registry::load(&game).map_err(|e| FieldError(format!("game: {e}")))?;
+
+        // Which fields this algorithm reads.
+        let mut reads: Vec<&str> = vec!["game", "algorithm"];
+        match algorithm {
+            Algorithm::Psro => {
+                reads.extend(PsroSection::FIELDS);
+                reads.extend(PsroConfigBuilder::FIELDS);
+            }
+            Algorithm::Xfp => {}
+            Algorithm::DoubleOracle => reads.extend(DoubleOracleConfigBuilder::FIELDS),
         }
-        if !(config.tremble > 0.0 && config.tremble < 1.0) {
-            return Err(bad(format!("tremble must be in (0, 1), got {}", config.tremble)));
+        reads.extend(RunLimitsBuilder::FIELDS);
+        for key in table.keys() {
+            if reads.contains(&key.as_str()) {
+                continue;
+            }
+            let read_by: Vec<&str> = Algorithm::ALL
+                .iter()
+                .filter(|a| match a {
+                    Algorithm::Psro => {
+                        PsroSection::FIELDS.contains(&key.as_str())
+                            || PsroConfigBuilder::FIELDS.contains(&key.as_str())
+                    }
+                    Algorithm::Xfp => false,
+                    Algorithm::DoubleOracle => DoubleOracleConfigBuilder::FIELDS.contains(&key.as_str()),
+                })
+                .map(|a| a.as_str())
+                .collect();
+            return Err(FieldError(match (key.as_str(), read_by.is_empty()) {
+                ("iterations", _) => "field `iterations` is now `max_iterations`".into(),
+                (_, true) => format!(
+                    "unknown field `{key}` (algorithm `{}` reads: {})",
+                    algorithm.as_str(),
+                    reads.join(", ")
+                ),
+                (_, false) => format!(
+                    "field `{key}` is not read by algorithm `{}` (it is read by {})",
+                    algorithm.as_str(),
+                    read_by.join(", ")
+                ),
+            }));
         }
-        if !(config.tolerance.is_finite() && config.tolerance >= 0.0) {
-            return Err(bad(format!("tolerance must be ≥ 0, got {}", config.tolerance)));
-        }
-        if config.algorithm != Algorithm::Psro && (config.rectified || config.symmetric) {
-            return Err(bad("rectified and symmetric apply to algorithm = \"psro\" only".into()));
-        }
-        config.psro_config().map_err(|e| bad(e.to_string()))?;
-        Ok(config)
+
+        let limits: RunLimits = group::<RunLimitsBuilder>(&table, RunLimitsBuilder::FIELDS)?.build()?;
+        let algorithm = match algorithm {
+            Algorithm::Psro => {
+                let meta_solver = parse_name(&table, "meta_solver")?.unwrap_or_default();
+                let oracle: OracleName = parse_name(&table, "oracle")?.unwrap_or_default();
+                let evaluator: EvaluatorName = parse_name(&table, "evaluator")?.unwrap_or_default();
+                let tremble: Option<f64> = group::<TrembleField>(&table, &["tremble"])?.tremble;
+                let tremble = match (oracle.reads_tremble(), tremble) {
+                    (false, Some(_)) => {
+                        return Err(FieldError(format!(
+                            "field `tremble` is not read by oracle `{oracle}` (only by `exact-br-trembling`)"
+                        )));
+                    }
+                    (false, None) => None,
+                    (true, t) => {
+                        let t = t.unwrap_or(PsroSection::DEFAULT_TREMBLE);
+                        if !(t > 0.0 && t < 1.0) {
+                            return Err(FieldError(format!("tremble must be in (0, 1), got {t}")));
+                        }
+                        Some(t)
+                    }
+                };
+                if !evaluator.samples() && table.contains_key("episodes_per_entry") {
+                    return Err(FieldError(format!(
+                        "field `episodes_per_entry` is not read by evaluator `{evaluator}` (only by the sampled ones: cpu, gpu)"
+                    )));
+                }
+                let psro = group::<PsroConfigBuilder>(&table, PsroConfigBuilder::FIELDS)?.build()?;
+                AlgorithmConfig::Psro(PsroSection { meta_solver, oracle, tremble, evaluator, psro, limits })
+            }
+            Algorithm::Xfp => AlgorithmConfig::Xfp(XfpSection { limits }),
+            Algorithm::DoubleOracle => {
+                let double_oracle =
+                    group::<DoubleOracleConfigBuilder>(&table, DoubleOracleConfigBuilder::FIELDS)?.build()?;
+                AlgorithmConfig::DoubleOracle(DoubleOracleSection { double_oracle, limits })
+            }
+        };
+        Ok(ExperimentConfig { game, algorithm })
     }
 
     /// Read and validate a config file.
@@ -173,44 +324,70 @@ impl ExperimentConfig {
         Self::from_toml_str(&text, path)
     }
 
-    /// The config as TOML.
+    /// The config as TOML: the fields the algorithm reads, defaults written out.
     pub fn to_toml(&self) -> String {
         // INVARIANT: plain scalars and strings always serialise.
-        toml::to_string(self).expect("config serialises")
+        toml::to_string(&Table::from(self.clone())).expect("config serialises")
     }
 
-    /// The PSRO settings of this config.
-    ///
-    /// # Errors
-    ///
-    /// Out-of-range values, naming the field.
-    pub fn psro_config(&self) -> Result<PsroConfig, metagame_populations::Error> {
-        let mut b = PsroConfig::builder()
-            .max_iterations(self.iterations)
-            .episodes_per_entry(self.episodes_per_entry)
-            .seed(self.seed)
-            .rectified(self.rectified)
-            .symmetric(self.symmetric)
-            .convergence_tolerance(self.convergence_tolerance)
-            .warm_start(self.warm_start);
-        if let Some(t) = self.target_nash_conv {
-            b = b.target_nash_conv(t);
-        }
-        if let Some(t) = self.time_budget_seconds {
-            b = b.time_budget_seconds(t);
-        }
-        b.build()
+    /// The same config with other limits.
+    pub fn with_limits(mut self, limits: RunLimits) -> Self {
+        *self.algorithm.limits_mut() = limits;
+        self
     }
 
     /// True when `other` describes the same run up to how long it lasts (iterations,
     /// target, time budget), so a checkpoint of one can be resumed by the other.
     pub fn same_run_as(&self, other: &ExperimentConfig) -> bool {
-        let strip = |c: &ExperimentConfig| ExperimentConfig {
-            iterations: 0,
-            target_nash_conv: None,
-            time_budget_seconds: None,
-            ..c.clone()
+        self.clone().with_limits(RunLimits::default()) == other.clone().with_limits(RunLimits::default())
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TrembleField {
+    tremble: Option<f64>,
+}
+
+fn table_of<T: Serialize>(value: T) -> Table {
+    // INVARIANT: the builders are structs of optional scalars.
+    Table::try_from(value).expect("settings serialise to a table")
+}
+
+impl From<ExperimentConfig> for Table {
+    fn from(c: ExperimentConfig) -> Table {
+        let mut t = Table::new();
+        t.insert("game".into(), Value::String(c.game));
+        t.insert("algorithm".into(), Value::String(c.algorithm.algorithm().as_str().into()));
+        let limits = match c.algorithm {
+            AlgorithmConfig::Psro(s) => {
+                t.insert("meta_solver".into(), Value::String(s.meta_solver.into()));
+                t.insert("oracle".into(), Value::String(s.oracle.into()));
+                if let Some(tremble) = s.tremble {
+                    t.insert("tremble".into(), Value::Float(tremble));
+                }
+                t.insert("evaluator".into(), Value::String(s.evaluator.into()));
+                let mut psro = PsroConfigBuilder::from(s.psro);
+                if !s.evaluator.samples() {
+                    psro.episodes_per_entry = None;
+                }
+                t.extend(table_of(psro));
+                s.limits
+            }
+            AlgorithmConfig::Xfp(s) => s.limits,
+            AlgorithmConfig::DoubleOracle(s) => {
+                t.extend(table_of(DoubleOracleConfigBuilder::from(s.double_oracle)));
+                s.limits
+            }
         };
-        strip(self) == strip(other)
+        t.extend(table_of(RunLimitsBuilder::from(limits)));
+        t
+    }
+}
+
+impl TryFrom<Table> for ExperimentConfig {
+    type Error = String;
+    fn try_from(table: Table) -> Result<Self, String> {
+        ExperimentConfig::from_table(table).map_err(|FieldError(reason)| reason)
     }
 }

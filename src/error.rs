@@ -1,6 +1,10 @@
-//! The umbrella crate's error: experiment configs and runs.
+//! The umbrella crate's error: experiment configs, the component registry and runs.
 
 use std::path::PathBuf;
+
+/// A lower-level error carried as the source of a variant (I/O, serialisation, a backend
+/// such as the CUDA driver).
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// What can go wrong when loading or running an experiment.
 #[derive(Debug, thiserror::Error)]
@@ -14,6 +18,28 @@ pub enum Error {
         /// What is wrong, naming the field.
         reason: String,
     },
+    /// A name the registry does not know.
+    #[error("unknown {kind} `{name}`{hint}; known: {known}")]
+    UnknownComponent {
+        /// "meta-solver", "oracle" or "evaluator".
+        kind: &'static str,
+        /// The name asked for.
+        name: String,
+        /// The registered names, comma-separated.
+        known: String,
+        /// A hint for names that were meant for something else (may be empty).
+        hint: &'static str,
+    },
+    /// A registered component that cannot be built here (no CUDA device, a bad setting).
+    #[error("{kind} `{name}`: {source}")]
+    Component {
+        /// "meta-solver", "oracle" or "evaluator".
+        kind: &'static str,
+        /// Its name.
+        name: String,
+        /// Why (e.g. the backend's error).
+        source: BoxError,
+    },
     /// Bad game input.
     #[error(transparent)]
     Game(#[from] metagame_games::Error),
@@ -23,13 +49,13 @@ pub enum Error {
     /// A training-loop error.
     #[error(transparent)]
     Populations(#[from] metagame_populations::Error),
-    /// A file that could not be written.
-    #[error("{path}: {reason}")]
+    /// A file of the run folder that could not be written or read.
+    #[error("{path}: {source}")]
     Output {
         /// The file.
         path: PathBuf,
         /// What failed.
-        reason: String,
+        source: BoxError,
     },
 }
 

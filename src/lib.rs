@@ -6,7 +6,10 @@
 //!   exact best responses and NashConv, batched match evaluation;
 //! - [`solvers`]: certified Nash (and CE/CCE, alpha-Rank) solvers for meta-games;
 //! - [`populations`]: populations, payoff tables, PSRO, fictitious play, checkpoints;
-//! - [`ExperimentConfig`] and [`run_experiment`]: what the `metagame run` command does.
+//! - [`ExperimentConfig`] (a tagged enum of per-algorithm sections), the component
+//!   [`registry`] (names to meta-solvers, oracles and evaluators, for configs and the CLI) and
+//!   [`run_experiment`] (one driver for every
+//!   [`TrainingLoop`](metagame_populations::TrainingLoop)): what the `metagame run` command does.
 //!
 //! # Example
 //!
@@ -36,14 +39,17 @@ pub use metagame_solvers as solvers;
 
 mod checkpoint_writer;
 mod config;
+mod driver;
 mod error;
 mod experiment;
 #[cfg(feature = "plots")]
 pub mod plots;
+pub mod registry;
 
-pub use config::{Algorithm, EvaluatorName, ExperimentConfig, OracleName};
-pub use error::{Error, Result};
-pub use experiment::{
-    CHECKPOINT_FILE, REPORT_FILE, RunCheckpoint, RunOptions, RunReport, RunState, evaluator_by_name,
-    run_experiment,
+pub use config::{
+    Algorithm, AlgorithmConfig, DoubleOracleSection, ExperimentConfig, PsroSection, XfpSection,
 };
+pub use driver::{CHECKPOINT_FILE, META_GAME_FILE, REPORT_FILE, RunCheckpoint, RunOptions, RunReport};
+pub use error::{BoxError, Error, Result};
+pub use experiment::{Components, run_experiment, run_experiment_with};
+pub use registry::{EvaluatorName, MetaSolverName, OracleName};

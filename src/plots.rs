@@ -5,14 +5,14 @@ use std::path::Path;
 use metagame_games::NormalFormGame;
 use plotters::prelude::*;
 
+use crate::driver::RunReport;
 use crate::error::{Error, Result};
-use crate::experiment::RunReport;
 
 /// Values below this are drawn at this height on log scales (NashConv can be exactly 0).
 const LOG_FLOOR: f64 = 1e-16;
 
 fn plot_err(path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::Output { path: path.into(), reason: format!("plot: {e}") }
+    Error::Output { path: path.into(), source: format!("plot: {e}").into() }
 }
 
 /// NashConv against iteration and against wall time, log scale, side by side.
@@ -28,17 +28,14 @@ pub fn exploitability_svg(report: &RunReport, path: &Path) -> Result<()> {
         .collect();
     let root = SVGBackend::new(path, (1100, 440)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| plot_err(path, e))?;
+    let algorithm = report.config.algorithm();
     let title = format!(
         "{} — {} {}",
-        report.config.game,
-        serde_json::to_value(report.config.algorithm)
-            .ok()
-            .and_then(|v| v.as_str().map(String::from))
-            .unwrap_or_default(),
-        if matches!(report.config.algorithm, crate::config::Algorithm::Psro) {
-            report.config.meta_solver.as_str()
-        } else {
-            ""
+        report.config.game(),
+        algorithm.algorithm().as_str(),
+        match algorithm {
+            crate::config::AlgorithmConfig::Psro(s) => s.meta_solver.as_str(),
+            _ => "",
         }
     );
     let root = root.titled(&title, ("sans-serif", 20)).map_err(|e| plot_err(path, e))?;

@@ -8,21 +8,289 @@
 use std::time::Instant;
 
 use metagame_games::NormalFormGame;
-use metagame_solvers::MetaSolver;
 use metagame_solvers::lp::LpNash;
+use metagame_solvers::{MetaSolver, Status};
 use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::report::{IterationReport, PhaseTimes};
+use crate::report::{IterationReport, MetaGameReport, PhaseTimes, StopReason};
+use crate::training_loop::{RunLimits, TrainingLoop, run_loop};
+
+/// Double Oracle settings; always valid.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "DoubleOracleConfigBuilder", into = "DoubleOracleConfigBuilder")]
+pub struct DoubleOracleConfig {
+    tolerance: f64,
+}
+
+/// Serde form of [`DoubleOracleConfig`]; every field optional with its default.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DoubleOracleConfigBuilder {
+    /// Add a best response only if it gains more than this (finite, ≥ 0). Default 1e-12.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f64>,
+}
+
+impl DoubleOracleConfigBuilder {
+    /// The names of the fields, as configs spell them.
+    pub const FIELDS: &'static [&'static str] = &["tolerance"];
+
+    /// Validate.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] naming the field out of range.
+    pub fn build(self) -> Result<DoubleOracleConfig> {
+        DoubleOracleConfig::new(self.tolerance.unwrap_or(1e-12))
+    }
+}
+
+impl TryFrom<DoubleOracleConfigBuilder> for DoubleOracleConfig {
+    type Error = Error;
+    fn try_from(b: DoubleOracleConfigBuilder) -> Result<Self> {
+        b.build()
+    }
+}
+
+impl From<DoubleOracleConfig> for DoubleOracleConfigBuilder {
+    fn from(c: DoubleOracleConfig) -> Self {
+        DoubleOracleConfigBuilder { tolerance: Some(c.tolerance) }
+    }
+}
+
+impl Default for DoubleOracleConfig {
+    fn default() -> Self {
+        // INVARIANT: the defaults are valid.
+        DoubleOracleConfigBuilder::default().build().expect("defaults are valid")
+    }
+}
+
+impl DoubleOracleConfig {
+    /// Settings with `tolerance`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] unless `tolerance` is finite and ≥ 0.
+    pub fn new(tolerance: f64) -> Result<Self> {
+        if !(tolerance.is_finite() && tolerance >= 0.0) {
+            return Err(Error::Config(format!("tolerance must be ≥ 0, got {tolerance}")));
+        }
+        Ok(Self { tolerance })
+    }
+    /// A best response is added only if it gains more than this.
+    pub fn tolerance(&self) -> f64 {
+        self.tolerance
+    }
+}
+
+/// Everything a Double Oracle run needs to continue.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DoubleOracleState {
+    /// Iterations done.
+    pub iteration: usize,
+    /// The restricted strategy sets (indices into the full game), in the order added.
+    pub restricted: Vec<Vec<usize>>,
+    /// The last restricted equilibrium as full-game mixed strategies.
+    pub strategies: Vec<Vec<f64>>,
+    /// The game's value for player 0 under `strategies`.
+    pub value: f64,
+    /// True once an iteration added nothing new or improving.
+    pub converged: bool,
+    /// One report per iteration (Double Oracle has no iteration 0).
+    pub reports: Vec<IterationReport>,
+}
+
+/// An iteration computed but not yet committed.
+struct Staged {
+    restricted: Vec<Vec<usize>>,
+    strategies: Vec<Vec<f64>>,
+    value: f64,
+    report: IterationReport,
+}
+
+/// A Double Oracle run on a 2-player constant-sum game.
+pub struct DoubleOracle {
+    game: NormalFormGame,
+    config: DoubleOracleConfig,
+    state: DoubleOracleState,
+    started: Instant,
+    elapsed_before: f64,
+}
+
+impl DoubleOracle {
+    /// Start from the given initial pure strategies (OpenSpiel's RPS example starts from
+    /// strategy 0 for both players).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] for a game that is not 2-player constant-sum or initial strategies
+    /// out of range.
+    pub fn new(game: NormalFormGame, initial: [usize; 2], config: DoubleOracleConfig) -> Result<Self> {
+        check_game(&game)?;
+        if initial[0] >= game.num_strategies(0) || initial[1] >= game.num_strategies(1) {
+            return Err(Error::Config(format!("initial strategies {initial:?} out of range")));
+        }
+        let strategies = (0..2)
+            .map(|p| (0..game.num_strategies(p)).map(|s| if s == initial[p] { 1.0 } else { 0.0 }).collect())
+            .collect::<Vec<Vec<f64>>>();
+        let value = game.expected_payoffs(&strategies)[0];
+        let state = DoubleOracleState {
+            iteration: 0,
+            restricted: vec![vec![initial[0]], vec![initial[1]]],
+            strategies,
+            value,
+            converged: false,
+            reports: Vec::new(),
+        };
+        Ok(Self { game, config, state, started: Instant::now(), elapsed_before: 0.0 })
+    }
+
+    /// Continue from a saved state.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when the state does not fit the game.
+    pub fn resume(
+        game: NormalFormGame,
+        config: DoubleOracleConfig,
+        state: DoubleOracleState,
+    ) -> Result<Self> {
+        check_game(&game)?;
+        let fits = state.restricted.len() == 2
+            && state.strategies.len() == 2
+            && (0..2).all(|p| {
+                state.strategies[p].len() == game.num_strategies(p)
+                    && !state.restricted[p].is_empty()
+                    && state.restricted[p].iter().all(|&s| s < game.num_strategies(p))
+            })
+            && state.reports.len() == state.iteration;
+        if !fits {
+            return Err(Error::Config("saved state does not fit this game".into()));
+        }
+        let elapsed_before = state.reports.last().map_or(0.0, |r| r.elapsed_s);
+        Ok(Self { game, config, state, started: Instant::now(), elapsed_before })
+    }
+
+    /// The loop state.
+    pub fn state(&self) -> &DoubleOracleState {
+        &self.state
+    }
+
+    /// One iteration: solve the restricted game, add the best responses that are new and
+    /// improve by more than the tolerance. Commits only on success.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::AtIteration`] wrapping an LP failure; the state is then unchanged.
+    pub fn step(&mut self) -> Result<&IterationReport> {
+        let iteration = self.state.iteration + 1;
+        let Staged { restricted, strategies, value, report } =
+            self.stage(iteration).map_err(|e| Error::AtIteration { iteration, source: Box::new(e) })?;
+        let converged = restricted == self.state.restricted;
+        self.state.restricted = restricted;
+        self.state.strategies = strategies;
+        self.state.value = value;
+        self.state.converged = converged;
+        self.state.iteration = iteration;
+        self.state.reports.push(report);
+        // INVARIANT: just pushed.
+        Ok(self.state.reports.last().expect("report"))
+    }
+
+    fn stage(&self, iteration: usize) -> Result<Staged> {
+        let game = &self.game;
+        let sets = &self.state.restricted;
+        let t = Instant::now();
+        // INVARIANT: two players (checked by new/resume).
+        let (a, b) = game.bimatrix_payoffs().expect("2-player game");
+        let restricted = NormalFormGame::bimatrix(
+            Array2::from_shape_fn((sets[0].len(), sets[1].len()), |(i, j)| a[[sets[0][i], sets[1][j]]]),
+            Array2::from_shape_fn((sets[0].len(), sets[1].len()), |(i, j)| b[[sets[0][i], sets[1][j]]]),
+        )?;
+        let solution = LpNash::default()
+            .solve(&restricted)
+            .map_err(|source| Error::MetaSolver { solver: "lp", source })?;
+        let meta_solve_s = t.elapsed().as_secs_f64();
+        let mut full = vec![Vec::new(), Vec::new()];
+        for p in 0..2 {
+            full[p] = vec![0.0; game.num_strategies(p)];
+            for (k, &s) in sets[p].iter().enumerate() {
+                full[p][s] += solution.strategies[p][k].max(0.0);
+            }
+        }
+        let value = game.expected_payoffs(&full)[0];
+        let deviations = game.deviation_payoffs(&full);
+        let gains = game.deviation_gains(&full);
+        let mut next = sets.clone();
+        for p in 0..2 {
+            // Lowest-index best response, added when it is new and improves.
+            let best = deviations[p].iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let br = deviations[p].iter().position(|&v| v == best).unwrap_or(0);
+            if gains[p] > self.config.tolerance && !next[p].contains(&br) {
+                next[p].push(br);
+            }
+        }
+        let nash_conv: f64 = gains.iter().sum();
+        let mut report = IterationReport::new(
+            iteration,
+            next.iter().map(Vec::len).collect(),
+            nash_conv,
+            Some(nash_conv / 2.0),
+        );
+        report.elapsed_s = self.elapsed_before + self.started.elapsed().as_secs_f64();
+        report.times = PhaseTimes { meta_solve_s, ..PhaseTimes::default() };
+        report.meta_game = Some(MetaGameReport::new(
+            solution.strategies.clone(),
+            solution.certificate.nash_conv,
+            solution.status,
+            0,
+        ));
+        Ok(Staged { restricted: next, strategies: full, value, report })
+    }
+}
+
+fn check_game(game: &NormalFormGame) -> Result<()> {
+    if !game.is_two_player_constant_sum(1e-9 * game.payoff_scale()) {
+        return Err(Error::Config("double oracle needs a 2-player zero-sum (constant-sum) game".into()));
+    }
+    Ok(())
+}
+
+impl TrainingLoop for DoubleOracle {
+    type State = DoubleOracleState;
+
+    fn name(&self) -> &'static str {
+        "double-oracle"
+    }
+    fn step(&mut self) -> Result<&IterationReport> {
+        DoubleOracle::step(self)
+    }
+    fn state(&self) -> &DoubleOracleState {
+        &self.state
+    }
+    fn reports(&self) -> &[IterationReport] {
+        &self.state.reports
+    }
+    fn iteration(&self) -> usize {
+        self.state.iteration
+    }
+    /// Converged: the last iteration added nothing new or improving.
+    fn stop_reason(&self) -> Option<StopReason> {
+        self.state.converged.then_some(StopReason::Converged)
+    }
+}
 
 /// Double Oracle's answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct DoubleOracleResult {
     /// Iterations run (the last one adds nothing when it converged).
     pub iterations: usize,
-    /// True when it stopped because no best response was new or improving.
-    pub converged: bool,
+    /// [`Status::Solved`] when it stopped because no best response was new or improving,
+    /// [`Status::MaxIterations`] when the iteration cap came first.
+    pub status: Status,
     /// The restricted strategy sets (indices into the full game), in the order added.
     pub restricted: Vec<Vec<usize>>,
     /// The equilibrium as full-game mixed strategies.
@@ -35,91 +303,28 @@ pub struct DoubleOracleResult {
     pub reports: Vec<IterationReport>,
 }
 
-/// Run Double Oracle from the given initial strategies (OpenSpiel's RPS example starts
-/// from strategy 0 for both players).
+/// Run Double Oracle from the given initial strategies to convergence or `max_iterations`.
 ///
 /// # Errors
 ///
-/// [`Error::Config`] for a game that is not 2-player constant-sum or initial strategies out
-/// of range; LP errors.
+/// [`Error::Config`] for a game that is not 2-player constant-sum, initial strategies out
+/// of range or a negative tolerance; LP errors.
 pub fn double_oracle(
     game: &NormalFormGame,
     initial: [usize; 2],
     max_iterations: usize,
     tolerance: f64,
 ) -> Result<DoubleOracleResult> {
-    let start = Instant::now();
-    let scale = game.payoff_scale();
-    if !game.is_two_player_constant_sum(1e-9 * scale) {
-        return Err(Error::Config("double oracle needs a 2-player zero-sum (constant-sum) game".into()));
-    }
-    if initial[0] >= game.num_strategies(0) || initial[1] >= game.num_strategies(1) {
-        return Err(Error::Config(format!("initial strategies {initial:?} out of range")));
-    }
-    // INVARIANT: two players (checked above).
-    let (a, b) = game.bimatrix_payoffs().expect("2-player game");
-    let mut sets = vec![vec![initial[0]], vec![initial[1]]];
-    let mut reports = Vec::new();
-    let mut full = vec![Vec::new(), Vec::new()];
-    let mut value = 0.0;
-    let mut converged = false;
-    let mut iterations = 0;
-    while iterations < max_iterations {
-        iterations += 1;
-        let t = Instant::now();
-        let restricted = NormalFormGame::bimatrix(
-            Array2::from_shape_fn((sets[0].len(), sets[1].len()), |(i, j)| a[[sets[0][i], sets[1][j]]]),
-            Array2::from_shape_fn((sets[0].len(), sets[1].len()), |(i, j)| b[[sets[0][i], sets[1][j]]]),
-        )?;
-        let solution = LpNash::default()
-            .solve(&restricted)
-            .map_err(|source| Error::MetaSolver { solver: "lp", source })?;
-        let meta_solve_s = t.elapsed().as_secs_f64();
-        for p in 0..2 {
-            full[p] = vec![0.0; game.num_strategies(p)];
-            for (k, &s) in sets[p].iter().enumerate() {
-                full[p][s] += solution.strategies[p][k].max(0.0);
-            }
-        }
-        value = game.expected_payoffs(&full)[0];
-        let deviations = game.deviation_payoffs(&full);
-        let gains = game.deviation_gains(&full);
-        let mut added = false;
-        for p in 0..2 {
-            // Lowest-index best response, added when it is new and improves.
-            let best = deviations[p].iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let br = deviations[p].iter().position(|&v| v == best).unwrap_or(0);
-            if gains[p] > tolerance && !sets[p].contains(&br) {
-                sets[p].push(br);
-                added = true;
-            }
-        }
-        reports.push(IterationReport {
-            iteration: iterations,
-            population_sizes: sets.iter().map(Vec::len).collect(),
-            meta_strategies: solution.strategies.clone(),
-            nash_conv: gains.iter().sum(),
-            exploitability: Some(gains.iter().sum::<f64>() / 2.0),
-            meta_nash_conv: solution.certificate.nash_conv,
-            meta_status: solution.status,
-            new_entries: 0,
-            episodes: 0,
-            elapsed_s: start.elapsed().as_secs_f64(),
-            times: PhaseTimes { meta_solve_s, ..PhaseTimes::default() },
-        });
-        if !added {
-            converged = true;
-            break;
-        }
-    }
-    let nash_conv = game.nash_conv(&full);
+    let mut run = DoubleOracle::new(game.clone(), initial, DoubleOracleConfig::new(tolerance)?)?;
+    run_loop(&mut run, &RunLimits::iterations(max_iterations), &mut ())?;
+    let state = run.state;
     Ok(DoubleOracleResult {
-        iterations,
-        converged,
-        restricted: sets,
-        strategies: full,
-        value,
-        nash_conv,
-        reports,
+        iterations: state.iteration,
+        status: if state.converged { Status::Solved } else { Status::MaxIterations },
+        nash_conv: game.nash_conv(&state.strategies),
+        restricted: state.restricted,
+        strategies: state.strategies,
+        value: state.value,
+        reports: state.reports,
     })
 }

@@ -1,22 +1,25 @@
 //! # metagame-populations
 //!
-//! The training loops of metagame. A [`Population`] keeps each player's policies with
-//! their provenance; a [`PayoffTable`] is the empirical meta-game, filled by a
+//! The training loops of metagame. Every loop is a [`TrainingLoop`] (a step that commits
+//! only on success, a state for checkpoints, a report per iteration) that [`run_loop`] drives
+//! within [`RunLimits`]. A [`Population`] keeps each player's policies with their provenance;
+//! a [`PayoffTable`] is the empirical meta-game, filled by a
 //! [`MatchEvaluator`](metagame_games::MatchEvaluator) only where entries are missing; an
-//! [`Oracle`] adds responses; [`Psro`] runs the loop with any
-//! [`MetaSolver`](metagame_solvers::MetaSolver); [`Xfp`] and [`double_oracle`] are the
-//! fictitious-play relatives; [`checkpoint`] saves runs atomically.
+//! [`Oracle`] answers a [`ResponseRequest`] (the opponents' members and weights, a seed, a
+//! budget); [`Psro`] runs the loop with any [`MetaSolver`](metagame_solvers::MetaSolver);
+//! [`Xfp`] and [`DoubleOracle`] are the fictitious-play relatives; [`checkpoint`] saves runs
+//! atomically.
 //!
 //! # Example
 //!
 //! ```
 //! use metagame_games::{registry, ExactEvaluator, GameTree};
-//! use metagame_populations::{meta::Nash, ExactBestResponse, Psro, PsroConfig};
+//! use metagame_populations::{meta::Nash, run_loop, ExactBestResponse, Psro, PsroConfig, RunLimits};
 //!
 //! let tree = GameTree::build(&registry::load("kuhn_poker")?)?;
-//! let config = PsroConfig::builder().max_iterations(8).build()?;
-//! let mut psro = Psro::new(&tree, config, Box::new(Nash), Box::new(ExactBestResponse::default()), Box::new(ExactEvaluator))?;
-//! psro.run(&mut ())?;
+//! let oracle = Box::new(ExactBestResponse::default());
+//! let mut psro = Psro::new(&tree, PsroConfig::default(), Box::new(Nash), oracle, Box::new(ExactEvaluator))?;
+//! run_loop(&mut psro, &RunLimits::iterations(8), &mut ())?;
 //! assert!(psro.reports().last().unwrap().nash_conv < 1e-6);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -31,13 +34,20 @@ mod payoff_table;
 mod population;
 mod psro;
 mod report;
+mod training_loop;
 mod xfp;
 
-pub use double_oracle::{DoubleOracleResult, double_oracle};
+pub use double_oracle::{
+    DoubleOracle, DoubleOracleConfig, DoubleOracleConfigBuilder, DoubleOracleResult, DoubleOracleState,
+    double_oracle,
+};
 pub use error::{Error, Result};
-pub use oracle::{ExactBestResponse, Oracle};
+pub use oracle::{
+    Budget, ExactBestResponse, Oracle, Response, ResponseRequest, TrainingStats, WeightedMember,
+};
 pub use payoff_table::{Entry, PayoffTable};
 pub use population::{Member, PolicyId, Population, Provenance};
 pub use psro::{Psro, PsroConfig, PsroConfigBuilder, PsroState};
-pub use report::{IterationReport, Observer, PhaseTimes, StopReason};
+pub use report::{IterationReport, MetaGameReport, Observer, PhaseTimes, StopReason};
+pub use training_loop::{RunLimits, RunLimitsBuilder, TrainingLoop, run_loop, run_loop_with};
 pub use xfp::{Xfp, XfpState};

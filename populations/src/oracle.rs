@@ -1,27 +1,136 @@
-//! `Oracle`: produces a new policy for a player against a (aggregated) opponent profile.
+//! `Oracle`: produces a new policy for one player against the opponents' members, weighted
+//! by their meta-probabilities. Exact best responses and trained responses (learners) answer
+//! the same [`ResponseRequest`].
 
-use metagame_games::{GameTree, TabularPolicy, TieBreak, best_response_with};
+use std::time::Instant;
+
+use metagame_games::{GameTree, PlayerId, TabularPolicy, TieBreak, best_response_with};
 
 use crate::error::Result;
+use crate::population::PolicyId;
+
+/// How much training a response may use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Budget {
+    /// No limit (exact methods, which play no episodes).
+    #[default]
+    Unlimited,
+    /// At most this many sampled episodes.
+    Episodes(u64),
+}
+
+/// One opponent member a response is asked to answer, with its meta-probability.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct WeightedMember<'a> {
+    /// The seat it plays.
+    pub player: PlayerId,
+    /// Its id in the population.
+    pub id: PolicyId,
+    /// Its policy (its `player` rows are the ones that matter).
+    pub policy: &'a TabularPolicy,
+    /// Its probability in the mixture to answer (> 0).
+    pub weight: f64,
+}
+
+impl<'a> WeightedMember<'a> {
+    /// An opponent member with its weight.
+    pub fn new(player: PlayerId, id: PolicyId, policy: &'a TabularPolicy, weight: f64) -> Self {
+        Self { player, id, policy, weight }
+    }
+}
+
+/// What an oracle is asked: a response for `player` against `opponents`.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ResponseRequest<'a> {
+    /// The game.
+    pub tree: &'a GameTree,
+    /// The seat to respond for.
+    pub player: PlayerId,
+    /// Every opponent member with positive weight, seat by seat (the weights of one seat sum
+    /// to 1).
+    pub opponents: Vec<WeightedMember<'a>>,
+    /// The opponents' mixtures aggregated into one behaviour policy (realisation weighting;
+    /// rows of every seat but `player`), for exact methods.
+    pub profile: &'a TabularPolicy,
+    /// The seed of any sampling, keyed by the loop with its iteration and the request.
+    pub seed: u64,
+    /// How much training the response may use.
+    pub budget: Budget,
+    /// A policy to start training from (e.g. the player's previous response), if any.
+    pub warm_start: Option<&'a TabularPolicy>,
+}
+
+impl<'a> ResponseRequest<'a> {
+    /// A request with no warm start and an unlimited budget.
+    pub fn new(
+        tree: &'a GameTree,
+        player: PlayerId,
+        opponents: Vec<WeightedMember<'a>>,
+        profile: &'a TabularPolicy,
+        seed: u64,
+    ) -> Self {
+        Self { tree, player, opponents, profile, seed, budget: Budget::Unlimited, warm_start: None }
+    }
+    /// The same request with `budget`.
+    pub fn with_budget(mut self, budget: Budget) -> Self {
+        self.budget = budget;
+        self
+    }
+    /// The same request starting from `policy`.
+    pub fn with_warm_start(mut self, policy: &'a TabularPolicy) -> Self {
+        self.warm_start = Some(policy);
+        self
+    }
+}
+
+/// What a response cost.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct TrainingStats {
+    /// Episodes played (0 for exact methods).
+    pub episodes: u64,
+    /// Wall time of the response, in seconds.
+    pub seconds: f64,
+}
+
+/// An oracle's answer: the new policy and what it cost.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Response {
+    /// The new policy (its `player` rows are the response).
+    pub policy: TabularPolicy,
+    /// What training it took.
+    pub stats: TrainingStats,
+}
+
+impl Response {
+    /// A response with its statistics.
+    pub fn new(policy: TabularPolicy, stats: TrainingStats) -> Self {
+        Self { policy, stats }
+    }
+}
 
 /// Something that trains or computes a response for one player.
 ///
-/// Dyn-compatible so that configs choose it at run time.
-pub trait Oracle: Send + Sync {
+/// Dyn-compatible so that configs choose it at run time; `&mut self` so that a learner can
+/// keep its networks, tables and optimiser state between requests.
+pub trait Oracle: Send {
     /// Short stable name used in configs and provenance ("exact-br").
     fn name(&self) -> &'static str;
 
-    /// A new policy for `player` against the others in `profile` (player `q` plays
-    /// `profile[q]`; `profile[player]` is ignored).
+    /// A new policy for `request.player` against `request.opponents`.
     ///
     /// # Errors
     ///
-    /// A profile of the wrong shape, or a failure of the training method.
-    fn respond(&self, tree: &GameTree, player: usize, profile: &[&TabularPolicy]) -> Result<TabularPolicy>;
+    /// A request that does not fit the game, or a failure of the training method.
+    fn respond(&mut self, request: &ResponseRequest<'_>) -> Result<Response>;
 }
 
-/// The exact best response on the game tree; `tie_break` chooses among equally good
-/// actions (default: the lowest action, as OpenSpiel).
+/// The exact best response on the game tree against the aggregated profile; `tie_break`
+/// chooses among equally good actions (default: the lowest action, as OpenSpiel).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ExactBestResponse {
     /// How ties (and information sets the opponents never reach) are decided.
@@ -43,7 +152,10 @@ impl Oracle for ExactBestResponse {
         }
     }
 
-    fn respond(&self, tree: &GameTree, player: usize, profile: &[&TabularPolicy]) -> Result<TabularPolicy> {
-        Ok(best_response_with(tree, player, profile, self.tie_break)?.0)
+    fn respond(&mut self, request: &ResponseRequest<'_>) -> Result<Response> {
+        let start = Instant::now();
+        let profile = vec![request.profile; request.tree.num_players()];
+        let (policy, _) = best_response_with(request.tree, request.player.0, &profile, self.tie_break)?;
+        Ok(Response::new(policy, TrainingStats { episodes: 0, seconds: start.elapsed().as_secs_f64() }))
     }
 }

@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 
 /// Payoff statistics of one joint entry.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Entry {
     /// Mean return per player.
     pub mean: Vec<f64>,
@@ -20,6 +21,12 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// An exact entry: the expected returns, no variance.
+    pub fn exact(mean: Vec<f64>) -> Self {
+        let variance = vec![0.0; mean.len()];
+        Entry { mean, variance, count: 1, exact: true }
+    }
+
     /// Standard error of each player's mean.
     pub fn stderr(&self) -> Vec<f64> {
         self.variance.iter().map(|v| (v / self.count.max(1) as f64).sqrt()).collect()

@@ -2,16 +2,21 @@
 
 use std::fmt::Write as _;
 
-use metagame_games::TabularPolicy;
+use metagame_games::{PlayerId, TabularPolicy};
 use petgraph::graph::{DiGraph, NodeIndex};
 use serde::{Deserialize, Serialize};
 
-/// A member's id, unique across all players of a population and stable across checkpoints.
+use crate::oracle::WeightedMember;
+
+/// A member's id, unique across all players of a population and stable across checkpoints:
+/// the one id of a member (a member's index in its player's list is only a payoff-table axis
+/// position).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct PolicyId(pub u32);
 
 /// Where a member came from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Provenance {
     /// The iteration that added it (0 for the initial members).
     pub iteration: usize,
@@ -22,13 +27,21 @@ pub struct Provenance {
     pub oracle: String,
 }
 
+impl Provenance {
+    /// A member added at `iteration` by `oracle`, answering `answered`.
+    pub fn new(iteration: usize, answered: Vec<(PolicyId, f64)>, oracle: impl Into<String>) -> Self {
+        Self { iteration, answered, oracle: oracle.into() }
+    }
+}
+
 /// One policy of one player.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Member {
     /// Stable id.
     pub id: PolicyId,
     /// The player it plays (its rows of `policy` are the ones that matter).
-    pub player: usize,
+    pub player: PlayerId,
     /// The policy.
     pub policy: TabularPolicy,
     /// Where it came from.
@@ -47,20 +60,21 @@ impl Population {
     pub fn new(initial: Vec<TabularPolicy>) -> Self {
         let mut pop = Self { members: vec![Vec::new(); initial.len()], next_id: 0 };
         for (player, policy) in initial.into_iter().enumerate() {
-            pop.add(
-                player,
-                policy,
-                Provenance { iteration: 0, answered: Vec::new(), oracle: "initial".into() },
-            );
+            pop.add(PlayerId(player), policy, Provenance::new(0, Vec::new(), "initial"));
         }
         pop
     }
 
     /// Add a member to `player`'s list; returns its id.
-    pub fn add(&mut self, player: usize, policy: TabularPolicy, provenance: Provenance) -> PolicyId {
+    ///
+    /// # Panics
+    ///
+    /// If `player` is not a player of the population (a caller bug).
+    #[track_caller]
+    pub fn add(&mut self, player: PlayerId, policy: TabularPolicy, provenance: Provenance) -> PolicyId {
         let id = PolicyId(self.next_id);
         self.next_id += 1;
-        self.members[player].push(Member { id, player, policy, provenance });
+        self.members[player.0].push(Member { id, player, policy, provenance });
         id
     }
 
@@ -69,22 +83,37 @@ impl Population {
         self.members.len()
     }
     /// `player`'s members in the order they were added.
-    pub fn members(&self, player: usize) -> &[Member] {
-        &self.members[player]
+    pub fn members(&self, player: PlayerId) -> &[Member] {
+        &self.members[player.0]
+    }
+    /// The member with `id`, if any.
+    pub fn member(&self, id: PolicyId) -> Option<&Member> {
+        self.members.iter().flatten().find(|m| m.id == id)
     }
     /// Number of members per player.
     pub fn sizes(&self) -> Vec<usize> {
         self.members.iter().map(Vec::len).collect()
     }
     /// `player`'s policies in order.
-    pub fn policies(&self, player: usize) -> Vec<&TabularPolicy> {
-        self.members[player].iter().map(|m| &m.policy).collect()
+    pub fn policies(&self, player: PlayerId) -> Vec<&TabularPolicy> {
+        self.members[player.0].iter().map(|m| &m.policy).collect()
     }
 
     /// `(id, weight)` of `player`'s members with positive weight in `weights` (one weight
     /// per member, in order): the opponents a response answered.
-    pub fn weighted_ids(&self, player: usize, weights: &[f64]) -> Vec<(PolicyId, f64)> {
-        self.members[player].iter().zip(weights).filter(|(_, w)| **w > 0.0).map(|(m, w)| (m.id, *w)).collect()
+    pub fn weighted_ids(&self, player: PlayerId, weights: &[f64]) -> Vec<(PolicyId, f64)> {
+        self.weighted_members(player, weights).into_iter().map(|m| (m.id, m.weight)).collect()
+    }
+
+    /// `player`'s members with positive weight in `weights` (one weight per member, in
+    /// order), as an oracle is handed them.
+    pub fn weighted_members(&self, player: PlayerId, weights: &[f64]) -> Vec<WeightedMember<'_>> {
+        self.members[player.0]
+            .iter()
+            .zip(weights)
+            .filter(|(_, w)| **w > 0.0)
+            .map(|(m, &w)| WeightedMember::new(player, m.id, &m.policy, w))
+            .collect()
     }
 
     /// The lineage: an edge from every answered opponent to the member that answered it,
@@ -112,7 +141,7 @@ impl Population {
             let _ = writeln!(
                 out,
                 "  n{} [label=\"p{}#{} it{} ({})\"];",
-                m.id.0, m.player, m.id.0, m.provenance.iteration, m.provenance.oracle
+                m.id.0, m.player.0, m.id.0, m.provenance.iteration, m.provenance.oracle
             );
         }
         for m in self.members.iter().flatten() {

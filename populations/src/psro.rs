@@ -7,32 +7,33 @@
 //! best responses PSRO is fictitious play (XFP); with `nash` on a 2-player zero-sum game it
 //! is Double Oracle.
 
-use std::ops::ControlFlow;
 use std::time::Instant;
 
 use metagame_games::{
-    GameTree, InfosetId, MatchEvaluator, Matchup, NodeKind, NormalFormGame, TabularPolicy, aggregate_into,
+    GameTree, InfosetId, MatchEvaluator, Matchup, NodeKind, NormalFormGame, PlayerId, TabularPolicy,
+    aggregate_into,
 };
 use metagame_solvers::{MetaSolver, Solution};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::oracle::Oracle;
+use crate::oracle::{Oracle, ResponseRequest};
 use crate::payoff_table::{Entry, PayoffTable};
 use crate::population::{PolicyId, Population, Provenance};
-use crate::report::{IterationReport, Observer, PhaseTimes, StopReason};
+use crate::report::{IterationReport, MetaGameReport, PhaseTimes, StopReason};
+use crate::training_loop::TrainingLoop;
 
 /// PSRO settings; always valid (built by [`PsroConfig::builder`] or deserialised through it).
+///
+/// How long a run lasts (iterations, target NashConv, wall time) is not PSRO's but every
+/// loop's: [`RunLimits`](crate::RunLimits).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "PsroConfigBuilder", into = "PsroConfigBuilder")]
 pub struct PsroConfig {
-    max_iterations: usize,
     episodes_per_entry: u64,
     seed: u64,
     rectified: bool,
     symmetric: bool,
-    target_nash_conv: Option<f64>,
-    time_budget_seconds: Option<f64>,
     convergence_tolerance: f64,
     warm_start: bool,
 }
@@ -41,40 +42,40 @@ pub struct PsroConfig {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PsroConfigBuilder {
-    /// Iterations after the initial population. Default 20.
-    pub max_iterations: Option<usize>,
     /// Episodes per payoff entry for sampled evaluators (exact ones ignore it); ≥ 1.
     /// Default 1000 (OpenSpiel's `sims_per_entry` in its example).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub episodes_per_entry: Option<u64>,
-    /// Seed of every sampled episode (keyed with the iteration and entry). Default 0.
+    /// Seed of every sampled episode and response (keyed with the iteration and entry).
+    /// Default 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
     /// PSRO-rN (Balduzzi et al. 2019, arXiv:1901.08106): each member with positive
     /// meta-probability answers only the opponents it beats or ties. 2-player games only.
     /// Default false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rectified: Option<bool>,
     /// One population shared by all seats (symmetric one-shot games only). Default false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub symmetric: Option<bool>,
-    /// Stop once NashConv ≤ this (≥ 0). Default none.
-    pub target_nash_conv: Option<f64>,
-    /// Stop after this many seconds of wall time (> 0). Default none.
-    pub time_budget_seconds: Option<f64>,
     /// Stop as converged once the meta-mixture's exact NashConv is at most this times the
     /// game's payoff scale (its largest absolute terminal utility): the meta-mixture is then
     /// an equilibrium of the whole game, and with exact best responses further iterations
     /// could only add duplicates. 0 turns the check off. Default 1e-12.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub convergence_tolerance: Option<f64>,
     /// Start each meta-solve from the previous iteration's meta-mixture, extended to the new
     /// members (iterative meta-solvers only; the others ignore it). `false` starts every solve
     /// from scratch, as OpenSpiel's psro_v2 does. Default true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warm_start: Option<bool>,
 }
 
 impl PsroConfigBuilder {
-    /// Set `max_iterations`.
-    pub fn max_iterations(mut self, v: usize) -> Self {
-        self.max_iterations = Some(v);
-        self
-    }
+    /// The names of the fields, as configs spell them.
+    pub const FIELDS: &'static [&'static str] =
+        &["episodes_per_entry", "seed", "rectified", "symmetric", "convergence_tolerance", "warm_start"];
+
     /// Set `episodes_per_entry`.
     pub fn episodes_per_entry(mut self, v: u64) -> Self {
         self.episodes_per_entry = Some(v);
@@ -93,16 +94,6 @@ impl PsroConfigBuilder {
     /// Set `symmetric`.
     pub fn symmetric(mut self, v: bool) -> Self {
         self.symmetric = Some(v);
-        self
-    }
-    /// Set `target_nash_conv`.
-    pub fn target_nash_conv(mut self, v: f64) -> Self {
-        self.target_nash_conv = Some(v);
-        self
-    }
-    /// Set `time_budget_seconds`.
-    pub fn time_budget_seconds(mut self, v: f64) -> Self {
-        self.time_budget_seconds = Some(v);
         self
     }
     /// Set `convergence_tolerance`.
@@ -126,16 +117,6 @@ impl PsroConfigBuilder {
         if episodes_per_entry == 0 {
             return Err(Error::Config("episodes_per_entry must be at least 1".into()));
         }
-        if let Some(t) = self.target_nash_conv
-            && !(t.is_finite() && t >= 0.0)
-        {
-            return Err(Error::Config(format!("target_nash_conv must be a finite number ≥ 0, got {t}")));
-        }
-        if let Some(t) = self.time_budget_seconds
-            && !(t.is_finite() && t > 0.0)
-        {
-            return Err(Error::Config(format!("time_budget_seconds must be > 0, got {t}")));
-        }
         let convergence_tolerance = self.convergence_tolerance.unwrap_or(1e-12);
         if !(convergence_tolerance.is_finite() && convergence_tolerance >= 0.0) {
             return Err(Error::Config(format!(
@@ -143,13 +124,10 @@ impl PsroConfigBuilder {
             )));
         }
         Ok(PsroConfig {
-            max_iterations: self.max_iterations.unwrap_or(20),
             episodes_per_entry,
             seed: self.seed.unwrap_or(0),
             rectified: self.rectified.unwrap_or(false),
             symmetric: self.symmetric.unwrap_or(false),
-            target_nash_conv: self.target_nash_conv,
-            time_budget_seconds: self.time_budget_seconds,
             convergence_tolerance,
             warm_start: self.warm_start.unwrap_or(true),
         })
@@ -166,13 +144,10 @@ impl TryFrom<PsroConfigBuilder> for PsroConfig {
 impl From<PsroConfig> for PsroConfigBuilder {
     fn from(c: PsroConfig) -> Self {
         PsroConfigBuilder {
-            max_iterations: Some(c.max_iterations),
             episodes_per_entry: Some(c.episodes_per_entry),
             seed: Some(c.seed),
             rectified: Some(c.rectified),
             symmetric: Some(c.symmetric),
-            target_nash_conv: c.target_nash_conv,
-            time_budget_seconds: c.time_budget_seconds,
             convergence_tolerance: Some(c.convergence_tolerance),
             warm_start: Some(c.warm_start),
         }
@@ -191,15 +166,11 @@ impl PsroConfig {
     pub fn builder() -> PsroConfigBuilder {
         PsroConfigBuilder::default()
     }
-    /// Iterations after the initial population.
-    pub fn max_iterations(&self) -> usize {
-        self.max_iterations
-    }
     /// Episodes per payoff entry (sampled evaluators).
     pub fn episodes_per_entry(&self) -> u64 {
         self.episodes_per_entry
     }
-    /// Seed of sampled episodes.
+    /// Seed of sampled episodes and responses.
     pub fn seed(&self) -> u64 {
         self.seed
     }
@@ -210,14 +181,6 @@ impl PsroConfig {
     /// One shared population.
     pub fn symmetric(&self) -> bool {
         self.symmetric
-    }
-    /// Stop at this NashConv.
-    pub fn target_nash_conv(&self) -> Option<f64> {
-        self.target_nash_conv
-    }
-    /// Stop after this wall time.
-    pub fn time_budget_seconds(&self) -> Option<f64> {
-        self.time_budget_seconds
     }
     /// Stop as converged at NashConv ≤ this × the payoff scale (0: never).
     pub fn convergence_tolerance(&self) -> f64 {
@@ -246,10 +209,18 @@ pub struct PsroState {
 
 /// A response produced this iteration, before it joins the population.
 struct NewMember {
-    player: usize,
+    player: PlayerId,
     policy: TabularPolicy,
     /// The opponents it answered, with their weights.
     answered: Vec<(PolicyId, f64)>,
+}
+
+/// An iteration computed but not yet committed.
+struct Staged {
+    members: Vec<NewMember>,
+    table: PayoffTable,
+    meta_strategies: Vec<Vec<f64>>,
+    report: IterationReport,
 }
 
 /// A PSRO run: the loop state plus its components.
@@ -270,6 +241,13 @@ pub struct Psro<'t> {
 /// streams while staying reproducible.
 fn iteration_seed(seed: u64, iteration: usize) -> u64 {
     seed ^ (iteration as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The seed of the `index`-th response request of an iteration: a stream apart from the
+/// evaluation's.
+fn response_seed(seed: u64, iteration: usize, index: usize) -> u64 {
+    iteration_seed(seed ^ 0x6F72_6163_6C65_0000, iteration)
+        ^ (index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03)
 }
 
 /// Check that a 2-player tree is a symmetric one-shot game (one infoset per player with the
@@ -295,6 +273,10 @@ fn check_symmetric(tree: &GameTree) -> Result<()> {
     Ok(())
 }
 
+fn players(n: usize) -> impl Iterator<Item = PlayerId> {
+    (0..n).map(PlayerId)
+}
+
 impl<'t> Psro<'t> {
     /// Start a run: one uniform policy per player, its payoff entry, iteration 0's report.
     ///
@@ -318,12 +300,16 @@ impl<'t> Psro<'t> {
             reports: Vec::new(),
         };
         let mut psro = Self::with_state(tree, config, meta_solver, oracle, evaluator, state, 0.0)?;
+        let mut table = PayoffTable::new(n);
         for p in 0..n {
-            psro.state.table.grow(p);
+            table.grow(p);
         }
-        let (new_entries, episodes, evaluation_s) = psro.fill_missing()?;
-        let mut times = PhaseTimes { evaluation_s, ..PhaseTimes::default() };
-        let report = psro.finish_iteration(new_entries, episodes, &mut times)?;
+        let policies: Vec<Vec<&TabularPolicy>> =
+            players(n).map(|p| psro.state.population.policies(p)).collect();
+        let (meta_strategies, report) =
+            psro.evaluate_and_solve(&mut table, &policies, 0, 0, PhaseTimes::default())?;
+        psro.state.table = table;
+        psro.state.meta_strategies = meta_strategies;
         psro.state.reports.push(report);
         Ok(psro)
     }
@@ -347,7 +333,7 @@ impl<'t> Psro<'t> {
         {
             return Err(bad("population and payoff table disagree with the game"));
         }
-        for p in 0..tree.num_players() {
+        for p in players(tree.num_players()) {
             for m in state.population.members(p) {
                 m.policy.validate(tree).map_err(|e| bad(&e.to_string()))?;
             }
@@ -414,125 +400,115 @@ impl<'t> Psro<'t> {
     ///
     /// Aggregation errors (a meta-mixture that is not a distribution).
     pub fn aggregated_policy(&self) -> Result<TabularPolicy> {
-        aggregated(self.tree, &self.state.population, &self.state.meta_strategies)
+        let n = self.tree.num_players();
+        let policies: Vec<Vec<&TabularPolicy>> =
+            players(n).map(|p| self.state.population.policies(p)).collect();
+        aggregated(self.tree, &policies, &self.state.meta_strategies)
     }
 
-    /// One PSRO iteration: oracles, new payoff entries, meta-solve, NashConv.
+    /// One PSRO iteration: oracles, new payoff entries, meta-solve, NashConv. Nothing is
+    /// committed unless all of them succeed.
     ///
     /// # Errors
     ///
-    /// [`Error::AtIteration`] wrapping an oracle, evaluator or meta-solver failure.
+    /// [`Error::AtIteration`] wrapping an oracle, evaluator or meta-solver failure; the state
+    /// is then the one before the call.
     pub fn step(&mut self) -> Result<&IterationReport> {
         let iteration = self.state.iteration + 1;
-        self.step_inner(iteration).map_err(|e| Error::AtIteration { iteration, source: Box::new(e) })?;
-        // INVARIANT: step_inner pushed this iteration's report.
+        let staged =
+            self.stage(iteration).map_err(|e| Error::AtIteration { iteration, source: Box::new(e) })?;
+        // Commit: nothing below can fail.
+        let Staged { members, table, meta_strategies, report } = staged;
+        for NewMember { player, policy, answered } in members {
+            let provenance = Provenance::new(iteration, answered, self.oracle.name());
+            self.state.population.add(player, policy, provenance);
+        }
+        debug_assert_eq!(table.shape(), self.state.population.sizes().as_slice());
+        self.state.table = table;
+        self.state.meta_strategies = meta_strategies;
+        self.state.iteration = iteration;
+        self.state.reports.push(report);
+        // INVARIANT: just pushed.
         Ok(self.state.reports.last().expect("a report per iteration"))
     }
 
-    fn step_inner(&mut self, iteration: usize) -> Result<()> {
-        let mut times = PhaseTimes::default();
-
+    /// Iteration `iteration` computed into locals.
+    fn stage(&mut self, iteration: usize) -> Result<Staged> {
         let t = Instant::now();
-        let new_members = self.respond()?;
-        times.oracle_s = t.elapsed().as_secs_f64();
+        let (members, oracle_episodes) =
+            respond(self.tree, &self.config, &self.state, self.oracle.as_mut(), iteration)?;
+        let times = PhaseTimes { oracle_s: t.elapsed().as_secs_f64(), ..PhaseTimes::default() };
 
-        for NewMember { player, policy, answered } in new_members {
-            let provenance = Provenance { iteration, answered, oracle: self.oracle.name().to_string() };
-            self.state.population.add(player, policy, provenance);
-            self.state.table.grow(player);
+        let n = self.tree.num_players();
+        let mut table = self.state.table.clone();
+        let mut policies: Vec<Vec<&TabularPolicy>> =
+            players(n).map(|p| self.state.population.policies(p)).collect();
+        for m in &members {
+            table.grow(m.player.0);
+            policies[m.player.0].push(&m.policy);
         }
-        debug_assert_eq!(self.state.table.shape(), self.state.population.sizes().as_slice());
-        self.state.iteration = iteration;
-        let (new_entries, episodes, evaluation_s) = self.fill_missing()?;
-        times.evaluation_s = evaluation_s;
-        let report = self.finish_iteration(new_entries, episodes, &mut times)?;
-        self.state.reports.push(report);
-        Ok(())
+        let (meta_strategies, report) =
+            self.evaluate_and_solve(&mut table, &policies, iteration, oracle_episodes, times)?;
+        Ok(Staged { members, table, meta_strategies, report })
     }
 
-    /// The new members of this iteration.
-    fn respond(&self) -> Result<Vec<NewMember>> {
-        let n = self.tree.num_players();
-        let pop = &self.state.population;
-        let sigma = &self.state.meta_strategies;
-        let answered_by = |player: usize, weights: &[Vec<f64>]| -> Vec<(PolicyId, f64)> {
-            (0..n).filter(|&q| q != player).flat_map(|q| pop.weighted_ids(q, &weights[q])).collect()
+    /// Fill `table`'s missing entries, solve it, and measure the meta-mixture's NashConv;
+    /// `policies[p]` are player `p`'s members, new ones included.
+    fn evaluate_and_solve(
+        &self,
+        table: &mut PayoffTable,
+        policies: &[Vec<&TabularPolicy>],
+        iteration: usize,
+        oracle_episodes: u64,
+        mut times: PhaseTimes,
+    ) -> Result<(Vec<Vec<f64>>, IterationReport)> {
+        let t = Instant::now();
+        let (new_entries, episodes) = self.fill_missing(table, policies, iteration)?;
+        times.evaluation_s = t.elapsed().as_secs_f64();
+
+        let t = Instant::now();
+        let meta_game = table.to_normal_form()?;
+        let (meta_strategies, solution) = self.meta_solve(&meta_game)?;
+        times.meta_solve_s = t.elapsed().as_secs_f64();
+
+        let t = Instant::now();
+        let policy = aggregated(self.tree, policies, &meta_strategies)?;
+        let nash_conv = metagame_games::nash_conv_report(self.tree, &vec![&policy; self.tree.num_players()])?;
+        times.nash_conv_s = t.elapsed().as_secs_f64();
+        let report = IterationReport {
+            iteration,
+            population_sizes: table.shape().to_vec(),
+            nash_conv: nash_conv.nash_conv,
+            exploitability: nash_conv.exploitability,
+            episodes: episodes + oracle_episodes,
+            elapsed_s: self.elapsed(),
+            times,
+            meta_game: Some(MetaGameReport::new(
+                meta_strategies.clone(),
+                solution.certificate.nash_conv,
+                solution.status,
+                new_entries,
+            )),
         };
-        let profile_policy = aggregated(self.tree, pop, sigma)?;
-        let profile: Vec<&TabularPolicy> = vec![&profile_policy; n];
-        let mut out = Vec::new();
-        if self.config.symmetric {
-            let br = self.oracle.respond(self.tree, 0, &profile)?;
-            let mirrored = mirror_one_shot(self.tree, &br);
-            let answered = answered_by(0, sigma);
-            out.push(NewMember { player: 0, policy: mirrored.clone(), answered: answered.clone() });
-            out.push(NewMember { player: 1, policy: mirrored, answered });
-            return Ok(out);
-        }
-        for player in 0..n {
-            if self.config.rectified {
-                out.extend(self.respond_rectified(player, &profile_policy)?);
-            } else {
-                let br = self.oracle.respond(self.tree, player, &profile)?;
-                out.push(NewMember { player, policy: br, answered: answered_by(player, sigma) });
-            }
-        }
-        Ok(out)
+        Ok((meta_strategies, report))
     }
 
-    /// PSRO-rN for a 2-player game: every member `k` of `player` with positive meta
-    /// probability answers the opponents' mixture restricted to members it beats or ties
-    /// (`u_player(k, j) ≥ u_other(k, j)`). If no member beats anyone, answer the full mixture
-    /// (`full`, the aggregated meta-mixture).
-    fn respond_rectified(&self, player: usize, full: &TabularPolicy) -> Result<Vec<NewMember>> {
-        let other = 1 - player;
-        let pop = &self.state.population;
-        let sigma = &self.state.meta_strategies;
-        let mut out = Vec::new();
-        for (k, &wk) in sigma[player].iter().enumerate() {
-            if wk <= 0.0 {
-                continue;
-            }
-            let weights: Vec<f64> = sigma[other]
-                .iter()
-                .enumerate()
-                .map(|(j, &w)| {
-                    let mut profile = [0; 2];
-                    profile[player] = k;
-                    profile[other] = j;
-                    // INVARIANT: every entry is filled before the meta-solve.
-                    let e = self.state.table.get(&profile).expect("filled entry");
-                    if e.mean[player] >= e.mean[other] { w } else { 0.0 }
-                })
-                .collect();
-            if weights.iter().sum::<f64>() <= 0.0 {
-                continue;
-            }
-            let mut opponents = TabularPolicy::uniform(self.tree);
-            aggregate_into(self.tree, other, &pop.policies(other), &weights, &mut opponents)?;
-            let br = self.oracle.respond(self.tree, player, &[&opponents, &opponents])?;
-            out.push(NewMember { player, policy: br, answered: pop.weighted_ids(other, &weights) });
-        }
-        if out.is_empty() {
-            let br = self.oracle.respond(self.tree, player, &[full, full])?;
-            out.push(NewMember { player, policy: br, answered: pop.weighted_ids(other, &sigma[other]) });
-        }
-        Ok(out)
-    }
-
-    /// Evaluate every missing payoff entry; returns (entries, episodes, seconds).
-    fn fill_missing(&mut self) -> Result<(usize, u64, f64)> {
-        let t = Instant::now();
-        let missing = self.state.table.missing();
+    /// Evaluate every missing payoff entry of `table`; returns (entries, episodes).
+    fn fill_missing(
+        &self,
+        table: &mut PayoffTable,
+        policies: &[Vec<&TabularPolicy>],
+        iteration: usize,
+    ) -> Result<(usize, u64)> {
+        let missing = table.missing();
         if missing.is_empty() {
-            return Ok((0, 0, 0.0));
+            return Ok((0, 0));
         }
-        let n = self.tree.num_players();
-        let mut policies: Vec<&TabularPolicy> = Vec::new();
-        let mut offsets = Vec::with_capacity(n);
-        for p in 0..n {
-            offsets.push(policies.len());
-            policies.extend(self.state.population.policies(p));
+        let mut flat: Vec<&TabularPolicy> = Vec::new();
+        let mut offsets = Vec::with_capacity(policies.len());
+        for list in policies {
+            offsets.push(flat.len());
+            flat.extend(list.iter().copied());
         }
         let matchups: Vec<Matchup> = missing
             .iter()
@@ -540,28 +516,23 @@ impl<'t> Psro<'t> {
                 seats: profile.iter().enumerate().map(|(p, &i)| offsets[p] + i).collect(),
             })
             .collect();
-        let seed = iteration_seed(self.config.seed, self.state.iteration);
+        let seed = iteration_seed(self.config.seed, iteration);
         let totals =
-            self.evaluator.evaluate(self.tree, &policies, &matchups, self.config.episodes_per_entry, seed)?;
+            self.evaluator.evaluate(self.tree, &flat, &matchups, self.config.episodes_per_entry, seed)?;
         let mut episodes = 0;
         for (profile, total) in missing.iter().zip(&totals) {
             if !total.exact {
                 episodes += total.episodes;
             }
-            self.state.table.set(profile, Entry::from(total));
+            table.set(profile, Entry::from(total));
         }
-        Ok((missing.len(), episodes, t.elapsed().as_secs_f64()))
+        Ok((missing.len(), episodes))
     }
 
-    /// Meta-solve and measure; returns the iteration's report.
-    fn finish_iteration(
-        &mut self,
-        new_entries: usize,
-        episodes: u64,
-        times: &mut PhaseTimes,
-    ) -> Result<IterationReport> {
-        let t = Instant::now();
-        let meta_game = self.state.table.to_normal_form()?;
+    /// The meta-solve of `meta_game`, warm-started from the current mixture when configured;
+    /// returns the cleaned mixtures (distributions, averaged in symmetric mode) and the
+    /// solver's answer.
+    fn meta_solve(&self, meta_game: &NormalFormGame) -> Result<(Vec<Vec<f64>>, Solution)> {
         let solution = if self.config.warm_start {
             // The last mixture, with each new member given the share a uniform mixture would
             // give it (replicator dynamics cannot raise a strategy that starts at 0).
@@ -572,9 +543,9 @@ impl<'t> Psro<'t> {
                 .zip(meta_game.shape())
                 .flat_map(|(old, &k)| Solution::extend_start(std::slice::from_ref(old), &[k], 1.0 / k as f64))
                 .collect();
-            self.meta_solver.solve_from(&meta_game, &start)
+            self.meta_solver.solve_from(meta_game, &start)
         } else {
-            self.meta_solver.solve(&meta_game)
+            self.meta_solver.solve(meta_game)
         }
         .map_err(|source| Error::MetaSolver { solver: self.meta_solver.name(), source })?;
         let mut strategies = solution.strategies.clone();
@@ -603,75 +574,133 @@ impl<'t> Psro<'t> {
                 *x /= total;
             }
         }
-        self.state.meta_strategies = strategies;
-        times.meta_solve_s = t.elapsed().as_secs_f64();
-
-        let t = Instant::now();
-        let policy = aggregated(self.tree, &self.state.population, &self.state.meta_strategies)?;
-        let report = metagame_games::nash_conv_report(self.tree, &vec![&policy; self.tree.num_players()])?;
-        times.nash_conv_s = t.elapsed().as_secs_f64();
-        Ok(IterationReport {
-            iteration: self.state.iteration,
-            population_sizes: self.state.population.sizes(),
-            meta_strategies: self.state.meta_strategies.clone(),
-            nash_conv: report.nash_conv,
-            exploitability: report.exploitability,
-            meta_nash_conv: solution.certificate.nash_conv,
-            meta_status: solution.status,
-            new_entries,
-            episodes,
-            elapsed_s: self.elapsed(),
-            times: times.clone(),
-        })
+        Ok((strategies, solution))
     }
+}
 
-    /// Run until `max_iterations`, the target NashConv, the time budget, or the observer
-    /// says stop. The observer also sees the report of the current iteration first.
-    ///
-    /// # Errors
-    ///
-    /// As [`Psro::step`].
-    pub fn run(&mut self, observer: &mut dyn Observer) -> Result<StopReason> {
-        if let Some(last) = self.state.reports.last()
-            && self.state.iteration == 0
-            && observer.on_iteration(last).is_break()
-        {
-            return Ok(StopReason::Observer);
-        }
-        loop {
-            if let Some(reason) = self.stop_reason() {
-                return Ok(reason);
-            }
-            let report = self.step()?.clone();
-            if let ControlFlow::Break(()) = observer.on_iteration(&report) {
-                return Ok(StopReason::Observer);
-            }
-        }
+impl TrainingLoop for Psro<'_> {
+    type State = PsroState;
+
+    fn name(&self) -> &'static str {
+        "psro"
     }
-
-    /// The reason the run should stop now, if any (target reached, iterations or time used).
-    pub fn stop_reason(&self) -> Option<StopReason> {
+    fn step(&mut self) -> Result<&IterationReport> {
+        Psro::step(self)
+    }
+    fn state(&self) -> &PsroState {
+        &self.state
+    }
+    fn reports(&self) -> &[IterationReport] {
+        &self.state.reports
+    }
+    fn iteration(&self) -> usize {
+        self.state.iteration
+    }
+    /// Converged: the meta-mixture's NashConv is within `convergence_tolerance` × the
+    /// game's payoff scale.
+    fn stop_reason(&self) -> Option<StopReason> {
         let last = self.state.reports.last()?;
-        if let Some(target) = self.config.target_nash_conv
-            && last.nash_conv <= target
-        {
-            return Some(StopReason::TargetReached);
-        }
-        if self.config.convergence_tolerance > 0.0
-            && last.nash_conv <= self.config.convergence_tolerance * self.payoff_scale
-        {
-            return Some(StopReason::Converged);
-        }
-        if self.state.iteration >= self.config.max_iterations {
-            return Some(StopReason::MaxIterations);
-        }
-        if let Some(budget) = self.config.time_budget_seconds
-            && self.elapsed() >= budget
-        {
-            return Some(StopReason::TimeBudget);
-        }
-        None
+        (self.config.convergence_tolerance > 0.0
+            && last.nash_conv <= self.config.convergence_tolerance * self.payoff_scale)
+            .then_some(StopReason::Converged)
     }
+    fn meta_game(&self) -> Result<Option<NormalFormGame>> {
+        self.state.table.to_normal_form().map(Some)
+    }
+    fn lineage_dot(&self) -> Option<String> {
+        Some(self.state.population.lineage_dot())
+    }
+}
+
+/// The new members of iteration `iteration`, and the episodes their training played.
+fn respond(
+    tree: &GameTree,
+    config: &PsroConfig,
+    state: &PsroState,
+    oracle: &mut dyn Oracle,
+    iteration: usize,
+) -> Result<(Vec<NewMember>, u64)> {
+    let n = tree.num_players();
+    let pop = &state.population;
+    let sigma = &state.meta_strategies;
+    let policies: Vec<Vec<&TabularPolicy>> = players(n).map(|p| pop.policies(p)).collect();
+    let profile = aggregated(tree, &policies, sigma)?;
+    let mut requests = 0;
+    let mut episodes = 0;
+    // One request for `player` against the opponents weighted by `weights[q]` (seat q),
+    // whose aggregate is `profile`.
+    let mut ask = |player: PlayerId, weights: &[&[f64]], profile: &TabularPolicy| -> Result<NewMember> {
+        let opponents: Vec<_> =
+            players(n).filter(|&q| q != player).flat_map(|q| pop.weighted_members(q, weights[q.0])).collect();
+        let answered = opponents.iter().map(|m| (m.id, m.weight)).collect();
+        let mut request = ResponseRequest::new(
+            tree,
+            player,
+            opponents,
+            profile,
+            response_seed(config.seed, iteration, requests),
+        );
+        if let Some(last) = pop.members(player).last() {
+            request = request.with_warm_start(&last.policy);
+        }
+        requests += 1;
+        let response = oracle.respond(&request)?;
+        episodes += response.stats.episodes;
+        Ok(NewMember { player, policy: response.policy, answered })
+    };
+    let full: Vec<&[f64]> = sigma.iter().map(Vec::as_slice).collect();
+    let mut out = Vec::new();
+    if config.symmetric {
+        // One response, mirrored into the other seat.
+        let first = ask(PlayerId(0), &full, &profile)?;
+        let mirrored = mirror_one_shot(tree, &first.policy);
+        let answered = first.answered;
+        out.push(NewMember { player: PlayerId(0), policy: mirrored.clone(), answered: answered.clone() });
+        out.push(NewMember { player: PlayerId(1), policy: mirrored, answered });
+        return Ok((out, episodes));
+    }
+    for player in players(n) {
+        if !config.rectified {
+            out.push(ask(player, &full, &profile)?);
+            continue;
+        }
+        // PSRO-rN for a 2-player game: every member `k` of `player` with positive meta
+        // probability answers the opponents' mixture restricted to members it beats or ties
+        // (`u_player(k, j) ≥ u_other(k, j)`). If no member beats anyone, answer the full
+        // mixture.
+        let other = PlayerId(1 - player.0);
+        let before = out.len();
+        for (k, &wk) in sigma[player.0].iter().enumerate() {
+            if wk <= 0.0 {
+                continue;
+            }
+            let beaten: Vec<f64> = sigma[other.0]
+                .iter()
+                .enumerate()
+                .map(|(j, &w)| {
+                    let mut entry = [0; 2];
+                    entry[player.0] = k;
+                    entry[other.0] = j;
+                    // INVARIANT: every entry is filled before the meta-solve.
+                    let e = state.table.get(&entry).expect("filled entry");
+                    if e.mean[player.0] >= e.mean[other.0] { w } else { 0.0 }
+                })
+                .collect();
+            let total: f64 = beaten.iter().sum();
+            if total <= 0.0 {
+                continue;
+            }
+            let mut restricted = TabularPolicy::uniform(tree);
+            aggregate_into(tree, other.0, &pop.policies(other), &beaten, &mut restricted)?;
+            let mut weights = full.clone();
+            weights[other.0] = &beaten;
+            out.push(ask(player, &weights, &restricted)?);
+        }
+        if out.len() == before {
+            out.push(ask(player, &full, &profile)?);
+        }
+    }
+    Ok((out, episodes))
 }
 
 /// The largest absolute terminal utility of the game (1 for a game whose payoffs are all 0).
@@ -683,11 +712,15 @@ fn payoff_scale(tree: &GameTree) -> f64 {
     if max > 0.0 { max } else { 1.0 }
 }
 
-/// Every player's rows of the population mixed with its meta-strategy, in one policy.
-fn aggregated(tree: &GameTree, population: &Population, sigma: &[Vec<f64>]) -> Result<TabularPolicy> {
+/// Every player's members (`policies[p]`) mixed with its meta-strategy, in one policy.
+fn aggregated(
+    tree: &GameTree,
+    policies: &[Vec<&TabularPolicy>],
+    sigma: &[Vec<f64>],
+) -> Result<TabularPolicy> {
     let mut out = TabularPolicy::uniform(tree);
     for (p, weights) in sigma.iter().enumerate() {
-        aggregate_into(tree, p, &population.policies(p), weights, &mut out)?;
+        aggregate_into(tree, p, &policies[p], weights, &mut out)?;
     }
     Ok(out)
 }

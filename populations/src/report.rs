@@ -1,5 +1,10 @@
 //! `IterationReport` and `Observer`: what a training loop tells the outside after each
 //! iteration, and how the outside stops it.
+//!
+//! A report has a common core that every loop fills (iteration, population sizes, exact
+//! NashConv, episodes, times) and an optional [`MetaGameReport`] that only loops with an
+//! empirical meta-game fill (PSRO, Double Oracle): a loop without one does not invent its
+//! certificate.
 
 use std::ops::ControlFlow;
 
@@ -8,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 /// Seconds spent in each phase of one iteration.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PhaseTimes {
     /// Computing or training the new policies.
     pub oracle_s: f64,
@@ -19,19 +25,12 @@ pub struct PhaseTimes {
     pub nash_conv_s: f64,
 }
 
-/// One iteration of a training loop (iteration 0 is the initial population).
+/// The meta-game part of an iteration's report: the meta-solve on the empirical game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct IterationReport {
-    /// Iteration number.
-    pub iteration: usize,
-    /// Members per player after the iteration.
-    pub population_sizes: Vec<usize>,
+#[non_exhaustive]
+pub struct MetaGameReport {
     /// The meta-mixture per player.
     pub meta_strategies: Vec<Vec<f64>>,
-    /// Exact NashConv of the meta-mixture, aggregated into one behaviour policy.
-    pub nash_conv: f64,
-    /// NashConv / 2 in 2-player constant-sum games.
-    pub exploitability: Option<f64>,
     /// The meta-solver's certificate on the meta-game (NashConv of the meta-mixture within
     /// the restricted game).
     pub meta_nash_conv: f64,
@@ -39,15 +38,67 @@ pub struct IterationReport {
     pub meta_status: Status,
     /// Payoff entries filled this iteration.
     pub new_entries: usize,
-    /// Episodes played this iteration (0 with exact payoffs).
+}
+
+impl MetaGameReport {
+    /// A meta-game report.
+    pub fn new(
+        meta_strategies: Vec<Vec<f64>>,
+        meta_nash_conv: f64,
+        meta_status: Status,
+        new_entries: usize,
+    ) -> Self {
+        Self { meta_strategies, meta_nash_conv, meta_status, new_entries }
+    }
+}
+
+/// One iteration of a training loop (iteration 0 is the initial population).
+///
+/// In JSON the meta-game part's fields sit beside the core's (`meta_strategies`,
+/// `meta_nash_conv`, `meta_status`, `new_entries`), absent for loops without a meta-game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct IterationReport {
+    /// Iteration number.
+    pub iteration: usize,
+    /// Members per player after the iteration (XFP: the policies averaged so far).
+    pub population_sizes: Vec<usize>,
+    /// Exact NashConv of the loop's current profile (PSRO: the meta-mixture aggregated into
+    /// one behaviour policy).
+    pub nash_conv: f64,
+    /// NashConv / 2 in 2-player constant-sum games.
+    pub exploitability: Option<f64>,
+    /// Episodes played this iteration (0 with exact payoffs and exact responses).
     pub episodes: u64,
     /// Wall time since the run started (resumed runs include time before the checkpoint).
     pub elapsed_s: f64,
     /// Time per phase of this iteration.
     pub times: PhaseTimes,
+    /// The meta-solve, for loops with an empirical meta-game.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub meta_game: Option<MetaGameReport>,
 }
 
 impl IterationReport {
+    /// A report with the core fields; no episodes, times or meta-game part.
+    pub fn new(
+        iteration: usize,
+        population_sizes: Vec<usize>,
+        nash_conv: f64,
+        exploitability: Option<f64>,
+    ) -> Self {
+        Self {
+            iteration,
+            population_sizes,
+            nash_conv,
+            exploitability,
+            episodes: 0,
+            elapsed_s: 0.0,
+            times: PhaseTimes::default(),
+            meta_game: None,
+        }
+    }
+
     /// The report without timing fields, for comparing runs.
     pub fn without_times(&self) -> IterationReport {
         IterationReport { elapsed_s: 0.0, times: PhaseTimes::default(), ..self.clone() }
@@ -75,6 +126,7 @@ impl<F: FnMut(&IterationReport) -> ControlFlow<()>> Observer for F {
 /// Why a run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum StopReason {
     /// `max_iterations` reached.
     MaxIterations,

@@ -8,11 +8,11 @@
 use std::time::Instant;
 
 use metagame_games::{GameTree, TabularPolicy, aggregate_into, best_response, nash_conv_report};
-use metagame_solvers::Status;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::report::{IterationReport, Observer, PhaseTimes, StopReason};
+use crate::report::{IterationReport, PhaseTimes};
+use crate::training_loop::TrainingLoop;
 
 /// Everything an XFP run needs to continue.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -47,7 +47,7 @@ impl<'t> Xfp<'t> {
             started: Instant::now(),
             elapsed_before: 0.0,
         };
-        let report = xfp.report(PhaseTimes::default())?;
+        let report = xfp.report(0, &xfp.state.average, PhaseTimes::default())?;
         xfp.state.reports.push(report);
         Ok(xfp)
     }
@@ -59,6 +59,9 @@ impl<'t> Xfp<'t> {
     /// [`Error::Config`] when the state's policy does not belong to this tree.
     pub fn resume(tree: &'t GameTree, state: XfpState) -> Result<Self> {
         state.average.validate(tree).map_err(|e| Error::Config(format!("saved state does not fit: {e}")))?;
+        if state.reports.len() != state.iteration + 1 {
+            return Err(Error::Config("saved state does not fit: reports are incomplete".into()));
+        }
         let elapsed_before = state.reports.last().map_or(0.0, |r| r.elapsed_s);
         Ok(Self { tree, state, started: Instant::now(), elapsed_before })
     }
@@ -76,12 +79,24 @@ impl<'t> Xfp<'t> {
         &self.state.reports
     }
 
-    /// One XFP iteration.
+    /// One XFP iteration; nothing is committed unless it succeeds.
     ///
     /// # Errors
     ///
-    /// Exact best-response or aggregation errors (none on a valid state).
+    /// [`Error::AtIteration`] wrapping exact best-response, aggregation or NashConv errors
+    /// (none on a valid state); the state is then the one before the call.
     pub fn step(&mut self) -> Result<&IterationReport> {
+        let iteration = self.state.iteration + 1;
+        let (average, report) =
+            self.stage(iteration).map_err(|e| Error::AtIteration { iteration, source: Box::new(e) })?;
+        self.state.average = average;
+        self.state.iteration = iteration;
+        self.state.reports.push(report);
+        // INVARIANT: just pushed.
+        Ok(self.state.reports.last().expect("report"))
+    }
+
+    fn stage(&self, iteration: usize) -> Result<(TabularPolicy, IterationReport)> {
         let n = self.tree.num_players();
         let t = Instant::now();
         let profile = vec![&self.state.average; n];
@@ -89,69 +104,49 @@ impl<'t> Xfp<'t> {
             .map(|p| best_response(self.tree, p, &profile).map(|(policy, _)| policy))
             .collect::<std::result::Result<Vec<_>, _>>()?;
         let oracle_s = t.elapsed().as_secs_f64();
-        let iteration = self.state.iteration + 1;
         let alpha = 1.0 / (iteration as f64 + 1.0);
         let mut next = self.state.average.clone();
         for (p, br) in brs.iter().enumerate() {
             aggregate_into(self.tree, p, &[&self.state.average, br], &[1.0 - alpha, alpha], &mut next)?;
         }
-        self.state.average = next;
-        self.state.iteration = iteration;
-        let report = self.report(PhaseTimes { oracle_s, ..PhaseTimes::default() })?;
-        self.state.reports.push(report);
-        // INVARIANT: just pushed.
-        Ok(self.state.reports.last().expect("report"))
+        let report = self.report(iteration, &next, PhaseTimes { oracle_s, ..PhaseTimes::default() })?;
+        Ok((next, report))
     }
 
-    fn report(&self, mut times: PhaseTimes) -> Result<IterationReport> {
+    fn report(
+        &self,
+        iteration: usize,
+        average: &TabularPolicy,
+        mut times: PhaseTimes,
+    ) -> Result<IterationReport> {
         let t = Instant::now();
         let n = self.tree.num_players();
-        let r = nash_conv_report(self.tree, &vec![&self.state.average; n])?;
+        let r = nash_conv_report(self.tree, &vec![average; n])?;
         times.nash_conv_s = t.elapsed().as_secs_f64();
-        Ok(IterationReport {
-            iteration: self.state.iteration,
-            population_sizes: vec![self.state.iteration + 1; n],
-            meta_strategies: Vec::new(),
-            nash_conv: r.nash_conv,
-            exploitability: r.exploitability,
-            meta_nash_conv: 0.0,
-            meta_status: Status::Solved,
-            new_entries: 0,
-            episodes: 0,
-            elapsed_s: self.elapsed_before + self.started.elapsed().as_secs_f64(),
-            times,
-        })
+        let mut report =
+            IterationReport::new(iteration, vec![iteration + 1; n], r.nash_conv, r.exploitability);
+        report.elapsed_s = self.elapsed_before + self.started.elapsed().as_secs_f64();
+        report.times = times;
+        Ok(report)
     }
+}
 
-    /// Run `max_iterations` iterations (or until the observer stops it or `target_nash_conv`).
-    ///
-    /// # Errors
-    ///
-    /// As [`Xfp::step`].
-    pub fn run(
-        &mut self,
-        max_iterations: usize,
-        target_nash_conv: Option<f64>,
-        observer: &mut dyn Observer,
-    ) -> Result<StopReason> {
-        if self.state.iteration == 0
-            && let Some(first) = self.state.reports.first()
-            && observer.on_iteration(first).is_break()
-        {
-            return Ok(StopReason::Observer);
-        }
-        loop {
-            let last = self.state.reports.last().map_or(f64::INFINITY, |r| r.nash_conv);
-            if target_nash_conv.is_some_and(|t| last <= t) {
-                return Ok(StopReason::TargetReached);
-            }
-            if self.state.iteration >= max_iterations {
-                return Ok(StopReason::MaxIterations);
-            }
-            let report = self.step()?.clone();
-            if observer.on_iteration(&report).is_break() {
-                return Ok(StopReason::Observer);
-            }
-        }
+impl TrainingLoop for Xfp<'_> {
+    type State = XfpState;
+
+    fn name(&self) -> &'static str {
+        "xfp"
+    }
+    fn step(&mut self) -> Result<&IterationReport> {
+        Xfp::step(self)
+    }
+    fn state(&self) -> &XfpState {
+        &self.state
+    }
+    fn reports(&self) -> &[IterationReport] {
+        &self.state.reports
+    }
+    fn iteration(&self) -> usize {
+        self.state.iteration
     }
 }

@@ -5,21 +5,9 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Context;
-use metagame::games::{
-    ExactEvaluator, Game, GameTree, MatchEvaluator, Matchup, SampledEvaluator, TabularPolicy, registry,
-};
+use metagame::EvaluatorName;
+use metagame::games::{Game, GameTree, Matchup, TabularPolicy, registry};
 use serde_json::json;
-
-/// Which evaluator fills the table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum EvaluatorKind {
-    /// Expected returns by walking the tree (no sampling error).
-    Exact,
-    /// Sampled episodes on the CPU (rayon).
-    Cpu,
-    /// Sampled episodes on a CUDA GPU (build with `--features cuda`); same outcomes as `cpu`.
-    Gpu,
-}
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -36,32 +24,13 @@ pub struct Args {
     /// Seed of the counter-based RNG: episode e of entry m draws from the stream (seed, m, e).
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// `exact`, `cpu` or `gpu`.
-    #[arg(long, value_enum, default_value_t = EvaluatorKind::Cpu)]
-    evaluator: EvaluatorKind,
+    /// `exact`, `cpu` or `gpu` (`gpu`: build with `--features cuda`; the same outcomes as
+    /// `cpu`).
+    #[arg(long, default_value = "cpu")]
+    evaluator: EvaluatorName,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
-}
-
-/// The evaluator of a kind; the GPU one only when built with the `cuda` feature and a device
-/// is present (the error says "no CUDA device" otherwise).
-fn evaluator(kind: EvaluatorKind) -> anyhow::Result<Box<dyn MatchEvaluator>> {
-    Ok(match kind {
-        EvaluatorKind::Exact => Box::new(ExactEvaluator),
-        EvaluatorKind::Cpu => Box::new(SampledEvaluator::new()),
-        EvaluatorKind::Gpu => gpu_evaluator()?,
-    })
-}
-
-#[cfg(feature = "cuda")]
-fn gpu_evaluator() -> anyhow::Result<Box<dyn MatchEvaluator>> {
-    Ok(Box::new(metagame::cuda::GpuEvaluator::new()?))
-}
-
-#[cfg(not(feature = "cuda"))]
-fn gpu_evaluator() -> anyhow::Result<Box<dyn MatchEvaluator>> {
-    anyhow::bail!("no CUDA device: this build has no cuda feature (rebuild with `--features cuda`)")
 }
 
 /// Every joint entry, seat 0 most significant.
@@ -87,7 +56,7 @@ fn all_entries(num_policies: usize, num_players: usize) -> anyhow::Result<Vec<Ma
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let kind = args.evaluator;
-    if kind != EvaluatorKind::Exact && args.episodes == 0 {
+    if kind.samples() && args.episodes == 0 {
         anyhow::bail!("--episodes must be positive for the sampled evaluators");
     }
     let game = registry::load(&args.game)?;
@@ -102,14 +71,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .with_context(|| format!("reading policy {file}")),
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let evaluator = evaluator(kind)?;
+    let evaluator = kind.build()?;
     let refs: Vec<&TabularPolicy> = policies.iter().collect();
     let entries = all_entries(policies.len(), tree.num_players())?;
 
     let start = Instant::now();
     let totals = evaluator.evaluate(&tree, &refs, &entries, args.episodes, args.seed)?;
     let seconds = start.elapsed().as_secs_f64();
-    let exact = kind == EvaluatorKind::Exact;
+    let exact = !kind.samples();
     let episodes_played: u64 = if exact { 0 } else { totals.iter().map(|t| t.episodes).sum() };
     let episodes_per_second = (!exact && seconds > 0.0).then(|| episodes_played as f64 / seconds);
 

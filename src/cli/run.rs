@@ -7,7 +7,6 @@ use std::time::Duration;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use metagame::{ExperimentConfig, RunOptions, run_experiment};
-use serde_json::json;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -41,7 +40,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         RunOptions { out_dir: out_dir.clone(), resume: args.resume.is_some(), stop_after: args.stop_after };
 
     let bar = (!args.json).then(|| {
-        let bar = ProgressBar::new(config.iterations as u64);
+        let bar = ProgressBar::new(config.limits().max_iterations() as u64);
         bar.set_style(
             ProgressStyle::with_template("{elapsed_precise} [{bar:30}] it {pos}/{len} {msg}")
                 // INVARIANT: the template is a literal that parses.
@@ -54,18 +53,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let json_mode = args.json;
     let mut observer = |r: &metagame::populations::IterationReport| {
         if json_mode {
-            super::print_json(&json!({
-                "iteration": r.iteration,
-                "population_sizes": r.population_sizes,
-                "meta_strategies": r.meta_strategies,
-                "nash_conv": r.nash_conv,
-                "exploitability": r.exploitability,
-                "meta_nash_conv": r.meta_nash_conv,
-                "meta_status": r.meta_status,
-                "new_entries": r.new_entries,
-                "episodes": r.episodes,
-                "elapsed_s": r.elapsed_s,
-            }));
+            // The report's core and, for loops with a meta-game, its meta-game part; the
+            // phase times stay in report.json.
+            let mut line = serde_json::to_value(r).unwrap_or_default();
+            if let Some(fields) = line.as_object_mut() {
+                fields.remove("times");
+            }
+            super::print_json(&line);
         } else if let Some(bar) = &bar {
             bar.set_position(r.iteration as u64);
             bar.set_message(format!("pop {:?}  NashConv {:.3e}", r.population_sizes, r.nash_conv));
@@ -85,9 +79,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(report) if !args.json => {
             let last = report.iterations.last();
             println!(
-                "{} {:?} after {} iterations: NashConv {:.6e} ({:?}); results in {}",
-                config.game,
-                config.algorithm,
+                "{} {} after {} iterations: NashConv {:.6e} ({:?}); results in {}",
+                config.game(),
+                config.algorithm().algorithm().as_str(),
                 last.map_or(0, |r| r.iteration),
                 last.map_or(f64::NAN, |r| r.nash_conv),
                 report.stop_reason,

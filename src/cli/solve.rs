@@ -5,8 +5,8 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use metagame::games::{AnyGame, NormalFormGame, nfg, registry};
-use metagame_solvers::registry::solver_by_name;
-use metagame_solvers::{MetaSolver, Solution};
+
+use metagame::solvers::{MetaSolver, Solution};
 use serde_json::{Value, json};
 
 #[derive(clap::Args)]
@@ -17,8 +17,9 @@ pub struct Args {
     /// A matrix game string, e.g. `matrix_rps` (give this or a file).
     #[arg(long)]
     game: Option<String>,
-    /// The meta-solver: lp, lemke-howson, support-enumeration, vertex-enumeration,
-    /// fictitious-play, regret-matching, hedge, replicator, prd, alpha-rank, ce, cce.
+    /// The meta-solver, by its registry name (the same names as configs): uniform, nash, lp,
+    /// lemke-howson, support-enumeration, vertex-enumeration, fictitious-play, rm, rm+, hedge,
+    /// replicator, prd, alpha-rank, ce, cce, logit.
     #[arg(long)]
     solver: String,
     /// Iterations of an iterative solver (pivot or basis cap for the exact ones).
@@ -68,7 +69,7 @@ fn nested(shape: &[usize], flat: &[f64]) -> Value {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let (source, game) = load_game(&args)?;
-    let solver = solver_by_name(&args.solver, args.iterations)?;
+    let solver = metagame::registry::meta_solver(&args.solver, args.iterations)?;
     let solutions = run_solver(solver.as_ref(), &game, args.all)
         .with_context(|| format!("solving {source} with {}", args.solver))?;
     let seconds_per_solve = match args.repeat {

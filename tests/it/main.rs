@@ -15,4 +15,5 @@ mod psro_long;
 mod run_cli;
 mod solvers_exact;
 mod solvers_iterative;
+mod training_loops;
 mod warm_start;

@@ -1,13 +1,16 @@
 //! PSRO, XFP and Double Oracle: known results and the properties REFERENCE.md §1–3 lists.
 
+use metagame::games::PlayerId;
 use metagame::games::{
     ExactEvaluator, GameTree, MatchEvaluator, NormalFormGame, SampledEvaluator, TabularPolicy, registry,
 };
-use metagame::populations::meta::{Nash, Uniform, meta_solver_by_name};
+use metagame::populations::meta::{Nash, Uniform};
 use metagame::populations::{
-    ExactBestResponse, PayoffTable, Psro, PsroConfig, StopReason, Xfp, double_oracle,
+    Entry, ExactBestResponse, PayoffTable, Psro, PsroConfig, RunLimits, StopReason, TrainingLoop, Xfp,
+    double_oracle, run_loop,
 };
-use metagame::solvers::MetaSolver;
+use metagame::registry::{meta_solver, meta_solvers};
+use metagame::solvers::{MetaSolver, Status};
 
 fn tree(spec: &str) -> GameTree {
     GameTree::build(&registry::load(spec).unwrap()).unwrap()
@@ -20,15 +23,9 @@ fn psro<'t>(
     evaluator: Box<dyn MatchEvaluator>,
 ) -> Psro<'t> {
     // Cold-started meta-solves, as OpenSpiel's psro_v2 (whose curves some tests compare with).
-    let config = PsroConfig::builder()
-        .max_iterations(iterations)
-        .episodes_per_entry(2000)
-        .seed(3)
-        .warm_start(false)
-        .build()
-        .unwrap();
+    let config = PsroConfig::builder().episodes_per_entry(2000).seed(3).warm_start(false).build().unwrap();
     let mut p = Psro::new(tree, config, meta, Box::new(ExactBestResponse::default()), evaluator).unwrap();
-    p.run(&mut ()).unwrap();
+    run_loop(&mut p, &RunLimits::iterations(iterations), &mut ()).unwrap();
     p
 }
 
@@ -39,15 +36,16 @@ fn psro_nash_solves_kuhn_by_iteration_10() {
     let last = p.reports().last().unwrap();
     // It finds an exact equilibrium and stops there as converged (by iteration 6).
     assert!(last.iteration <= 10);
-    assert_eq!(p.stop_reason(), Some(StopReason::Converged));
+    assert_eq!(TrainingLoop::stop_reason(&p), Some(StopReason::Converged));
     assert!(last.nash_conv <= 1e-9, "{}", last.nash_conv);
     // Population sizes grow by one per player per iteration.
     assert_eq!(last.population_sizes, vec![last.iteration + 1; 2]);
     // The mixture is a distribution and the meta-game's own certificate is tiny.
-    for s in &last.meta_strategies {
+    let meta = last.meta_game.as_ref().unwrap();
+    for s in &meta.meta_strategies {
         assert!((s.iter().sum::<f64>() - 1.0).abs() < 1e-12);
     }
-    assert!(last.meta_nash_conv < 1e-9);
+    assert!(meta.meta_nash_conv < 1e-9);
 }
 
 #[test]
@@ -55,10 +53,11 @@ fn psro_nash_on_leduc_reaches_0_2_by_iteration_100() {
     // Exact best responses whose ties (and unreached information sets) are decided against
     // trembling opponents, as OpenSpiel's aggregator epsilon does implicitly.
     let t = tree("leduc_poker");
-    let config = PsroConfig::builder().max_iterations(100).build().unwrap();
     let oracle = ExactBestResponse::trembling(1e-2);
-    let mut p = Psro::new(&t, config, Box::new(Nash), Box::new(oracle), Box::new(ExactEvaluator)).unwrap();
-    p.run(&mut ()).unwrap();
+    let mut p =
+        Psro::new(&t, PsroConfig::default(), Box::new(Nash), Box::new(oracle), Box::new(ExactEvaluator))
+            .unwrap();
+    run_loop(&mut p, &RunLimits::iterations(100), &mut ()).unwrap();
     let curve: Vec<f64> = p.reports().iter().map(|r| r.nash_conv).collect();
     assert!((curve[0] - 1709.0 / 360.0).abs() < 1e-12);
     assert!(curve[100] <= 0.2, "NashConv at 100: {}", curve[100]);
@@ -73,7 +72,7 @@ fn psro_prd_on_leduc_follows_openspiel() {
     let openspiel =
         [(1, 6.813905660830953), (2, 5.694048884719659), (5, 5.484662767715067), (10, 2.781453289393335)];
     let t = tree("leduc_poker");
-    let p = psro(&t, 10, meta_solver_by_name("prd").unwrap(), Box::new(ExactEvaluator));
+    let p = psro(&t, 10, meta_solver("prd", None).unwrap(), Box::new(ExactEvaluator));
     for (iteration, expected) in openspiel {
         let ours = p.reports()[iteration].nash_conv;
         assert!((ours - expected).abs() < 2e-4, "iteration {iteration}: {ours} vs OpenSpiel's {expected}");
@@ -86,7 +85,7 @@ fn psro_uniform_is_xfp_at_every_iteration() {
         let t = tree(spec);
         let p = psro(&t, iterations, Box::new(Uniform), Box::new(ExactEvaluator));
         let mut xfp = Xfp::new(&t).unwrap();
-        xfp.run(iterations, None, &mut ()).unwrap();
+        run_loop(&mut xfp, &RunLimits::iterations(iterations), &mut ()).unwrap();
         for (a, b) in p.reports().iter().zip(xfp.reports()) {
             assert_eq!(a.iteration, b.iteration);
             assert!(
@@ -104,7 +103,7 @@ fn psro_uniform_is_xfp_at_every_iteration() {
 fn xfp_on_kuhn_approaches_the_game_value() {
     let t = tree("kuhn_poker");
     let mut xfp = Xfp::new(&t).unwrap();
-    xfp.run(1000, None, &mut ()).unwrap();
+    run_loop(&mut xfp, &RunLimits::iterations(1000), &mut ()).unwrap();
     let nash_conv = |k: usize| xfp.reports()[k].nash_conv;
     // OpenSpiel's XFPSolver (open_spiel 2.0.2, benches/peers): 0.625, 0.416667, 0.354167,
     // 0.283333 at iterations 1-4 and 0.0134033 at 1000. From iteration 5 to a few hundred the
@@ -115,7 +114,7 @@ fn xfp_on_kuhn_approaches_the_game_value() {
         assert!((nash_conv(k) - want).abs() < 1e-6, "iteration {k}: {}", nash_conv(k));
     }
     let mut at_100 = Xfp::new(&t).unwrap();
-    at_100.run(100, None, &mut ()).unwrap();
+    run_loop(&mut at_100, &RunLimits::iterations(100), &mut ()).unwrap();
     let avg = at_100.average_policy();
     let values = metagame::games::expected_returns(&t, &[avg, avg]).unwrap();
     // OpenSpiel's test asks for 1e-3 on its own trajectory; ours (the tie above) is 1.1e-3 away.
@@ -128,7 +127,7 @@ fn xfp_on_leduc_matches_openspiel_at_10_iterations() {
     // OpenSpiel XFPSolver (PEERS.md §3): 5.20625 at 1, 2.34754 at 10.
     let t = tree("leduc_poker");
     let mut xfp = Xfp::new(&t).unwrap();
-    xfp.run(10, None, &mut ()).unwrap();
+    run_loop(&mut xfp, &RunLimits::iterations(10), &mut ()).unwrap();
     assert!((xfp.reports()[1].nash_conv - 5.20625).abs() < 1e-9);
     assert!((xfp.reports()[10].nash_conv - 2.34754).abs() < 1e-5);
 }
@@ -138,7 +137,7 @@ fn double_oracle_on_rps_takes_three_iterations() {
     let game = registry::load("matrix_rps").unwrap();
     let metagame::games::AnyGame::Matrix(m) = &game else { panic!() };
     let r = double_oracle(m.normal_form(), [0, 0], 20, 1e-12).unwrap();
-    assert!(r.converged);
+    assert_eq!(r.status, Status::Solved);
     assert_eq!(r.iterations, 3);
     for s in &r.strategies {
         for &p in s {
@@ -154,7 +153,7 @@ fn double_oracle_on_kuhn_as_a_matrix_game_finds_the_value() {
     let game = NormalFormGame::from_tree(&t).unwrap();
     assert_eq!(game.shape(), &[64, 64]);
     let r = double_oracle(&game, [0, 0], 100, 1e-12).unwrap();
-    assert!(r.converged);
+    assert_eq!(r.status, Status::Solved);
     assert!((r.value + 1.0 / 18.0).abs() < 1e-9, "{}", r.value);
     assert!(r.nash_conv < 1e-9);
 }
@@ -205,13 +204,12 @@ fn incremental_payoff_table_equals_batch_recomputation() {
             batch.grow(player);
         }
     }
-    let policies0 = state.population.policies(0);
-    let policies1 = state.population.policies(1);
+    let policies0 = state.population.policies(PlayerId(0));
+    let policies1 = state.population.policies(PlayerId(1));
     for profile in batch.missing() {
         let v =
             metagame::games::expected_returns(&t, &[policies0[profile[0]], policies1[profile[1]]]).unwrap();
-        let entry = metagame::populations::Entry { mean: v, variance: vec![0.0; 2], count: 1, exact: true };
-        batch.set(&profile, entry);
+        batch.set(&profile, Entry::exact(v));
     }
     assert_eq!(batch.to_normal_form().unwrap(), state.table.to_normal_form().unwrap());
 }
@@ -219,10 +217,10 @@ fn incremental_payoff_table_equals_batch_recomputation() {
 #[test]
 fn every_meta_solver_runs_in_psro_and_keeps_mixtures_distributions() {
     let t = tree("kuhn_poker");
-    for name in metagame::populations::meta::META_SOLVERS {
-        let p = psro(&t, 4, meta_solver_by_name(name).unwrap(), Box::new(ExactEvaluator));
+    for name in ["uniform", "nash", "prd", "rm", "rm+", "alpha-rank", "cce"] {
+        let p = psro(&t, 4, meta_solver(name, None).unwrap(), Box::new(ExactEvaluator));
         for r in p.reports() {
-            for s in &r.meta_strategies {
+            for s in &r.meta_game.as_ref().unwrap().meta_strategies {
                 assert!(s.iter().all(|&x| x >= 0.0), "{name}");
                 assert!((s.iter().sum::<f64>() - 1.0).abs() < 1e-9, "{name}");
             }
@@ -234,7 +232,8 @@ fn every_meta_solver_runs_in_psro_and_keeps_mixtures_distributions() {
 #[test]
 fn rectified_and_symmetric_modes() {
     let t = tree("kuhn_poker");
-    let config = PsroConfig::builder().max_iterations(5).rectified(true).build().unwrap();
+    let five = RunLimits::iterations(5);
+    let config = PsroConfig::builder().rectified(true).build().unwrap();
     let mut p = Psro::new(
         &t,
         config,
@@ -243,10 +242,10 @@ fn rectified_and_symmetric_modes() {
         Box::new(ExactEvaluator),
     )
     .unwrap();
-    p.run(&mut ()).unwrap();
+    run_loop(&mut p, &five, &mut ()).unwrap();
     assert!(p.reports().last().unwrap().nash_conv < p.reports()[0].nash_conv);
 
-    let config = PsroConfig::builder().max_iterations(5).symmetric(true).build().unwrap();
+    let config = PsroConfig::builder().symmetric(true).build().unwrap();
     let err = Psro::new(
         &t,
         config.clone(),
@@ -267,9 +266,10 @@ fn rectified_and_symmetric_modes() {
         Box::new(ExactEvaluator),
     )
     .unwrap();
-    p.run(&mut ()).unwrap();
-    let last = p.reports().last().unwrap();
+    run_loop(&mut p, &five, &mut ()).unwrap();
+    let last = p.reports().last().unwrap().meta_game.as_ref().unwrap();
     assert_eq!(last.meta_strategies[0], last.meta_strategies[1]);
+    let last = p.reports().last().unwrap();
     assert!(last.nash_conv < 1e-9, "{}", last.nash_conv);
     let pd = tree("matrix_pd");
     assert!(pd.num_players() == 2);
@@ -297,4 +297,15 @@ fn lineage_links_answers_to_what_they_answered() {
     assert_eq!(graph.edge_count(), 1 + 2 + 3 + 1 + 2 + 3);
     let dot = p.state().population.lineage_dot();
     assert!(dot.starts_with("digraph lineage"));
+}
+
+#[test]
+fn every_registered_meta_solver_name_builds() {
+    // The registry's table is what configs and `metagame solve` accept.
+    let names: Vec<&str> = meta_solvers().map(|r| r.name).collect();
+    for name in ["uniform", "nash", "lp", "rm", "rm+", "prd", "alpha-rank", "cce"] {
+        assert!(names.contains(&name), "{name}");
+    }
+    assert_eq!(meta_solver("rm", None).unwrap().name(), "rm");
+    assert_eq!(meta_solver("rm+", None).unwrap().name(), "rm+");
 }

@@ -21,7 +21,7 @@ fn report(dir: &std::path::Path) -> Value {
         it["elapsed_s"] = Value::Null;
         it["times"] = Value::Null;
     }
-    v["config"]["iterations"] = Value::Null;
+    v["config"]["max_iterations"] = Value::Null;
     v
 }
 
@@ -32,14 +32,19 @@ fn kuhn_psro_example_writes_a_run_folder_and_json_lines() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let lines: Vec<Value> =
         String::from_utf8(o.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(lines.len(), 13);
+    // Kuhn PSRO-nash finds an exact equilibrium and stops as converged before iteration 12.
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["stop_reason"], "converged");
+    assert_eq!(lines.len(), report["iterations"].as_array().unwrap().len());
+    assert!(lines.len() < 13);
     for (k, l) in lines.iter().enumerate() {
         assert_eq!(l["iteration"], k);
         for field in ["population_sizes", "meta_strategies", "nash_conv", "elapsed_s"] {
             assert!(!l[field].is_null(), "{field}");
         }
     }
-    assert!(lines[10]["nash_conv"].as_f64().unwrap() <= 1e-9);
+    assert!(lines.last().unwrap()["nash_conv"].as_f64().unwrap() <= 1e-9);
     for file in
         ["config.toml", "report.json", "checkpoint.json", "exploitability.svg", "payoffs.svg", "lineage.dot"]
     {
@@ -51,32 +56,35 @@ fn kuhn_psro_example_writes_a_run_folder_and_json_lines() {
 
 #[test]
 fn a_killed_run_resumed_ends_with_the_same_report() {
-    for config in ["kuhn_psro_sampled.toml", "leduc_xfp.toml"] {
+    for config in ["kuhn_psro_sampled.toml", "leduc_xfp.toml", "rps_double_oracle.toml"] {
         let dir = temp_dir(&format!("resume-{config}"));
-        let text: String =
-            std::fs::read_to_string(example(config))
-                .unwrap()
-                .lines()
-                .map(|l| {
-                    if l.starts_with("iterations") {
-                        "iterations = 6\n".to_string()
-                    } else {
-                        format!("{l}\n")
-                    }
-                })
-                .collect();
+        let text: String = std::fs::read_to_string(example(config))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                if l.starts_with("max_iterations") {
+                    "max_iterations = 6\n".to_string()
+                } else {
+                    format!("{l}\n")
+                }
+            })
+            .collect();
         let cfg = write_config(&dir, "c.toml", &text);
         let whole = dir.join("whole");
         let o = metagame(&["run", &cfg, "--out", whole.to_str().unwrap(), "--json"]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let killed = dir.join("killed");
-        let o = metagame(&["run", &cfg, "--out", killed.to_str().unwrap(), "--json", "--stop-after", "3"]);
+        // Double Oracle on RPS converges at iteration 3: stop it before.
+        let stop_after = if config.starts_with("rps") { "2" } else { "3" };
+        let o =
+            metagame(&["run", &cfg, "--out", killed.to_str().unwrap(), "--json", "--stop-after", stop_after]);
         assert_eq!(o.status.code(), Some(130));
         assert!(killed.join("checkpoint.json").exists() && !killed.join("report.json").exists());
         let o = metagame(&["run", &cfg, "--resume", killed.to_str().unwrap(), "--json"]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         // The resumed process prints only the iterations it ran.
-        assert_eq!(String::from_utf8(o.stdout).unwrap().lines().count(), 3);
+        let printed = String::from_utf8(o.stdout).unwrap().lines().count();
+        assert_eq!(printed, if config.starts_with("rps") { 1 } else { 3 }, "{config}");
         assert_eq!(report(&whole), report(&killed), "{config}");
     }
 }
@@ -105,7 +113,8 @@ fn bad_configs_and_checkpoints_give_one_line_and_overwrite_nothing() {
     }
 
     // A corrupt checkpoint: an error, and the file is left as it was.
-    let cfg = write_config(&dir, "ok.toml", "game = \"kuhn_poker\"\nalgorithm = \"psro\"\niterations = 2\n");
+    let cfg =
+        write_config(&dir, "ok.toml", "game = \"kuhn_poker\"\nalgorithm = \"psro\"\nmax_iterations = 2\n");
     let run_dir = dir.join("corrupt");
     assert!(metagame(&["run", &cfg, "--out", run_dir.to_str().unwrap(), "--json"]).status.success());
     let cp = run_dir.join("checkpoint.json");
@@ -139,4 +148,80 @@ fn double_oracle_example_converges_in_three_iterations() {
         String::from_utf8(o.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 3);
     assert!(lines[2]["nash_conv"].as_f64().unwrap() < 1e-12);
+}
+
+#[test]
+fn a_field_the_algorithm_does_not_read_is_one_line_naming_field_and_algorithm() {
+    let dir = temp_dir("unread-fields");
+    let cases = [
+        (
+            "xfp-meta.toml",
+            "game = \"leduc_poker\"\nalgorithm = \"xfp\"\nmeta_solver = \"nash\"\n",
+            &["`meta_solver`", "`xfp`"][..],
+        ),
+        (
+            "xfp-evaluator.toml",
+            "game = \"kuhn_poker\"\nalgorithm = \"xfp\"\nevaluator = \"cpu\"\n",
+            &["`evaluator`", "`xfp`"],
+        ),
+        ("xfp-seed.toml", "game = \"kuhn_poker\"\nalgorithm = \"xfp\"\nseed = 3\n", &["`seed`", "`xfp`"]),
+        (
+            "do-rectified.toml",
+            "game = \"matrix_rps\"\nalgorithm = \"double-oracle\"\nrectified = true\n",
+            &["`rectified`", "`double-oracle`"],
+        ),
+        (
+            "psro-tolerance.toml",
+            "game = \"kuhn_poker\"\nalgorithm = \"psro\"\ntolerance = 1e-9\n",
+            &["`tolerance`", "`psro`"],
+        ),
+        (
+            "tremble.toml",
+            "game = \"kuhn_poker\"\nalgorithm = \"psro\"\ntremble = 0.1\n",
+            &["`tremble`", "exact-br"],
+        ),
+        (
+            "episodes.toml",
+            "game = \"kuhn_poker\"\nalgorithm = \"psro\"\nepisodes_per_entry = 10\n",
+            &["`episodes_per_entry`", "exact"],
+        ),
+        (
+            "renamed.toml",
+            "game = \"kuhn_poker\"\nalgorithm = \"psro\"\niterations = 3\n",
+            &["`iterations`", "max_iterations"],
+        ),
+    ];
+    for (name, text, needles) in cases {
+        let cfg = write_config(&dir, name, text);
+        let out = dir.join(format!("out-{name}"));
+        let o = metagame(&["run", &cfg, "--out", out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{name}");
+        let err = one_line_error(&o);
+        for needle in needles {
+            assert!(err.contains(needle), "{name}: {err}");
+        }
+        assert!(!out.exists(), "{name}: nothing is written for a bad config");
+    }
+}
+
+#[test]
+fn solve_and_run_use_the_same_meta_solver_names() {
+    // `rm` is plain regret matching and `rm+` regret matching+, in configs and `solve` alike.
+    let rm = crate::cli::json_of(&metagame(&["solve", "--game", "matrix_rps", "--solver", "rm", "--json"]));
+    let plus =
+        crate::cli::json_of(&metagame(&["solve", "--game", "matrix_rps", "--solver", "rm+", "--json"]));
+    assert_eq!(rm["solver"], "rm");
+    assert_eq!(plus["solver"], "rm+");
+    let err = one_line_error(&metagame(&["solve", "--game", "matrix_rps", "--solver", "regret-matching"]));
+    assert!(err.contains("rm+") && err.contains("plain regret matching"), "{err}");
+    let dir = temp_dir("same-names");
+    for name in ["rm", "rm+", "nash", "lp"] {
+        let text = format!(
+            "game = \"matrix_rps\"\nalgorithm = \"psro\"\nmeta_solver = \"{name}\"\nmax_iterations = 2\n"
+        );
+        let cfg = write_config(&dir, &format!("{name}.toml"), &text);
+        let out = dir.join(format!("out-{name}"));
+        let o = metagame(&["run", &cfg, "--out", out.to_str().unwrap(), "--json"]);
+        assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
+    }
 }

@@ -1,0 +1,269 @@
+//! `TrainingLoop`: what PSRO, XFP, Double Oracle (and later the league and learners) have in
+//! common, and [`run_loop`], the one loop that drives any of them to a stop.
+//!
+//! A loop's [`step`](TrainingLoop::step) either succeeds and commits one iteration, or fails
+//! and leaves the state as it was, so the last checkpoint still resumes. Limits that apply to
+//! every loop (iterations, target NashConv, wall time) are [`RunLimits`], checked by the
+//! driver; a loop only reports the reasons that are its own ([`StopReason::Converged`]).
+
+use std::ops::ControlFlow;
+
+use metagame_games::NormalFormGame;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::report::{IterationReport, Observer, StopReason};
+
+/// One training loop: a state that a checkpoint holds, a step that commits only on success,
+/// and a report per iteration.
+pub trait TrainingLoop {
+    /// Everything the loop needs to continue; what a checkpoint holds.
+    type State: Clone + Serialize + DeserializeOwned + Send + 'static;
+
+    /// Short stable name ("psro", "xfp", "double-oracle").
+    fn name(&self) -> &'static str;
+
+    /// One iteration. On success the iteration is committed and its report returned; on
+    /// failure the state is unchanged.
+    ///
+    /// # Errors
+    ///
+    /// The loop's component failures, wrapped with the iteration
+    /// ([`Error::AtIteration`]).
+    fn step(&mut self) -> Result<&IterationReport>;
+
+    /// The loop state after the last committed iteration.
+    fn state(&self) -> &Self::State;
+
+    /// Every report so far, oldest first (iteration 0, the initial population, when the
+    /// loop has one).
+    fn reports(&self) -> &[IterationReport];
+
+    /// Iterations committed.
+    fn iteration(&self) -> usize {
+        self.reports().last().map_or(0, |r| r.iteration)
+    }
+
+    /// A reason of the loop's own to stop now (e.g. converged), if any.
+    fn stop_reason(&self) -> Option<StopReason> {
+        None
+    }
+
+    /// The empirical meta-game, for loops that have one.
+    ///
+    /// # Errors
+    ///
+    /// A meta-game that cannot be built (an entry missing).
+    fn meta_game(&self) -> Result<Option<NormalFormGame>> {
+        Ok(None)
+    }
+
+    /// The population's lineage in Graphviz DOT, for loops with a population.
+    fn lineage_dot(&self) -> Option<String> {
+        None
+    }
+}
+
+/// Limits every run has, whatever its loop: checked by [`run_loop`] before each step.
+///
+/// Always valid: built by [`RunLimits::builder`] or deserialised through it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RunLimitsBuilder", into = "RunLimitsBuilder")]
+pub struct RunLimits {
+    max_iterations: usize,
+    target_nash_conv: Option<f64>,
+    time_budget_seconds: Option<f64>,
+}
+
+/// Builder and serde form of [`RunLimits`]; every field optional with its default.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunLimitsBuilder {
+    /// Iterations after the initial population. Default 20.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_iterations: Option<usize>,
+    /// Stop once NashConv ≤ this (finite, ≥ 0). Default none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_nash_conv: Option<f64>,
+    /// Stop after this many seconds of wall time (> 0; a resumed run counts the time before
+    /// its checkpoint). Default none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_budget_seconds: Option<f64>,
+}
+
+impl RunLimitsBuilder {
+    /// The names of the fields, as configs spell them.
+    pub const FIELDS: &'static [&'static str] =
+        &["max_iterations", "target_nash_conv", "time_budget_seconds"];
+
+    /// Set `max_iterations`.
+    pub fn max_iterations(mut self, v: usize) -> Self {
+        self.max_iterations = Some(v);
+        self
+    }
+    /// Set `target_nash_conv`.
+    pub fn target_nash_conv(mut self, v: f64) -> Self {
+        self.target_nash_conv = Some(v);
+        self
+    }
+    /// Set `time_budget_seconds`.
+    pub fn time_budget_seconds(mut self, v: f64) -> Self {
+        self.time_budget_seconds = Some(v);
+        self
+    }
+
+    /// Validate.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] naming the field out of range.
+    pub fn build(self) -> Result<RunLimits> {
+        if let Some(t) = self.target_nash_conv
+            && !(t.is_finite() && t >= 0.0)
+        {
+            return Err(Error::Config(format!("target_nash_conv must be a finite number ≥ 0, got {t}")));
+        }
+        if let Some(t) = self.time_budget_seconds
+            && !(t.is_finite() && t > 0.0)
+        {
+            return Err(Error::Config(format!("time_budget_seconds must be > 0, got {t}")));
+        }
+        Ok(RunLimits {
+            max_iterations: self.max_iterations.unwrap_or(20),
+            target_nash_conv: self.target_nash_conv,
+            time_budget_seconds: self.time_budget_seconds,
+        })
+    }
+}
+
+impl TryFrom<RunLimitsBuilder> for RunLimits {
+    type Error = Error;
+    fn try_from(b: RunLimitsBuilder) -> Result<Self> {
+        b.build()
+    }
+}
+
+impl From<RunLimits> for RunLimitsBuilder {
+    fn from(l: RunLimits) -> Self {
+        RunLimitsBuilder {
+            max_iterations: Some(l.max_iterations),
+            target_nash_conv: l.target_nash_conv,
+            time_budget_seconds: l.time_budget_seconds,
+        }
+    }
+}
+
+impl Default for RunLimits {
+    fn default() -> Self {
+        // INVARIANT: the defaults are valid.
+        RunLimitsBuilder::default().build().expect("defaults are valid")
+    }
+}
+
+impl RunLimits {
+    /// A builder with every field at its default.
+    pub fn builder() -> RunLimitsBuilder {
+        RunLimitsBuilder::default()
+    }
+    /// Limits of `max_iterations` iterations and nothing else.
+    pub fn iterations(max_iterations: usize) -> Self {
+        RunLimits { max_iterations, ..RunLimits::default() }
+    }
+    /// Iterations after the initial population.
+    pub fn max_iterations(&self) -> usize {
+        self.max_iterations
+    }
+    /// Stop at this NashConv.
+    pub fn target_nash_conv(&self) -> Option<f64> {
+        self.target_nash_conv
+    }
+    /// Stop after this wall time.
+    pub fn time_budget_seconds(&self) -> Option<f64> {
+        self.time_budget_seconds
+    }
+
+    /// Why a loop should stop now, if it should: the target NashConv, the loop's own reason
+    /// (converged), the iteration cap, the time budget, in that order.
+    pub fn stop_reason<L: TrainingLoop + ?Sized>(&self, lp: &L) -> Option<StopReason> {
+        let last = lp.reports().last();
+        if let (Some(target), Some(last)) = (self.target_nash_conv, last)
+            && last.nash_conv <= target
+        {
+            return Some(StopReason::TargetReached);
+        }
+        if let Some(reason) = lp.stop_reason() {
+            return Some(reason);
+        }
+        if lp.iteration() >= self.max_iterations {
+            return Some(StopReason::MaxIterations);
+        }
+        if let (Some(budget), Some(last)) = (self.time_budget_seconds, last)
+            && last.elapsed_s >= budget
+        {
+            return Some(StopReason::TimeBudget);
+        }
+        None
+    }
+}
+
+/// Run `lp` until `limits` (or the loop) say stop or `observer` breaks. The observer first
+/// sees iteration 0's report when the loop has not stepped yet.
+///
+/// # Errors
+///
+/// The first failing step's error; the loop keeps its last committed state.
+///
+/// # Examples
+///
+/// ```
+/// use metagame_games::{registry, GameTree};
+/// use metagame_populations::{run_loop, RunLimits, StopReason, Xfp};
+///
+/// let tree = GameTree::build(&registry::load("kuhn_poker")?)?;
+/// let mut xfp = Xfp::new(&tree)?;
+/// assert_eq!(run_loop(&mut xfp, &RunLimits::iterations(5), &mut ())?, StopReason::MaxIterations);
+/// assert_eq!(xfp.reports().len(), 6);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn run_loop<L: TrainingLoop + ?Sized>(
+    lp: &mut L,
+    limits: &RunLimits,
+    observer: &mut dyn Observer,
+) -> Result<StopReason> {
+    run_loop_with(lp, limits, observer, &mut |_| Ok(ControlFlow::Continue(())))
+}
+
+/// [`run_loop`] with `committed`, called after each successful step before the observer
+/// (a driver writes its checkpoint there); its `Break` stops the run as an observer's does.
+///
+/// # Errors
+///
+/// The first failing step's or `committed`'s error.
+pub fn run_loop_with<L: TrainingLoop + ?Sized>(
+    lp: &mut L,
+    limits: &RunLimits,
+    observer: &mut dyn Observer,
+    committed: &mut dyn FnMut(&L) -> Result<ControlFlow<()>>,
+) -> Result<StopReason> {
+    if lp.iteration() == 0
+        && let Some(first) = lp.reports().first()
+        && observer.on_iteration(first).is_break()
+    {
+        return Ok(StopReason::Observer);
+    }
+    loop {
+        if let Some(reason) = limits.stop_reason(lp) {
+            return Ok(reason);
+        }
+        lp.step()?;
+        if committed(lp)?.is_break() {
+            return Ok(StopReason::Observer);
+        }
+        // INVARIANT: a successful step pushed its report.
+        let report = lp.reports().last().expect("a report per step");
+        if observer.on_iteration(report).is_break() {
+            return Ok(StopReason::Observer);
+        }
+    }
+}
