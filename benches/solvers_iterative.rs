@@ -5,7 +5,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use metagame_games::NormalFormGame;
+use metagame_games::{DeviationPayoffs, NormalFormGame};
 use metagame_solvers::MetaSolver;
 use metagame_solvers::alpha_rank::{AlphaRank, Populations};
 use metagame_solvers::correlated::CorrelatedEquilibrium;
@@ -67,5 +67,37 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// The n-player tensor path (issue 9): one deviation-payoff pass, and a PRD solve whose every
+/// step is one such pass, on the meta-game sizes of a long 3-player PSRO run.
+fn bench_tensor(c: &mut Criterion) {
+    let mut group = c.benchmark_group("solvers_tensor");
+    group.warm_up_time(Duration::from_millis(300)).measurement_time(Duration::from_secs(3)).sample_size(10);
+    for (players, n) in [(3, 20), (3, 40), (4, 15)] {
+        let game = general(players, n);
+        let label = vec![n.to_string(); players].join("x");
+        let profile: Vec<Vec<f64>> = (0..players)
+            .map(|p| {
+                let w = uniform(n, 7 + p as u64);
+                let total: f64 = w.iter().sum();
+                w.iter().map(|x| x / total).collect()
+            })
+            .collect();
+        let mut out: Vec<Vec<f64>> = vec![vec![0.0; n]; players];
+        group.bench_with_input(BenchmarkId::new("deviation_payoffs", &label), &game, |b, g| {
+            let mut pass = DeviationPayoffs::new(g);
+            b.iter(|| {
+                pass.compute(black_box(&profile), &mut out);
+                black_box(&out);
+            })
+        });
+    }
+    let game = general(3, 40);
+    let prd = ProjectedReplicator::default().with_iterations(1_000);
+    group.bench_with_input(BenchmarkId::new("prd_1k", "40x40x40"), &game, |b, g| {
+        b.iter(|| black_box(prd.solve(g).unwrap()))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_tensor);
 criterion_main!(benches);

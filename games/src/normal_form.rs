@@ -1,6 +1,9 @@
 //! `NormalFormGame`: n-player payoff tensors, the representation of every meta-game.
 
+use std::borrow::Cow;
+
 use ndarray::{Array2, ArrayD, ArrayView2, Dimension, Ix2, IxDyn};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -290,6 +293,20 @@ impl NormalFormGame {
 /// payoff tensors, holding its buffers so that repeated calls (an iterative solver's steps)
 /// do not allocate.
 ///
+/// `u_p(s, σ_{-p}) = Σ_{o, i} (P_p[o]·S_p[i]) · u_p[o, s, i]`, where `o` runs over the
+/// profiles of the players before `p`, `i` over those of the players after `p` (both
+/// row-major), and `P_p`, `S_p` are the products of their probabilities, tabulated once per
+/// call. [`DeviationPayoffs::new`] stores each player's tensor with that player's own axis
+/// last, so the sum for all of `p`'s strategies is one vectorised multiply-add over a
+/// contiguous row per `(o, i)`, and rows whose weight is 0 are skipped.
+///
+/// # Determinism
+///
+/// Each output entry is summed on its own, in row-major profile order, with the weights
+/// multiplied in a fixed order: the same bits as the plain one-profile-at-a-time pass,
+/// whatever the thread count. Large games split the output entries (never a sum) over
+/// rayon's threads.
+///
 /// # Examples
 ///
 /// ```
@@ -305,24 +322,58 @@ impl NormalFormGame {
 #[derive(Clone, Debug)]
 pub struct DeviationPayoffs<'g> {
     game: &'g NormalFormGame,
-    /// Each player's tensor as a flat row-major slice.
-    payoffs: Vec<&'g [f64]>,
-    index: Vec<usize>,
-    prefix: Vec<f64>,
-    suffix: Vec<f64>,
+    /// Player `p`'s tensor with axis `p` moved last: shape `[outer_p, inner_p, K_p]`,
+    /// row-major (borrowed for the last player, whose axis is last already).
+    layouts: Vec<Cow<'g, [f64]>>,
+    /// `prefix[p][o]`: the probability of the players before `p` playing profile `o`
+    /// (`prefix[0] = [1]`).
+    prefix: Vec<Vec<f64>>,
+    /// `suffix[p][i]`: the probability of the players after `p` playing profile `i`
+    /// (`suffix[n-1] = [1]`).
+    suffix: Vec<Vec<f64>>,
 }
+
+/// Multiply-adds per pass (`num_profiles · num_players`) from which a pass uses rayon.
+const PARALLEL_WORK: usize = 1 << 16;
+/// The fewest output entries a parallel task computes (a few SIMD vectors per row).
+const MIN_TASK_WIDTH: usize = 16;
 
 impl<'g> DeviationPayoffs<'g> {
     /// The pass for `game`.
+    ///
+    /// # Complexity
+    ///
+    /// O(num_profiles · num_players) time and memory: each player's tensor but the last is
+    /// copied once into the layout the pass reads.
     pub fn new(game: &'g NormalFormGame) -> Self {
-        let n = game.num_players();
-        let payoffs = game
+        let shape = game.shape();
+        let n = shape.len();
+        let layouts = game
             .payoffs
             .iter()
-            // INVARIANT: `NormalFormGame::new` stores every tensor in standard layout.
-            .map(|t| t.as_slice().expect("standard layout"))
+            .enumerate()
+            .map(|(p, t)| {
+                // INVARIANT: `NormalFormGame::new` stores every tensor in standard layout.
+                let flat = t.as_slice().expect("standard layout");
+                let k = shape[p];
+                let inner: usize = shape[p + 1..].iter().product();
+                if inner == 1 {
+                    return Cow::Borrowed(flat);
+                }
+                let mut moved = vec![0.0; flat.len()];
+                for (src, dst) in flat.chunks_exact(k * inner).zip(moved.chunks_exact_mut(k * inner)) {
+                    for (s, row) in src.chunks_exact(inner).enumerate() {
+                        for (i, &u) in row.iter().enumerate() {
+                            dst[i * k + s] = u;
+                        }
+                    }
+                }
+                Cow::Owned(moved)
+            })
             .collect();
-        Self { game, payoffs, index: vec![0; n], prefix: vec![1.0; n + 1], suffix: vec![1.0; n + 1] }
+        let prefix = (0..n).map(|p| vec![1.0; shape[..p].iter().product()]).collect();
+        let suffix = (0..n).map(|p| vec![1.0; shape[p + 1..].iter().product()]).collect();
+        Self { game, layouts, prefix, suffix }
     }
 
     /// `out[p][s] = u_p(s, σ_{-p})` for `strategies` σ.
@@ -333,41 +384,63 @@ impl<'g> DeviationPayoffs<'g> {
     ///
     /// # Complexity
     ///
-    /// O(num_profiles · num_players).
+    /// O(num_profiles · num_players), split over rayon's threads from
+    /// 2^16 multiply-adds on.
     #[track_caller]
     pub fn compute(&mut self, strategies: &[Vec<f64>], out: &mut [Vec<f64>]) {
         self.game.check_strategies(strategies);
         self.game.check_strategies(out);
-        let n = self.payoffs.len();
-        let shape = self.game.shape();
-        let Self { payoffs, index, prefix, suffix, .. } = self;
-        for o in out.iter_mut() {
-            o.fill(0.0);
+        let n = strategies.len();
+        // P_{p+1}[o·K_p + j] = P_p[o]·σ_p[j]; S_{p-1}[j·|S_p| + i] = S_p[i]·σ_p[j].
+        for p in 1..n {
+            let (done, rest) = self.prefix.split_at_mut(p);
+            let sigma = &strategies[p - 1];
+            for (chunk, &before) in rest[0].chunks_exact_mut(sigma.len()).zip(&done[p - 1]) {
+                chunk.iter_mut().zip(sigma).for_each(|(c, &q)| *c = before * q);
+            }
         }
-        index.fill(0);
-        // `flat` indexes every player's tensor, not just one.
-        #[allow(clippy::needless_range_loop)]
-        for flat in 0..self.game.num_profiles() {
-            // The others' probability of this profile, for each player: prefix · suffix.
-            for p in 0..n {
-                prefix[p + 1] = prefix[p] * strategies[p][index[p]];
+        for p in (0..n - 1).rev() {
+            let (head, tail) = self.suffix.split_at_mut(p + 1);
+            let after = &tail[0];
+            for (chunk, &q) in head[p].chunks_exact_mut(after.len()).zip(&strategies[p + 1]) {
+                chunk.iter_mut().zip(after).for_each(|(c, &a)| *c = a * q);
             }
-            for p in (0..n).rev() {
-                suffix[p] = suffix[p + 1] * strategies[p][index[p]];
+        }
+        let Self { layouts, prefix, suffix, .. } = &*self;
+        let threads = rayon::current_num_threads();
+        if threads > 1 && self.game.num_profiles() * n >= PARALLEL_WORK {
+            // Tasks split each player's entries; every entry is still one sequential sum.
+            let tasks_per_player = (2 * threads).div_ceil(n);
+            out.par_iter_mut().enumerate().for_each(|(p, o)| {
+                let width = o.len().div_ceil(tasks_per_player).max(MIN_TASK_WIDTH);
+                o.par_chunks_mut(width)
+                    .enumerate()
+                    .for_each(|(c, part)| accumulate(&layouts[p], &prefix[p], &suffix[p], c * width, part));
+            });
+        } else {
+            for (p, o) in out.iter_mut().enumerate() {
+                accumulate(&layouts[p], &prefix[p], &suffix[p], 0, o);
             }
-            for p in 0..n {
-                let w = prefix[p] * suffix[p + 1];
-                if w != 0.0 {
-                    out[p][index[p]] += w * payoffs[p][flat];
-                }
-            }
-            // Advance the multi-index, last axis fastest (row-major).
-            for p in (0..n).rev() {
-                index[p] += 1;
-                if index[p] < shape[p] {
-                    break;
-                }
-                index[p] = 0;
+        }
+    }
+}
+
+/// `out[s - start] = Σ_{o, i} (prefix[o]·suffix[i]) · layout[o, i, s]` for the entries `s` in
+/// `start..start + out.len()`, each summed in `(o, i)` order, zero weights skipped.
+#[inline]
+fn accumulate(layout: &[f64], prefix: &[f64], suffix: &[f64], start: usize, out: &mut [f64]) {
+    out.fill(0.0);
+    let row_len = layout.len() / (prefix.len() * suffix.len());
+    let block_len = row_len * suffix.len();
+    for (block, &before) in layout.chunks_exact(block_len).zip(prefix) {
+        if before == 0.0 {
+            continue;
+        }
+        for (row, &after) in block.chunks_exact(row_len).zip(suffix) {
+            let w = before * after;
+            if w != 0.0 {
+                let row = &row[start..start + out.len()];
+                out.iter_mut().zip(row).for_each(|(a, &u)| *a += w * u);
             }
         }
     }

@@ -156,6 +156,47 @@ pub(crate) fn uniform(game: &NormalFormGame) -> Vec<Vec<f64>> {
     game.shape().iter().map(|&k| vec![1.0 / k as f64; k]).collect()
 }
 
+/// A warm start checked against `game` and rescaled to distributions (see
+/// [`crate::MetaSolver::solve_from`]).
+///
+/// # Errors
+///
+/// [`SolveError::InvalidConfig`] when `start` does not hold one vector per player of the
+/// player's number of strategies, or a vector has a negative or non-finite entry or sums to 0.
+pub(crate) fn checked_start(
+    solver: &'static str,
+    game: &NormalFormGame,
+    start: &[Vec<f64>],
+) -> Result<Vec<Vec<f64>>> {
+    if start.len() != game.num_players() {
+        return Err(invalid(
+            solver,
+            format!("start has {} distributions for a {}-player game", start.len(), game.num_players()),
+        ));
+    }
+    start
+        .iter()
+        .zip(game.shape())
+        .enumerate()
+        .map(|(p, (s, &k))| {
+            if s.len() != k {
+                return Err(invalid(
+                    solver,
+                    format!("start of player {p} has {} entries, the player {k} strategies", s.len()),
+                ));
+            }
+            if let Some(x) = s.iter().find(|x| !(x.is_finite() && **x >= 0.0)) {
+                return Err(invalid(solver, format!("start of player {p} has the entry {x}")));
+            }
+            let total: f64 = s.iter().sum();
+            if !(total > 0.0 && total.is_finite()) {
+                return Err(invalid(solver, format!("start of player {p} sums to {total}")));
+            }
+            Ok(s.iter().map(|x| x / total).collect())
+        })
+        .collect()
+}
+
 /// Zeroed buffers shaped like the strategies of `game`.
 pub(crate) fn zeros(game: &NormalFormGame) -> Vec<Vec<f64>> {
     game.shape().iter().map(|&k| vec![0.0; k]).collect()

@@ -79,11 +79,43 @@ impl MetaSolver for FictitiousPlay {
     }
 
     fn solve(&self, game: &NormalFormGame) -> Result<Solution> {
+        self.run(game, None)
+    }
+
+    /// Fictitious play from `start`: the empirical averages begin at `start`, which counts as
+    /// `m = ⌈payoff_scale / NashConv(start)⌉` earlier iterations (clamped to
+    /// `1..=iterations`; cold play counts uniform as 1), so step `t` moves the averages by
+    /// `1/(t + m)` instead of `1/(t + 1)`. Fictitious play's NashConv typically falls like
+    /// `scale/t`, so `m` is about the number of iterations a cold run needs to reach the
+    /// start's quality: a good start moves little, a poor one is soon forgotten. With a
+    /// target NashConv, a start that meets it is returned at once (0 iterations).
+    fn solve_from(&self, game: &NormalFormGame, start: &[Vec<f64>]) -> Result<Solution> {
+        self.run(game, Some(start))
+    }
+}
+
+impl FictitiousPlay {
+    fn run(&self, game: &NormalFormGame, start: Option<&[Vec<f64>]>) -> Result<Solution> {
         dynamics::check_iterations(Self::NAME, self.iterations)?;
         self.stopping.validate(Self::NAME)?;
+        let start = start.map(|s| dynamics::checked_start(Self::NAME, game, s)).transpose()?;
         let mut kernel = Kernel::new(game);
-        let mut average = dynamics::uniform(game);
         let mut values = dynamics::zeros(game);
+        // Iterations the initial averages count for, minus 1 (0 when cold).
+        let mut earlier = 0.0;
+        let mut average = match start {
+            None => dynamics::uniform(game),
+            Some(start) => {
+                kernel.deviation_payoffs(&start, &mut values);
+                let nash_conv = dynamics::nash_conv_from(&start, &values);
+                if self.stopping.reached(nash_conv) {
+                    return Ok(Solution::new(game, start, Status::Solved, 0));
+                }
+                let weight = (game.payoff_scale() / nash_conv).ceil();
+                earlier = weight.clamp(1.0, self.iterations as f64) - 1.0;
+                start
+            }
+        };
         let mut status = Status::MaxIterations;
         let mut done = self.iterations;
         for t in 1..=self.iterations {
@@ -95,7 +127,7 @@ impl MetaSolver for FictitiousPlay {
                 done = t - 1;
                 break;
             }
-            let step = 1.0 / (t as f64 + 1.0);
+            let step = 1.0 / (t as f64 + earlier + 1.0);
             for (avg, v) in average.iter_mut().zip(&values) {
                 let best = argmax(v);
                 avg.iter_mut().for_each(|p| *p *= 1.0 - step);

@@ -111,6 +111,24 @@ impl MetaSolver for Hedge {
     }
 
     fn solve(&self, game: &NormalFormGame) -> Result<Solution> {
+        self.run(game, None)
+    }
+
+    /// Hedge from `start`: the cumulative payoffs begin at `x_k = ln(start_k)/η` (instead of
+    /// 0), so the first strategy played is `start` (mixed with uniform by γ) and the start
+    /// weighs as much as the payoffs that would have made Hedge play it. The average begins
+    /// empty, as cold. With a target NashConv, a start that meets it is returned at once
+    /// (0 iterations).
+    ///
+    /// A strategy at 0 in the start begins at `ln(f64::MIN_POSITIVE)/η`, far below the others:
+    /// give strategies that are new to the game a positive mass ([`crate::Solution::extend_start`]).
+    fn solve_from(&self, game: &NormalFormGame, start: &[Vec<f64>]) -> Result<Solution> {
+        self.run(game, Some(start))
+    }
+}
+
+impl Hedge {
+    fn run(&self, game: &NormalFormGame, start: Option<&[Vec<f64>]>) -> Result<Solution> {
         dynamics::check_iterations(Self::NAME, self.iterations)?;
         dynamics::check_gamma(Self::NAME, self.gamma)?;
         self.stopping.validate(Self::NAME)?;
@@ -126,11 +144,26 @@ impl MetaSolver for Hedge {
                 .map(|&k| (8.0 * (k.max(2) as f64).ln() / self.iterations as f64).sqrt() / scale)
                 .collect(),
         };
+        let start = start.map(|s| dynamics::checked_start(Self::NAME, game, s)).transpose()?;
         let mut kernel = Kernel::new(game);
         let mut current = dynamics::uniform(game);
         let mut cumulative = dynamics::zeros(game);
         let mut sum = dynamics::zeros(game);
         let mut values = dynamics::zeros(game);
+        if let Some(start) = start {
+            // A start that already meets the target is the answer.
+            if self.stopping.target_nash_conv.is_some() {
+                kernel.deviation_payoffs(&start, &mut values);
+                if self.stopping.reached(dynamics::nash_conv_from(&start, &values)) {
+                    return Ok(Solution::new(game, start, Status::Solved, 0));
+                }
+            }
+            for (((x, c), s), &eta) in cumulative.iter_mut().zip(current.iter_mut()).zip(&start).zip(&rates) {
+                x.iter_mut().zip(s).for_each(|(x, &p)| *x = p.max(f64::MIN_POSITIVE).ln() / eta);
+                let k = c.len() as f64;
+                c.iter_mut().zip(s).for_each(|(c, &p)| *c = self.gamma / k + (1.0 - self.gamma) * p);
+            }
+        }
         let mut status = Status::MaxIterations;
         let mut done = self.iterations;
         for t in 1..=self.iterations {

@@ -18,7 +18,8 @@ struct Integrator {
 }
 
 impl Integrator {
-    fn run(&self, name: &'static str, game: &NormalFormGame) -> Result<Solution> {
+    /// Integrates from uniform (`start` = `None`) or from the projection of a warm start.
+    fn run(&self, name: &'static str, game: &NormalFormGame, start: Option<&[Vec<f64>]>) -> Result<Solution> {
         dynamics::check_iterations(name, self.iterations)?;
         self.stopping.validate(name)?;
         if !(self.dt.is_finite() && self.dt > 0.0) {
@@ -37,12 +38,28 @@ impl Integrator {
                 format!("gamma = {} is above 1/{widest}: no distribution respects the floor", self.floor),
             ));
         }
+        let start = start.map(|s| dynamics::checked_start(name, game, s)).transpose()?;
         let mut kernel = Kernel::new(game);
-        let mut current = dynamics::uniform(game);
         let mut values = dynamics::zeros(game);
         let mut sum = dynamics::zeros(game);
         let mut projections: Vec<FloorProjection> =
             game.shape().iter().map(|&k| FloorProjection::new(k, self.floor)).collect();
+        let mut current = match start {
+            None => dynamics::uniform(game),
+            Some(mut start) => {
+                for (x, projection) in start.iter_mut().zip(&mut projections) {
+                    projection.project(x);
+                }
+                // A start that already meets the target is the answer.
+                if self.stopping.target_nash_conv.is_some() {
+                    kernel.deviation_payoffs(&start, &mut values);
+                    if self.stopping.reached(dynamics::nash_conv_from(&start, &values)) {
+                        return Ok(Solution::new(game, start, Status::Solved, 0));
+                    }
+                }
+                start
+            }
+        };
         let mut status = Status::MaxIterations;
         let mut done = self.iterations;
         for t in 1..=self.iterations {
@@ -221,7 +238,18 @@ macro_rules! integrator_solver {
             }
 
             fn solve(&self, game: &NormalFormGame) -> Result<Solution> {
-                self.integrator.run($name, game)
+                self.integrator.run($name, game, None)
+            }
+
+            /// Integrates from `start` projected onto `{x ≥ γ, Σx = 1}` instead of uniform;
+            /// the answer is still the average of the iterates after each step. With a target
+            /// NashConv, a start that meets it is returned at once (0 iterations).
+            ///
+            /// A strategy at 0 in the start stays at 0 under replicator dynamics (PRD lifts
+            /// it only to γ): give strategies that are new to the game a small positive mass
+            /// ([`Solution::extend_start`]).
+            fn solve_from(&self, game: &NormalFormGame, start: &[Vec<f64>]) -> Result<Solution> {
+                self.integrator.run($name, game, Some(start))
             }
         }
     };
