@@ -215,12 +215,15 @@ fn simplex_profile(
     cleanup_pivot_tolerance: f64,
 ) -> (Vec<Vec<f64>>, SimplexEnd, usize) {
     let scaled = linalg::normalized(a);
+    let mut best: Option<Candidate> = None;
     let mut lp = Simplex::new(&scaled);
-    let end = lp.solve(cap, cleanup_pivot_tolerance);
-    let mut best = Candidate::new(scaled.view(), lp.profile());
-    if let Some(p) = polish(scaled.view(), &lp.supports()) {
-        best = best.or(Some(Candidate::new(scaled.view(), p)));
-    }
+    let end = lp.solve(cap, cleanup_pivot_tolerance, |lp| {
+        let raw = Candidate::new(scaled.view(), lp.profile());
+        let polished = polish(scaled.view(), &lp.supports()).map(|p| Candidate::new(scaled.view(), p));
+        best = Some(raw.or(polished).or(best.take()));
+    });
+    // INVARIANT: `solve` observes at least once.
+    let best = best.expect("observed");
     (best.strategies, end, lp.pivots)
 }
 

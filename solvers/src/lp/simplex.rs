@@ -134,15 +134,24 @@ impl<'a> Simplex<'a> {
     }
 
     /// Run to an optimal basis of the unperturbed problem (or the cap of `cap` pivots); see
-    /// the module docs. `cleanup_pivot_tolerance` is the relative pivot tolerance of the
+    /// the module docs. `observe` sees the refactorised tableau after the perturbed pass and
+    /// after every clean-up round (the caller keeps the best-certified of these bases). `cleanup_pivot_tolerance` is the relative pivot tolerance of the
     /// clean-up passes: smaller resolves finer differences between near-duplicate
     /// strategies, at the price of pivots on smaller elements.
-    pub(crate) fn solve(&mut self, cap: usize, cleanup_pivot_tolerance: f64) -> SimplexEnd {
+    pub(crate) fn solve(
+        &mut self,
+        cap: usize,
+        cleanup_pivot_tolerance: f64,
+        mut observe: impl FnMut(&Self),
+    ) -> SimplexEnd {
         let ones = vec![1.0; self.m];
         let perturbed: Vec<f64> =
             (0..self.m).map(|i| 1.0 + Self::PERTURBATION * (1.0 + unit_hash(i as u64))).collect();
         self.rhs.copy_from_slice(&perturbed);
-        if !self.primal(cap, &perturbed, false) {
+        let finished = self.primal(cap, &perturbed, false);
+        self.refactor(&ones);
+        observe(self);
+        if !finished {
             return SimplexEnd::PivotCap;
         }
         self.price_tolerance = Self::FINAL_TOLERANCE;
@@ -150,18 +159,19 @@ impl<'a> Simplex<'a> {
         self.relative_pivot_tolerance = cleanup_pivot_tolerance;
         self.absolute_pivot_tolerance = Self::FINAL_ABSOLUTE_PIVOT_TOLERANCE;
         for round in 0..Self::CLEANUP_ROUNDS {
-            self.refactor(&ones);
-            // Later rounds price by Bland's rule from the start: the earlier ones went round.
-            let bland = round > 0;
-            if !self.dual(cap, &ones) || !self.primal(cap, &ones, bland) {
-                return SimplexEnd::PivotCap;
-            }
-            self.refactor(&ones);
             if self.is_optimal() {
                 return SimplexEnd::Optimal;
             }
+            // Later rounds price by Bland's rule from the start: the earlier ones went round.
+            let bland = round > 0;
+            let finished = self.dual(cap, &ones) && self.primal(cap, &ones, bland);
+            self.refactor(&ones);
+            observe(self);
+            if !finished {
+                return SimplexEnd::PivotCap;
+            }
         }
-        SimplexEnd::Stalled
+        if self.is_optimal() { SimplexEnd::Optimal } else { SimplexEnd::Stalled }
     }
 
     fn is_optimal(&self) -> bool {
