@@ -347,8 +347,8 @@ impl<'a> Simplex<'a> {
             // In the slack basis, row i holds slack i until it is pivoted on; column j is at
             // nonbasic position j until it enters.
             let mut best: Option<(usize, f64)> = None;
-            for i in 0..self.m {
-                if tight[i] && self.basic[i] == n + i {
+            for (i, _) in tight.iter().enumerate().filter(|(_, t)| **t) {
+                if self.basic[i] == n + i {
                     let v = self.t[i * n + j].abs();
                     if best.is_none_or(|(_, bv)| v > bv) {
                         best = Some((i, v));
@@ -356,9 +356,10 @@ impl<'a> Simplex<'a> {
                 }
             }
             let largest = (0..self.m).map(|i| self.t[i * n + j].abs()).fold(0.0_f64, f64::max);
-            match best {
-                Some((i, v)) if v > 1e-11 * largest.max(1.0) => self.pivot_raw(i, j),
-                _ => {}
+            if let Some((i, v)) = best
+                && v > 1e-11 * largest.max(1.0)
+            {
+                self.pivot_raw(i, j);
             }
         }
         self.since_refactor = 0;
