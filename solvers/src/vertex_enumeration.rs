@@ -24,6 +24,14 @@
 //! vertex) or an ambiguous reduced cost abandons it for the depth-first search over bases;
 //! when any degeneracy is met there, both polytopes are enumerated and pairs are matched by
 //! their label sets.
+//!
+//! On near-degenerate games (near-duplicate strategies, as long PSRO runs make) pivots on
+//! tiny entries can leave a basis slightly outside its polytope, and labels that hold only
+//! within tolerance can match a pair that is no equilibrium. So the depth-first search checks
+//! every reported point against the original matrix, and every pair is certified from the
+//! game: one whose NashConv exceeds `1e-9 ×` the payoff range is re-solved on its supports
+//! ([`crate::support_enumeration::equilibrium_on_support`]'s linear programs) and dropped if
+//! that fails too. If no pair survives, Lemke–Howson's certified answer is returned.
 
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -31,7 +39,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 use metagame_games::NormalFormGame;
 use ndarray::Array2;
 
+use crate::lemke_howson::{self, LemkeHowson};
 use crate::lp::linalg::{self, Lu, pivot_tableau};
+use crate::support_enumeration;
 use crate::{MetaSolver, Result, Solution, SolveError, Status};
 
 /// Every extreme equilibrium of a two-player game, degenerate games included.
@@ -102,7 +112,9 @@ impl MetaSolver for VertexEnumeration {
         })
     }
 
-    /// All extreme equilibria, in the order of the vertices of P found.
+    /// All extreme equilibria, in the order of the vertices of P found, each with a
+    /// certificate within `1e-9 ×` the payoff range (see the module docs for what happens to
+    /// candidates without one).
     ///
     /// # Errors
     ///
@@ -131,13 +143,44 @@ impl MetaSolver for VertexEnumeration {
         };
         let (pairs, bases, complete) = profiles;
         let status = if complete { Status::Solved } else { Status::MaxIterations };
-        Ok(pairs
-            .into_iter()
-            .map(|(x, y)| {
-                let s = if transposed { vec![y, x] } else { vec![x, y] };
-                Solution::new(game, s, status, bases)
-            })
-            .collect())
+        let tolerance = lemke_howson::certificate_tolerance(game);
+        let mut found: Vec<Solution> = Vec::with_capacity(pairs.len());
+        for (x, y) in pairs {
+            let s = if transposed { vec![y, x] } else { vec![x, y] };
+            let mut s = Solution::new(game, s, status, bases);
+            if s.certificate.nash_conv > tolerance {
+                // Near-ties matched labels that do not quite hold: re-solve on the supports.
+                let (rows, cols) = (linalg::support(&s.strategies[0]), linalg::support(&s.strategies[1]));
+                match support_enumeration::face_equilibrium(game, &rows, &cols) {
+                    Some(polished) => {
+                        s.strategies = polished.strategies;
+                        s.certificate = polished.certificate;
+                    }
+                    None => continue,
+                }
+            }
+            let seen = found.iter().any(|f| {
+                f.strategies
+                    .iter()
+                    .flatten()
+                    .zip(s.strategies.iter().flatten())
+                    .all(|(p, q)| (p - q).abs() <= 1e-9)
+            });
+            if !seen {
+                found.push(s);
+            }
+        }
+        if found.is_empty() {
+            // Every candidate failed its certificate (rounding on a near-degenerate game):
+            // one certified equilibrium from Lemke–Howson rather than none.
+            let mut s = LemkeHowson::default().solve(game)?;
+            if s.status == Status::Solved && !complete {
+                s.status = Status::MaxIterations;
+            }
+            s.iterations += bases;
+            found.push(s);
+        }
+        Ok(found)
     }
 }
 
@@ -401,6 +444,8 @@ struct VertexView<'a> {
 const ZERO_TOLERANCE: f64 = 1e-11;
 const PIVOT_TOLERANCE: f64 = 1e-11;
 const REFRESH_EVERY: usize = 64;
+/// A point of `{z ≥ 0 : M z ≤ 1}` may violate a constraint by this much (rounding).
+const FEASIBILITY_TOLERANCE: f64 = 1e-9;
 
 /// The search state: one tableau `[B⁻¹M | B⁻¹ | B⁻¹1]` over the basis.
 struct Search<'a> {
@@ -416,6 +461,9 @@ struct Search<'a> {
     cost: Vec<f64>,
     /// Reduced costs `cost − cost_B·B⁻¹[M | I]` (maintained only when `cost` is set).
     rc: Vec<f64>,
+    /// Check every reported point against the original matrix (the depth-first search over
+    /// degenerate polytopes; the reverse search refuses ties instead).
+    check_feasible: bool,
 }
 
 impl Search<'_> {
@@ -593,10 +641,26 @@ impl Search<'_> {
                 point[v] = beta;
             }
         }
+        if self.check_feasible && !self.feasible(point) {
+            // Rounding after pivots on near-zero entries (near-duplicate strategies) can leave
+            // a basis outside the polytope: it is no vertex.
+            return true;
+        }
         if degenerate && !seen_vertices.insert(zero.0.clone().into_boxed_slice()) {
             return true;
         }
         visit(&VertexView { point, zero, degenerate })
+    }
+
+    /// `M z ≤ 1` and `z ≥ 0` for the point, checked on the original matrix within
+    /// `FEASIBILITY_TOLERANCE`.
+    fn feasible(&self, point: &[f64]) -> bool {
+        let basic_ok = self.basis.iter().enumerate().all(|(k, _)| self.rhs(k) >= -FEASIBILITY_TOLERANCE);
+        basic_ok
+            && self.mat.rows().into_iter().all(|row| {
+                let s: f64 = row.iter().zip(point).map(|(m, z)| m * z).sum();
+                s <= 1.0 + FEASIBILITY_TOLERANCE
+            })
     }
 }
 
@@ -622,6 +686,7 @@ fn enumerate(
         pivots_since_refresh: 0,
         prow: Vec::with_capacity(c + d + 1),
         cost: Vec::new(),
+        check_feasible: true,
         rc: Vec::new(),
     };
     for v in d..nvars {
@@ -732,6 +797,7 @@ fn reverse_start(mat: &Array2<f64>) -> Option<Search<'_>> {
         pivots_since_refresh: 0,
         prow: Vec::with_capacity(w),
         cost,
+        check_feasible: false,
         rc: vec![0.0; w],
     };
     for v in d..nvars {
