@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::report::{IterationReport, MetaGameReport, PhaseTimes, StopReason};
+use crate::settings::{built_by, setters};
 use crate::training_loop::{RunLimits, TrainingLoop, run_loop};
 
 /// Double Oracle settings; always valid.
@@ -29,13 +30,14 @@ pub struct DoubleOracleConfig {
 #[serde(deny_unknown_fields)]
 pub struct DoubleOracleConfigBuilder {
     /// Add a best response only if it gains more than this (finite, ≥ 0). Default 1e-12.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tolerance: Option<f64>,
 }
 
 impl DoubleOracleConfigBuilder {
     /// The names of the fields, as configs spell them.
     pub const FIELDS: &'static [&'static str] = &["tolerance"];
+
+    setters!(tolerance: f64);
 
     /// Validate.
     ///
@@ -47,23 +49,11 @@ impl DoubleOracleConfigBuilder {
     }
 }
 
-impl TryFrom<DoubleOracleConfigBuilder> for DoubleOracleConfig {
-    type Error = Error;
-    fn try_from(b: DoubleOracleConfigBuilder) -> Result<Self> {
-        b.build()
-    }
-}
+built_by!(DoubleOracleConfig, DoubleOracleConfigBuilder);
 
 impl From<DoubleOracleConfig> for DoubleOracleConfigBuilder {
     fn from(c: DoubleOracleConfig) -> Self {
         DoubleOracleConfigBuilder { tolerance: Some(c.tolerance) }
-    }
-}
-
-impl Default for DoubleOracleConfig {
-    fn default() -> Self {
-        // INVARIANT: the defaults are valid.
-        DoubleOracleConfigBuilder::default().build().expect("defaults are valid")
     }
 }
 
@@ -273,34 +263,24 @@ impl TrainingLoop for DoubleOracle {
     fn reports(&self) -> &[IterationReport] {
         &self.state.reports
     }
-    fn iteration(&self) -> usize {
-        self.state.iteration
-    }
     /// Converged: the last iteration added nothing new or improving.
     fn stop_reason(&self) -> Option<StopReason> {
         self.state.converged.then_some(StopReason::Converged)
     }
 }
 
-/// Double Oracle's answer.
+/// Double Oracle's answer: the final state and its verdict.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct DoubleOracleResult {
-    /// Iterations run (the last one adds nothing when it converged).
-    pub iterations: usize,
     /// [`Status::Solved`] when it stopped because no best response was new or improving,
     /// [`Status::MaxIterations`] when the iteration cap came first.
     pub status: Status,
-    /// The restricted strategy sets (indices into the full game), in the order added.
-    pub restricted: Vec<Vec<usize>>,
-    /// The equilibrium as full-game mixed strategies.
-    pub strategies: Vec<Vec<f64>>,
-    /// The game's value for player 0.
-    pub value: f64,
-    /// NashConv of `strategies` in the full game.
+    /// NashConv of the final strategies in the full game.
     pub nash_conv: f64,
-    /// One report per iteration.
-    pub reports: Vec<IterationReport>,
+    /// The final state: iterations run, restricted sets, the equilibrium as full-game mixed
+    /// strategies, the value for player 0, one report per iteration.
+    pub state: DoubleOracleState,
 }
 
 /// Run Double Oracle from the given initial strategies to convergence or `max_iterations`.
@@ -319,12 +299,8 @@ pub fn double_oracle(
     run_loop(&mut run, &RunLimits::iterations(max_iterations), &mut ())?;
     let state = run.state;
     Ok(DoubleOracleResult {
-        iterations: state.iteration,
         status: if state.converged { Status::Solved } else { Status::MaxIterations },
         nash_conv: game.nash_conv(&state.strategies),
-        restricted: state.restricted,
-        strategies: state.strategies,
-        value: state.value,
-        reports: state.reports,
+        state,
     })
 }

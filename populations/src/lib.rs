@@ -34,6 +34,7 @@ mod payoff_table;
 mod population;
 mod psro;
 mod report;
+mod settings;
 mod training_loop;
 mod xfp;
 

@@ -21,6 +21,7 @@ use crate::oracle::{Oracle, ResponseRequest};
 use crate::payoff_table::{Entry, PayoffTable};
 use crate::population::{PolicyId, Population, Provenance};
 use crate::report::{IterationReport, MetaGameReport, PhaseTimes, StopReason};
+use crate::settings::{built_by, setters};
 use crate::training_loop::TrainingLoop;
 
 /// PSRO settings; always valid (built by [`PsroConfig::builder`] or deserialised through it).
@@ -44,30 +45,24 @@ pub struct PsroConfig {
 pub struct PsroConfigBuilder {
     /// Episodes per payoff entry for sampled evaluators (exact ones ignore it); ≥ 1.
     /// Default 1000 (OpenSpiel's `sims_per_entry` in its example).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub episodes_per_entry: Option<u64>,
     /// Seed of every sampled episode and response (keyed with the iteration and entry).
     /// Default 0.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
     /// PSRO-rN (Balduzzi et al. 2019, arXiv:1901.08106): each member with positive
     /// meta-probability answers only the opponents it beats or ties. 2-player games only.
     /// Default false.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rectified: Option<bool>,
     /// One population shared by all seats (symmetric one-shot games only). Default false.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub symmetric: Option<bool>,
     /// Stop as converged once the meta-mixture's exact NashConv is at most this times the
     /// game's payoff scale (its largest absolute terminal utility): the meta-mixture is then
     /// an equilibrium of the whole game, and with exact best responses further iterations
     /// could only add duplicates. 0 turns the check off. Default 1e-12.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub convergence_tolerance: Option<f64>,
     /// Start each meta-solve from the previous iteration's meta-mixture, extended to the new
     /// members (iterative meta-solvers only; the others ignore it). `false` starts every solve
     /// from scratch, as OpenSpiel's psro_v2 does. Default true.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warm_start: Option<bool>,
 }
 
@@ -76,36 +71,14 @@ impl PsroConfigBuilder {
     pub const FIELDS: &'static [&'static str] =
         &["episodes_per_entry", "seed", "rectified", "symmetric", "convergence_tolerance", "warm_start"];
 
-    /// Set `episodes_per_entry`.
-    pub fn episodes_per_entry(mut self, v: u64) -> Self {
-        self.episodes_per_entry = Some(v);
-        self
-    }
-    /// Set `seed`.
-    pub fn seed(mut self, v: u64) -> Self {
-        self.seed = Some(v);
-        self
-    }
-    /// Set `rectified`.
-    pub fn rectified(mut self, v: bool) -> Self {
-        self.rectified = Some(v);
-        self
-    }
-    /// Set `symmetric`.
-    pub fn symmetric(mut self, v: bool) -> Self {
-        self.symmetric = Some(v);
-        self
-    }
-    /// Set `convergence_tolerance`.
-    pub fn convergence_tolerance(mut self, v: f64) -> Self {
-        self.convergence_tolerance = Some(v);
-        self
-    }
-    /// Set `warm_start`.
-    pub fn warm_start(mut self, v: bool) -> Self {
-        self.warm_start = Some(v);
-        self
-    }
+    setters!(
+        episodes_per_entry: u64,
+        seed: u64,
+        rectified: bool,
+        symmetric: bool,
+        convergence_tolerance: f64,
+        warm_start: bool,
+    );
 
     /// Validate.
     ///
@@ -134,12 +107,7 @@ impl PsroConfigBuilder {
     }
 }
 
-impl TryFrom<PsroConfigBuilder> for PsroConfig {
-    type Error = Error;
-    fn try_from(b: PsroConfigBuilder) -> Result<Self> {
-        b.build()
-    }
-}
+built_by!(PsroConfig, PsroConfigBuilder);
 
 impl From<PsroConfig> for PsroConfigBuilder {
     fn from(c: PsroConfig) -> Self {
@@ -154,18 +122,7 @@ impl From<PsroConfig> for PsroConfigBuilder {
     }
 }
 
-impl Default for PsroConfig {
-    fn default() -> Self {
-        // INVARIANT: the defaults are valid.
-        PsroConfigBuilder::default().build().expect("defaults are valid")
-    }
-}
-
 impl PsroConfig {
-    /// A builder with every field at its default.
-    pub fn builder() -> PsroConfigBuilder {
-        PsroConfigBuilder::default()
-    }
     /// Episodes per payoff entry (sampled evaluators).
     pub fn episodes_per_entry(&self) -> u64 {
         self.episodes_per_entry
@@ -592,9 +549,6 @@ impl TrainingLoop for Psro<'_> {
     }
     fn reports(&self) -> &[IterationReport] {
         &self.state.reports
-    }
-    fn iteration(&self) -> usize {
-        self.state.iteration
     }
     /// Converged: the meta-mixture's NashConv is within `convergence_tolerance` × the
     /// game's payoff scale.

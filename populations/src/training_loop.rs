@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::report::{IterationReport, Observer, StopReason};
+use crate::settings::{built_by, setters};
 
 /// One training loop: a state that a checkpoint holds, a step that commits only on success,
 /// and a report per iteration.
@@ -81,14 +82,11 @@ pub struct RunLimits {
 #[serde(deny_unknown_fields)]
 pub struct RunLimitsBuilder {
     /// Iterations after the initial population. Default 20.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_iterations: Option<usize>,
     /// Stop once NashConv ≤ this (finite, ≥ 0). Default none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_nash_conv: Option<f64>,
     /// Stop after this many seconds of wall time (> 0; a resumed run counts the time before
     /// its checkpoint). Default none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_budget_seconds: Option<f64>,
 }
 
@@ -97,21 +95,7 @@ impl RunLimitsBuilder {
     pub const FIELDS: &'static [&'static str] =
         &["max_iterations", "target_nash_conv", "time_budget_seconds"];
 
-    /// Set `max_iterations`.
-    pub fn max_iterations(mut self, v: usize) -> Self {
-        self.max_iterations = Some(v);
-        self
-    }
-    /// Set `target_nash_conv`.
-    pub fn target_nash_conv(mut self, v: f64) -> Self {
-        self.target_nash_conv = Some(v);
-        self
-    }
-    /// Set `time_budget_seconds`.
-    pub fn time_budget_seconds(mut self, v: f64) -> Self {
-        self.time_budget_seconds = Some(v);
-        self
-    }
+    setters!(max_iterations: usize, target_nash_conv: f64, time_budget_seconds: f64);
 
     /// Validate.
     ///
@@ -137,12 +121,7 @@ impl RunLimitsBuilder {
     }
 }
 
-impl TryFrom<RunLimitsBuilder> for RunLimits {
-    type Error = Error;
-    fn try_from(b: RunLimitsBuilder) -> Result<Self> {
-        b.build()
-    }
-}
+built_by!(RunLimits, RunLimitsBuilder);
 
 impl From<RunLimits> for RunLimitsBuilder {
     fn from(l: RunLimits) -> Self {
@@ -154,18 +133,7 @@ impl From<RunLimits> for RunLimitsBuilder {
     }
 }
 
-impl Default for RunLimits {
-    fn default() -> Self {
-        // INVARIANT: the defaults are valid.
-        RunLimitsBuilder::default().build().expect("defaults are valid")
-    }
-}
-
 impl RunLimits {
-    /// A builder with every field at its default.
-    pub fn builder() -> RunLimitsBuilder {
-        RunLimitsBuilder::default()
-    }
     /// Limits of `max_iterations` iterations and nothing else.
     pub fn iterations(max_iterations: usize) -> Self {
         RunLimits { max_iterations, ..RunLimits::default() }

@@ -146,7 +146,4 @@ impl TrainingLoop for Xfp<'_> {
     fn reports(&self) -> &[IterationReport] {
         &self.state.reports
     }
-    fn iteration(&self) -> usize {
-        self.state.iteration
-    }
 }

@@ -138,13 +138,13 @@ fn double_oracle_on_rps_takes_three_iterations() {
     let metagame::games::AnyGame::Matrix(m) = &game else { panic!() };
     let r = double_oracle(m.normal_form(), [0, 0], 20, 1e-12).unwrap();
     assert_eq!(r.status, Status::Solved);
-    assert_eq!(r.iterations, 3);
-    for s in &r.strategies {
+    assert_eq!(r.state.iteration, 3);
+    for s in &r.state.strategies {
         for &p in s {
             assert!((p - 1.0 / 3.0).abs() < 1e-12);
         }
     }
-    assert!(r.value.abs() < 1e-12 && r.nash_conv < 1e-12);
+    assert!(r.state.value.abs() < 1e-12 && r.nash_conv < 1e-12);
 }
 
 #[test]
@@ -154,7 +154,7 @@ fn double_oracle_on_kuhn_as_a_matrix_game_finds_the_value() {
     assert_eq!(game.shape(), &[64, 64]);
     let r = double_oracle(&game, [0, 0], 100, 1e-12).unwrap();
     assert_eq!(r.status, Status::Solved);
-    assert!((r.value + 1.0 / 18.0).abs() < 1e-9, "{}", r.value);
+    assert!((r.state.value + 1.0 / 18.0).abs() < 1e-9, "{}", r.state.value);
     assert!(r.nash_conv < 1e-9);
 }
 
@@ -229,62 +229,30 @@ fn every_meta_solver_runs_in_psro_and_keeps_mixtures_distributions() {
     }
 }
 
+/// PSRO-nash with exact best responses and exact payoffs.
+fn exact_psro(tree: &GameTree, config: PsroConfig) -> metagame::populations::Result<Psro<'_>> {
+    Psro::new(tree, config, Box::new(Nash), Box::new(ExactBestResponse::default()), Box::new(ExactEvaluator))
+}
+
 #[test]
 fn rectified_and_symmetric_modes() {
     let t = tree("kuhn_poker");
     let five = RunLimits::iterations(5);
-    let config = PsroConfig::builder().rectified(true).build().unwrap();
-    let mut p = Psro::new(
-        &t,
-        config,
-        Box::new(Nash),
-        Box::new(ExactBestResponse::default()),
-        Box::new(ExactEvaluator),
-    )
-    .unwrap();
+    let mut p = exact_psro(&t, PsroConfig::builder().rectified(true).build().unwrap()).unwrap();
     run_loop(&mut p, &five, &mut ()).unwrap();
     assert!(p.reports().last().unwrap().nash_conv < p.reports()[0].nash_conv);
 
     let config = PsroConfig::builder().symmetric(true).build().unwrap();
-    let err = Psro::new(
-        &t,
-        config.clone(),
-        Box::new(Nash),
-        Box::new(ExactBestResponse::default()),
-        Box::new(ExactEvaluator),
-    )
-    .err()
-    .unwrap()
-    .to_string();
+    let err = exact_psro(&t, config.clone()).err().unwrap().to_string();
     assert!(err.contains("symmetric"), "{err}");
     let rps = tree("matrix_rps");
-    let mut p = Psro::new(
-        &rps,
-        config,
-        Box::new(Nash),
-        Box::new(ExactBestResponse::default()),
-        Box::new(ExactEvaluator),
-    )
-    .unwrap();
+    let mut p = exact_psro(&rps, config.clone()).unwrap();
     run_loop(&mut p, &five, &mut ()).unwrap();
-    let last = p.reports().last().unwrap().meta_game.as_ref().unwrap();
-    assert_eq!(last.meta_strategies[0], last.meta_strategies[1]);
     let last = p.reports().last().unwrap();
+    let meta = last.meta_game.as_ref().unwrap();
+    assert_eq!(meta.meta_strategies[0], meta.meta_strategies[1]);
     assert!(last.nash_conv < 1e-9, "{}", last.nash_conv);
-    let pd = tree("matrix_pd");
-    assert!(pd.num_players() == 2);
-    let bos = tree("matrix_bos");
-    let config = PsroConfig::builder().symmetric(true).build().unwrap();
-    assert!(
-        Psro::new(
-            &bos,
-            config,
-            Box::new(Nash),
-            Box::new(ExactBestResponse::default()),
-            Box::new(ExactEvaluator)
-        )
-        .is_err()
-    );
+    assert!(exact_psro(&tree("matrix_bos"), config).is_err());
 }
 
 #[test]
