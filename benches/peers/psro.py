@@ -30,7 +30,7 @@ OpenSpiel side (PEERS.md section 4, "exact" mode):
     "train" = solver.iteration() only. A run stops before an iteration that
     its last iteration's duration says would pass --budget-seconds.
 metagame side: a temporary config (game, algorithm = "psro", meta_solver,
-  evaluator = "exact", iterations = what OpenSpiel completed) is run with
+  evaluator = "exact", max_iterations = what OpenSpiel completed) is run with
   `metagame run CFG --out DIR --json`; the process wall time (median of
   --mg-repeats runs) and the last `elapsed_s` are both reported.
 XFP: fictitious_play.XFPSolver on Leduc vs `algorithm = "xfp"`; NashConv of
@@ -157,8 +157,17 @@ def _oracle_target_aggregation(no_eps):
         best_response_oracle.utils.aggregate_policies = saved
 
 
-def load_game(name):
-    return pyspiel.load_game_as_turn_based(name, {"players": 2})
+def load_game(spec):
+    """`kuhn_poker` or `kuhn_poker(players=3)` (metagame's game strings)."""
+    name, players = spec, 2
+    if "(" in spec:
+        name, params = spec.rstrip(")").split("(", 1)
+        for kv in params.split(","):
+            key, value = kv.split("=")
+            if key.strip() != "players":
+                raise ValueError(f"unsupported game parameter {key} in {spec}")
+            players = int(value)
+    return pyspiel.load_game_as_turn_based(name, {"players": players})
 
 
 def make_psro(game, solver_name, clean=False):
@@ -387,7 +396,9 @@ def fr(a, b):
 
 def print_psro_table(os_rec, mg_rec):
     game, solver = os_rec["game"], os_rec["meta_solver"]
-    print(f"\n### {game} / {solver}  (exact payoffs, exact BR)")
+    warm = (mg_rec or {}).get("config", {}).get("warm_start")
+    print(f"\n### {game} / {solver}  (exact payoffs, exact BR; metagame "
+          f"warm_start = {str(warm).lower()})")
     if os_rec.get("error"):
         print(f"OpenSpiel error: {os_rec['error']}")
     if os_rec.get("stop", "").startswith("budget"):
@@ -736,7 +747,7 @@ def diagnose(mg, iterations=4):
     for n in sorted({2, 3, iterations}):
         mg_runs[n] = mg.run({"game": game_name, "algorithm": "psro",
                              "meta_solver": solver_name, "evaluator": "exact",
-                             "iterations": n}, keep_files=True)
+                             "max_iterations": n}, keep_files=True)
     mg_full = mg_runs[iterations]
     if mg_full.get("error"):
         print(f"metagame error: {mg_full['error']}")
@@ -892,6 +903,9 @@ def main():
                     help="metagame runs per setting (median wall time)")
     ap.add_argument("--keep-meta-game", action="store_true",
                     help="store the OpenSpiel meta-game at every iteration")
+    ap.add_argument("--warm-start", choices=["on", "off", "both"], default="off",
+                    help="metagame's warm_start: off (cold meta-solves, as "
+                         "OpenSpiel), on, or both (two metagame runs)")
     ap.add_argument("--out", default=os.path.join(RESULTS, "psro.json"))
     args = ap.parse_args()
 
@@ -938,24 +952,30 @@ def main():
                     os_rec = {"game": game, "meta_solver": solver,
                               "iterations": []}
                     done = n
-                mg_rec = None
-                if mg.available():
-                    mg_config = {"game": game, "algorithm": "psro",
-                                 "meta_solver": solver,
-                                 "oracle": args.oracle,
-                                 "evaluator": "exact",
-                                 "iterations": done}
-                    if args.oracle == "exact-br-trembling":
-                        mg_config["tremble"] = args.tremble
-                    mg_rec = mg.run(mg_config)
-                    log(f"[metagame] {key}: "
-                        + (mg_rec.get("error") or
-                           f"{mg_rec.get('last_iteration')} iterations, "
-                           f"{ft(mg_rec.get('wall_median_s'))}"))
-                results["psro"][key] = {"openspiel": os_rec,
-                                        "metagame": strip_lines(mg_rec),
-                                        "measured": _stamp()}
-                pairs.append((os_rec, mg_rec))
+                warm = {"on": [True], "off": [False],
+                        "both": [False, True]}[args.warm_start]
+                for warm_start in warm:
+                    mg_rec = None
+                    if mg.available():
+                        mg_config = {"game": game, "algorithm": "psro",
+                                     "meta_solver": solver,
+                                     "oracle": args.oracle,
+                                     "evaluator": "exact",
+                                     "max_iterations": done,
+                                     "warm_start": warm_start}
+                        if args.oracle == "exact-br-trembling":
+                            mg_config["tremble"] = args.tremble
+                        mg_rec = mg.run(mg_config)
+                        log(f"[metagame warm_start={warm_start}] {key}: "
+                            + (mg_rec.get("error") or
+                               f"{mg_rec.get('last_iteration')} iterations, "
+                               f"{ft(mg_rec.get('wall_median_s'))}"))
+                    wkey = key + ("" if len(warm) == 1 else
+                                  f" warm_start={str(warm_start).lower()}")
+                    results["psro"][wkey] = {"openspiel": os_rec,
+                                             "metagame": strip_lines(mg_rec),
+                                             "measured": _stamp()}
+                    pairs.append((os_rec, mg_rec))
     xfp_pair = None
     if args.xfp_iterations > 0:
         log(f"[xfp] leduc_poker: {args.xfp_iterations} iterations")
@@ -964,7 +984,7 @@ def main():
         mg_x = None
         if mg.available():
             mg_x = mg.run({"game": "leduc_poker", "algorithm": "xfp",
-                           "iterations": args.xfp_iterations})
+                           "max_iterations": args.xfp_iterations})
         results["xfp"] = {"leduc_poker": {"openspiel": os_x,
                                           "metagame": strip_lines(mg_x),
                                           "measured": _stamp()}}

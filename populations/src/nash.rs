@@ -3,6 +3,7 @@
 
 use metagame_games::NormalFormGame;
 use metagame_solvers::lemke_howson::LemkeHowson;
+use metagame_solvers::logit::Logit;
 use metagame_solvers::lp::LpNash;
 use metagame_solvers::support_enumeration::equilibrium_on_support;
 use metagame_solvers::{MetaSolver, Solution, SolveError, Status};
@@ -15,7 +16,8 @@ use metagame_solvers::{MetaSolver, Solution, SolveError, Status};
 ///   an interior-point solve itself), then Lemke–Howson (which tries every label), then an
 ///   exact solve on the support of the best answer so far;
 /// - other 2-player games: Lemke–Howson, then the support of its answer;
-/// - 3 or more players: not supported (an error that names the alternatives).
+/// - 3 or more players: the logit quantal-response path with Newton refinement on the
+///   supports it finds ([`Logit`]).
 ///
 /// When nothing certifies, [`SolveError::Numerical`] says what each method ended with: a
 /// training loop stops there instead of continuing from an uncertified mixture.
@@ -39,21 +41,16 @@ impl MetaSolver for Nash {
         "nash"
     }
     fn solve(&self, game: &NormalFormGame) -> metagame_solvers::Result<Solution> {
-        if game.num_players() != 2 {
-            return Err(SolveError::Unsupported {
-                solver: "nash",
-                reason: format!(
-                    "{} players; the nash meta-solver needs 2 (use prd, rm, alpha-rank or cce)",
-                    game.num_players()
-                ),
-            });
-        }
         let scale = game.payoff_scale();
         let mut methods: Vec<Box<dyn MetaSolver>> = Vec::new();
-        if game.constant_sum(1e-9 * scale).is_some() {
-            methods.push(Box::new(LpNash::default()));
+        if game.num_players() != 2 {
+            methods.push(Box::new(Logit::default()));
+        } else {
+            if game.constant_sum(1e-9 * scale).is_some() {
+                methods.push(Box::new(LpNash::default()));
+            }
+            methods.push(Box::new(LemkeHowson::default()));
         }
-        methods.push(Box::new(LemkeHowson::default()));
 
         let mut tried: Vec<String> = Vec::new();
         let mut best: Option<Solution> = None;
@@ -67,8 +64,9 @@ impl MetaSolver for Nash {
                         solution.status,
                         solution.certificate.nash_conv
                     ));
-                    let better =
-                        best.as_ref().is_none_or(|b| solution.certificate.nash_conv < b.certificate.nash_conv);
+                    let better = best
+                        .as_ref()
+                        .is_none_or(|b| solution.certificate.nash_conv < b.certificate.nash_conv);
                     if better && solution.certificate.nash_conv.is_finite() {
                         best = Some(solution);
                     }
@@ -76,13 +74,10 @@ impl MetaSolver for Nash {
                 Err(e) => tried.push(format!("{} failed: {e}", method.name())),
             }
         }
-        // Last: the exact equilibrium on the support of the best answer, if there is one.
-        if let Some(b) = &best {
-            let supports: Vec<Vec<usize>> = b
-                .strategies
-                .iter()
-                .map(|s| (0..s.len()).filter(|&i| s[i] > 1e-9).collect())
-                .collect();
+        // Last (2 players): the exact equilibrium on the support of the best answer.
+        if let Some(b) = best.as_ref().filter(|_| game.num_players() == 2) {
+            let supports: Vec<Vec<usize>> =
+                b.strategies.iter().map(|s| (0..s.len()).filter(|&i| s[i] > 1e-9).collect()).collect();
             match equilibrium_on_support(game, &supports) {
                 Ok(Some(solution)) if Self::certified(game, &solution) => return Ok(solution),
                 Ok(_) => tried.push("no equilibrium on the best answer's support".into()),
