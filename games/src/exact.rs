@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::policy::TabularPolicy;
 use crate::tree::{GameTree, InfosetId, NodeKind};
 
-fn check_profile(tree: &GameTree, profile: &[&TabularPolicy]) -> Result<()> {
+pub(crate) fn check_profile(tree: &GameTree, profile: &[&TabularPolicy]) -> Result<()> {
     if profile.len() != tree.num_players() {
         return Err(Error::Shape(format!(
             "a profile needs one policy per player ({}), got {}",
@@ -22,7 +22,12 @@ fn check_profile(tree: &GameTree, profile: &[&TabularPolicy]) -> Result<()> {
 
 /// Reach probability of every node: chance times every player's action probabilities,
 /// except `excluded`'s (pass `None` for the full reach).
-fn reach(tree: &GameTree, profile: &[&TabularPolicy], excluded: Option<usize>, out: &mut Vec<f64>) {
+pub(crate) fn reach(
+    tree: &GameTree,
+    profile: &[&TabularPolicy],
+    excluded: Option<usize>,
+    out: &mut Vec<f64>,
+) {
     reach_trembling(tree, profile, excluded, 0.0, out)
 }
 

@@ -14,6 +14,8 @@
 //!   dense `[infosets × actions]` table over it.
 //! - [`expected_returns`], [`best_response`], [`nash_conv`], [`exploitability`] and
 //!   [`aggregate`] (a mixture of policies as one behaviour policy) walk the tree.
+//! - [`sequence_form`]: sequences, realisation plans and reach probabilities on the tree,
+//!   for the CFR family and learners.
 //! - [`testing::check_game`]: the conformance check every game passes.
 //!
 //! # Example
@@ -44,6 +46,7 @@ mod policy;
 mod pure_strategies;
 pub mod registry;
 mod sampled;
+pub mod sequence_form;
 pub mod testing;
 mod tree;
 
@@ -63,4 +66,5 @@ pub use policy::{ROW_SUM_TOLERANCE, TabularPolicy};
 pub use pure_strategies::{MAX_PURE_PROFILES, num_pure_strategies, pure_strategy};
 pub use registry::{AnyGame, AnyState};
 pub use sampled::SampledEvaluator;
+pub use sequence_form::{RealizationPlan, SequenceId, reach_probabilities};
 pub use tree::{GameTree, InfosetId, MAX_NODES, NodeKind};
