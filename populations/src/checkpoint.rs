@@ -10,8 +10,9 @@ use serde::de::DeserializeOwned;
 
 use crate::error::{Error, Result};
 
-/// Format version written into every checkpoint; readers refuse other versions.
-pub const CHECKPOINT_VERSION: u32 = 1;
+/// Format version written into every checkpoint; readers refuse other versions. Version 2
+/// (issue 10): configs as per-algorithm sections, loop states without the algorithm tag.
+pub const CHECKPOINT_VERSION: u32 = 2;
 
 #[derive(Serialize, serde::Deserialize)]
 struct Envelope<T> {
@@ -56,7 +57,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 pub fn save<T: Serialize>(path: &Path, payload: &T) -> Result<()> {
     let envelope = Envelope { format: "metagame-checkpoint".into(), version: CHECKPOINT_VERSION, payload };
     let bytes = serde_json::to_vec(&envelope)
-        .map_err(|e| Error::Checkpoint { path: path.into(), reason: format!("cannot serialise: {e}") })?;
+        .map_err(|source| Error::CheckpointJson { path: path.into(), source })?;
     write_atomic(path, &bytes)
 }
 
@@ -64,13 +65,13 @@ pub fn save<T: Serialize>(path: &Path, payload: &T) -> Result<()> {
 ///
 /// # Errors
 ///
-/// [`Error::Io`] when it cannot be read; [`Error::Checkpoint`] when it is corrupt, not a
-/// checkpoint, or of another version.
+/// [`Error::Io`] when it cannot be read; [`Error::CheckpointJson`] when it is corrupt;
+/// [`Error::Checkpoint`] when it is not a checkpoint, or of another version.
 pub fn load<T: DeserializeOwned>(path: &Path) -> Result<T> {
     let bytes = fs::read(path).map_err(|source| Error::Io { path: path.into(), source })?;
     let bad = |reason: String| Error::Checkpoint { path: path.into(), reason };
-    let value: serde_json::Value =
-        serde_json::from_slice(&bytes).map_err(|e| bad(format!("corrupt (not valid JSON: {e})")))?;
+    let value: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|source| Error::CheckpointJson { path: path.into(), source })?;
     if value.get("format").and_then(|f| f.as_str()) != Some("metagame-checkpoint") {
         return Err(bad("not a metagame checkpoint".into()));
     }
@@ -78,6 +79,7 @@ pub fn load<T: DeserializeOwned>(path: &Path) -> Result<T> {
     if version != Some(u64::from(CHECKPOINT_VERSION)) {
         return Err(bad(format!("version {version:?}, this build reads version {CHECKPOINT_VERSION}")));
     }
-    let envelope: Envelope<T> = serde_json::from_value(value).map_err(|e| bad(format!("corrupt: {e}")))?;
+    let envelope: Envelope<T> = serde_json::from_value(value)
+        .map_err(|source| Error::CheckpointJson { path: path.into(), source })?;
     Ok(envelope.payload)
 }

@@ -28,6 +28,14 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A checkpoint that could not be written or parsed as JSON.
+    #[error("checkpoint {path}: corrupt or not serialisable: {source}")]
+    CheckpointJson {
+        /// The file.
+        path: PathBuf,
+        /// The JSON error.
+        source: serde_json::Error,
+    },
     /// A file that could not be written or read.
     #[error("{path}: {source}")]
     Io {

@@ -1,6 +1,6 @@
 //! `PayoffTable`: the empirical meta-game, grown by rows and columns as members arrive.
 
-use metagame_games::{MatchTotals, NormalFormGame};
+use metagame_games::{MatchTotals, NormalFormGame, PlayerId};
 use ndarray::{ArrayD, IxDyn};
 use serde::{Deserialize, Serialize};
 
@@ -75,9 +75,14 @@ impl PayoffTable {
     }
 
     /// Add one member to `player`'s axis; its entries start missing.
-    pub fn grow(&mut self, player: usize) {
+    ///
+    /// # Panics
+    ///
+    /// If `player` is not a player of the table (a caller bug).
+    #[track_caller]
+    pub fn grow(&mut self, player: PlayerId) {
         let mut new_shape = self.shape.clone();
-        new_shape[player] += 1;
+        new_shape[player.0] += 1;
         let total: usize = new_shape.iter().product();
         let mut entries = vec![None; total];
         for (flat, entry) in self.entries.drain(..).enumerate() {

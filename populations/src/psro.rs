@@ -258,7 +258,7 @@ impl<'t> Psro<'t> {
         };
         let mut psro = Self::with_state(tree, config, meta_solver, oracle, evaluator, state, 0.0)?;
         let mut table = PayoffTable::new(n);
-        for p in 0..n {
+        for p in players(n) {
             table.grow(p);
         }
         let policies: Vec<Vec<&TabularPolicy>> =
@@ -401,7 +401,7 @@ impl<'t> Psro<'t> {
         let mut policies: Vec<Vec<&TabularPolicy>> =
             players(n).map(|p| self.state.population.policies(p)).collect();
         for m in &members {
-            table.grow(m.player.0);
+            table.grow(m.player);
             policies[m.player.0].push(&m.policy);
         }
         let (meta_strategies, report) =

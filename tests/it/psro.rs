@@ -201,7 +201,7 @@ fn incremental_payoff_table_equals_batch_recomputation() {
     let mut batch = PayoffTable::new(2);
     for player in 0..2 {
         for _ in 0..state.population.sizes()[player] {
-            batch.grow(player);
+            batch.grow(PlayerId(player));
         }
     }
     let policies0 = state.population.policies(PlayerId(0));
