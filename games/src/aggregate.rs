@@ -67,8 +67,14 @@ pub fn aggregate_into(
     }
     for i in infosets.clone() {
         let li = i - infosets.start;
-        let (src, total) = if denom[li] > 0.0 {
-            (&numer[li * a..(li + 1) * a], denom[li])
+        let row_numer = &numer[li * a..(li + 1) * a];
+        let numer_sum: f64 = row_numer.iter().sum();
+        // Σ_a numer = denom in exact arithmetic; when reach probabilities are so small that
+        // the products underflow, the row is normalised by what is left of it instead.
+        let (src, total) = if denom[li] > 0.0 && numer_sum >= 0.5 * denom[li] {
+            (row_numer, denom[li])
+        } else if numer_sum > 0.0 {
+            (row_numer, numer_sum)
         } else {
             let f = &fallback[li * a..(li + 1) * a];
             (f, f.iter().sum())

@@ -337,6 +337,11 @@ fn a_long_game_builds_and_evaluates_on_a_small_stack() {
         mixed.validate(&tree).expect("a valid policy");
         let deep = tree.infoset_by_key(&format!("step {}", length - 1)).expect("the last step");
         assert_eq!(mixed.row(deep), &[0.0, 1.0]);
+        // Uniform play mixed with itself: own-reach probabilities underflow to 0 past step
+        // ~2 100, and every row must still be a distribution (the uniform one).
+        let mixed = aggregate(&tree, &[&uniform, &uniform], &[0.5, 0.5]).expect("aggregates");
+        mixed.validate(&tree).expect("a valid policy after underflow");
+        assert_eq!(mixed.row(deep), &[0.5, 0.5]);
         let _ = FlatTree::new(&tree);
         (value, nash_conv, tree.num_nodes())
     });
