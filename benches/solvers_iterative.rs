@@ -67,6 +67,38 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
+/// The deviation-payoff pass as it was before issue 9 (one profile at a time, the others'
+/// probability as prefix·suffix products): the baseline of `deviation_payoffs`, which must
+/// give the same bits (tests/it/warm_start.rs).
+fn plain_pass(game: &NormalFormGame, strategies: &[Vec<f64>], out: &mut [Vec<f64>]) {
+    let shape = game.shape();
+    let n = shape.len();
+    let payoffs: Vec<&[f64]> = (0..n).map(|p| game.payoffs(p).as_slice().unwrap()).collect();
+    let (mut prefix, mut suffix, mut index) = (vec![1.0; n + 1], vec![1.0; n + 1], vec![0; n]);
+    out.iter_mut().for_each(|o| o.fill(0.0));
+    for flat in 0..game.num_profiles() {
+        for p in 0..n {
+            prefix[p + 1] = prefix[p] * strategies[p][index[p]];
+        }
+        for p in (0..n).rev() {
+            suffix[p] = suffix[p + 1] * strategies[p][index[p]];
+        }
+        for p in 0..n {
+            let w = prefix[p] * suffix[p + 1];
+            if w != 0.0 {
+                out[p][index[p]] += w * payoffs[p][flat];
+            }
+        }
+        for p in (0..n).rev() {
+            index[p] += 1;
+            if index[p] < shape[p] {
+                break;
+            }
+            index[p] = 0;
+        }
+    }
+}
+
 /// The n-player tensor path (issue 9): one deviation-payoff pass, and a PRD solve whose every
 /// step is one such pass, on the meta-game sizes of a long 3-player PSRO run.
 fn bench_tensor(c: &mut Criterion) {
@@ -83,6 +115,12 @@ fn bench_tensor(c: &mut Criterion) {
             })
             .collect();
         let mut out: Vec<Vec<f64>> = vec![vec![0.0; n]; players];
+        group.bench_with_input(BenchmarkId::new("deviation_payoffs_plain", &label), &game, |b, g| {
+            b.iter(|| {
+                plain_pass(g, black_box(&profile), &mut out);
+                black_box(&out);
+            })
+        });
         group.bench_with_input(BenchmarkId::new("deviation_payoffs", &label), &game, |b, g| {
             let mut pass = DeviationPayoffs::new(g);
             b.iter(|| {

@@ -333,8 +333,9 @@ pub struct DeviationPayoffs<'g> {
     suffix: Vec<Vec<f64>>,
 }
 
-/// Multiply-adds per pass (`num_profiles · num_players`) from which a pass uses rayon.
-const PARALLEL_WORK: usize = 1 << 16;
+/// Multiply-adds per pass (`num_profiles · num_players`) from which a pass uses rayon
+/// (below it a pass takes under about 50 µs on one core, and splitting it does not pay).
+const PARALLEL_WORK: usize = 1 << 18;
 /// The fewest output entries a parallel task computes (a few SIMD vectors per row).
 const MIN_TASK_WIDTH: usize = 16;
 
@@ -362,11 +363,7 @@ impl<'g> DeviationPayoffs<'g> {
                 }
                 let mut moved = vec![0.0; flat.len()];
                 for (src, dst) in flat.chunks_exact(k * inner).zip(moved.chunks_exact_mut(k * inner)) {
-                    for (s, row) in src.chunks_exact(inner).enumerate() {
-                        for (i, &u) in row.iter().enumerate() {
-                            dst[i * k + s] = u;
-                        }
-                    }
+                    transpose(src, dst, k, inner);
                 }
                 Cow::Owned(moved)
             })
@@ -385,7 +382,7 @@ impl<'g> DeviationPayoffs<'g> {
     /// # Complexity
     ///
     /// O(num_profiles · num_players), split over rayon's threads from
-    /// 2^16 multiply-adds on.
+    /// 2^18 multiply-adds on.
     #[track_caller]
     pub fn compute(&mut self, strategies: &[Vec<f64>], out: &mut [Vec<f64>]) {
         self.game.check_strategies(strategies);
@@ -420,6 +417,20 @@ impl<'g> DeviationPayoffs<'g> {
         } else {
             for (p, o) in out.iter_mut().enumerate() {
                 accumulate(&layouts[p], &prefix[p], &suffix[p], 0, o);
+            }
+        }
+    }
+}
+
+/// `dst = srcᵀ` for a row-major `rows × cols` matrix `src`, in cache-sized tiles.
+fn transpose(src: &[f64], dst: &mut [f64], rows: usize, cols: usize) {
+    const TILE: usize = 16;
+    for r0 in (0..rows).step_by(TILE) {
+        for c0 in (0..cols).step_by(TILE) {
+            for r in r0..(r0 + TILE).min(rows) {
+                for c in c0..(c0 + TILE).min(cols) {
+                    dst[c * rows + r] = src[r * cols + c];
+                }
             }
         }
     }
