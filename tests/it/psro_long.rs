@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use metagame::games::{ExactEvaluator, GameTree, NormalFormGame, registry};
 use metagame::populations::meta::Nash;
-use metagame::populations::{Error, ExactBestResponse, Psro, PsroConfig, StopReason};
+use metagame::populations::{Error, ExactBestResponse, Psro, PsroConfig, RunLimits, StopReason, run_loop};
 use metagame::solvers::{MetaSolver, Solution, SolveError, Status};
 
 fn tree(spec: &str) -> GameTree {
@@ -17,18 +17,19 @@ fn tree(spec: &str) -> GameTree {
 #[test]
 fn leduc_psro_nash_stays_at_its_equilibrium_and_stops_converged() {
     let t = tree("leduc_poker");
-    let config = PsroConfig::builder().max_iterations(400).build().unwrap();
     let oracle = ExactBestResponse::trembling(1e-2);
-    let mut p = Psro::new(&t, config, Box::new(Nash), Box::new(oracle), Box::new(ExactEvaluator)).unwrap();
-    let reason = p.run(&mut ()).unwrap();
+    let mut p =
+        Psro::new(&t, PsroConfig::default(), Box::new(Nash), Box::new(oracle), Box::new(ExactEvaluator)).unwrap();
+    let reason = run_loop(&mut p, &RunLimits::iterations(400), &mut ()).unwrap();
     assert_eq!(reason, StopReason::Converged);
     let curve: Vec<f64> = p.reports().iter().map(|r| r.nash_conv).collect();
     let reached = curve.iter().position(|&x| x <= 1e-9).expect("NashConv reaches 1e-9");
     assert!(curve[reached..].iter().all(|&x| x <= 1e-9), "NashConv rose again after iteration {reached}");
     assert!(p.reports().len() < 400, "converged runs stop early");
     for r in p.reports() {
-        assert_eq!(r.meta_status, Status::Solved, "iteration {}", r.iteration);
-        assert!(r.meta_nash_conv <= 1e-9 * 13.0, "iteration {}: {}", r.iteration, r.meta_nash_conv);
+        let meta = r.meta_game.as_ref().unwrap();
+        assert_eq!(meta.meta_status, Status::Solved, "iteration {}", r.iteration);
+        assert!(meta.meta_nash_conv <= 1e-9 * 13.0, "iteration {}: {}", r.iteration, meta.meta_nash_conv);
     }
 }
 
@@ -53,7 +54,7 @@ impl MetaSolver for FailsAt {
 #[test]
 fn a_failed_meta_solve_stops_the_run_with_its_iteration() {
     let t = tree("kuhn_poker");
-    let config = PsroConfig::builder().max_iterations(10).convergence_tolerance(0.0).build().unwrap();
+    let config = PsroConfig::builder().convergence_tolerance(0.0).build().unwrap();
     // Call 0 is iteration 0's solve; call 3 is iteration 3's.
     let meta = FailsAt { call: AtomicUsize::new(0), fail_at: 3 };
     let mut p = Psro::new(
@@ -64,7 +65,7 @@ fn a_failed_meta_solve_stops_the_run_with_its_iteration() {
         Box::new(ExactEvaluator),
     )
     .unwrap();
-    let err = p.run(&mut ()).unwrap_err();
+    let err = run_loop(&mut p, &RunLimits::iterations(10), &mut ()).unwrap_err();
     match &err {
         Error::AtIteration { iteration, .. } => assert_eq!(*iteration, 3),
         other => panic!("unexpected error {other}"),
