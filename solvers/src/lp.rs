@@ -241,11 +241,12 @@ fn simplex_profile(
     cleanup_pivot_tolerance: f64,
 ) -> (Vec<Vec<f64>>, SimplexEnd, usize) {
     let scaled = linalg::normalized(a);
+    let exact = binary_scaled(a);
     let mut best: Option<Candidate> = None;
     let mut lp = Simplex::new(&scaled);
     let end = lp.solve(cap, cleanup_pivot_tolerance, |lp| {
-        let raw = Candidate::new(scaled.view(), lp.profile());
-        let polished = polish(scaled.view(), &lp.supports()).map(|p| Candidate::new(scaled.view(), p));
+        let raw = Candidate::new(exact.view(), lp.profile());
+        let polished = polish(exact.view(), &lp.supports()).map(|p| Candidate::new(exact.view(), p));
         best = Some(raw.or(polished).or(best.take()));
     });
     // INVARIANT: `solve` observes at least once.
@@ -319,7 +320,7 @@ fn interior_candidates(a: ArrayView2<'_, f64>, aim: f64, cap: usize) -> Result<(
     let ipm = interior::solve(&scaled)?;
     let mut count = ipm.iterations;
     let supports = (interior_support(&ipm.x), interior_support(&ipm.y));
-    let mut best = polish(scaled.view(), &supports).map(|p| Candidate::new(a, p));
+    let mut best = polish(binary_scaled(a).view(), &supports).map(|p| Candidate::new(a, p));
     let cleaned = [ipm.x, ipm.y].map(|s| linalg::clean_distribution(s, f64::INFINITY));
     if let [Some(x), Some(y)] = cleaned {
         best = Some(Candidate::new(a, vec![x, y]).or(best));
@@ -415,6 +416,19 @@ fn value_and_gap(a: ArrayView2<'_, f64>, s: &[Vec<f64>]) -> (f64, f64) {
     let upper = ay.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let lower = xa.iter().copied().fold(f64::INFINITY, f64::min);
     (value, (upper - lower).max(0.0))
+}
+
+/// `a` times the power of two that brings its largest entry into `[0.5, 1)`: exact (so
+/// polishing on it gives the same bits as on `a`) and safe from overflow.
+fn binary_scaled(a: ArrayView2<'_, f64>) -> Array2<f64> {
+    let largest = a.iter().fold(0.0_f64, |acc, &x| acc.max(x.abs()));
+    if largest == 0.0 || !largest.is_finite() {
+        return a.to_owned();
+    }
+    let exponent = largest.log2().floor() as i32 + 1;
+    // Two steps, so that neither factor over- or underflows.
+    let (first, second) = (exponent / 2, exponent - exponent / 2);
+    a.mapv(|x| x * 2f64.powi(-first) * 2f64.powi(-second))
 }
 
 /// Re-solve the equalising conditions on the supports `(rows, cols)` (of the final basis,
