@@ -1,0 +1,42 @@
+//! The one error type of the learners crate.
+
+/// Everything that can go wrong in `metagame-learners` on bad input.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Bad game input (from the games crate): a policy of another game, a row that is not a
+    /// distribution.
+    #[error(transparent)]
+    Game(#[from] metagame_games::Error),
+    /// A hyperparameter out of its range (the message names the field).
+    #[error("invalid config: {0}")]
+    Config(String),
+    /// A learner name that the registry does not know.
+    #[error("unknown learner `{name}`; known learners: {known}")]
+    UnknownLearner {
+        /// The name asked for.
+        name: String,
+        /// The names that exist, comma separated.
+        known: String,
+    },
+    /// A training budget of zero episodes.
+    #[error("the training budget is zero episodes")]
+    ZeroBudget,
+    /// A seat the game does not have.
+    #[error("seat {seat} does not exist in a {num_players}-player game")]
+    Seat {
+        /// The seat asked for.
+        seat: usize,
+        /// The game's number of players.
+        num_players: usize,
+    },
+    /// An opponent sampler that does not fit the game or the learner's seat.
+    #[error("bad opponents: {0}")]
+    Opponents(String),
+    /// Value estimates that were not made for this game or seat.
+    #[error("value estimates do not fit: {0}")]
+    Values(String),
+}
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,80 @@
+//! # metagame-learners
+//!
+//! Learned best responses: reinforcement learning of one seat of a game from sampled
+//! episodes, for oracles (PSRO's trained responses) and leagues (exploiters).
+//!
+//! - [`Learner`]: trains a seat against an [`OpponentSampler`] (a distribution over
+//!   opponent policies, one drawn per seat and episode) within a budget of episodes; hands
+//!   out its policy as a [`TabularPolicy`](metagame_games::TabularPolicy) for exact
+//!   evaluation, its action values as a [`ValueTable`], and [`TrainingStats`].
+//! - [`QLearner`]: tabular Q-learning over information states (ε-greedy, [`Schedule`]s for
+//!   ε and the step size, the target at the learner's next decision point).
+//! - [`ActorCritic`]: a softmax policy trained by policy gradient against a learned critic,
+//!   current or average policy out.
+//! - [`MinimaxExploiter`]: wraps a learner and shapes its reward with a frozen main agent's
+//!   values ([`MinimaxShaping`], REFERENCE.md §5); α = 0 is the plain learner.
+//! - [`learner_by_name`]: the learners by their config names.
+//!
+//! Episodes are played on the game's flat tree with all randomness from Philox keyed by
+//! (seed, seat, episode), in parallel batches applied in episode order: a run is
+//! bit-identical on any number of threads (see [`episodes`]).
+//!
+//! # Example
+//!
+//! ```
+//! use metagame_games::{best_response, expected_returns, registry, GameTree, TabularPolicy};
+//! use metagame_learners::{ActorCritic, ActorCriticConfig, Learner, OpponentSampler, Start};
+//!
+//! let tree = GameTree::build(&registry::load("kuhn_poker")?)?;
+//! let uniform = TabularPolicy::uniform(&tree);
+//! let mut learner = ActorCritic::new(&tree, 1, 3, ActorCriticConfig::default(), Start::Fresh)?;
+//! learner.train(&tree, &OpponentSampler::fixed(&uniform), 50_000)?;
+//! let (_, best) = best_response(&tree, 1, &[&uniform, &uniform])?;
+//! let learned = expected_returns(&tree, &[&uniform, &learner.policy()])?[1];
+//! assert!(best - learned < 0.04);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod actor_critic;
+pub mod episodes;
+mod error;
+mod learner;
+mod minimax;
+mod q_learning;
+mod schedule;
+mod values;
+
+pub use actor_critic::{ActorCritic, ActorCriticConfig, PolicyOutput};
+pub use episodes::{Opponent, OpponentSampler};
+pub use error::{Error, Result};
+pub use learner::{Learner, ShapedLearner, Start, TrainingStats};
+pub use minimax::{MinimaxConfig, MinimaxExploiter, MinimaxShaping};
+pub use q_learning::{QLearner, QLearningConfig};
+pub use schedule::Schedule;
+pub use values::ValueTable;
+
+use metagame_games::GameTree;
+
+/// The names [`learner_by_name`] knows.
+pub const LEARNER_NAMES: [&str; 2] = ["q-learning", "actor-critic"];
+
+/// A learner by its config name with default settings.
+///
+/// # Errors
+///
+/// [`Error::UnknownLearner`] for a name not in [`LEARNER_NAMES`]; as the learner's `new`.
+pub fn learner_by_name(
+    name: &str,
+    tree: &GameTree,
+    seat: usize,
+    seed: u64,
+    start: Start<'_>,
+) -> Result<Box<dyn Learner>> {
+    match name {
+        "q-learning" => Ok(Box::new(QLearner::new(tree, seat, seed, QLearningConfig::default(), start)?)),
+        "actor-critic" => {
+            Ok(Box::new(ActorCritic::new(tree, seat, seed, ActorCriticConfig::default(), start)?))
+        }
+        _ => Err(Error::UnknownLearner { name: name.to_owned(), known: LEARNER_NAMES.join(", ") }),
+    }
+}
