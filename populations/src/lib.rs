@@ -35,6 +35,7 @@ mod population;
 mod psro;
 mod report;
 mod settings;
+mod trained_response;
 mod training_loop;
 mod xfp;
 
@@ -50,5 +51,6 @@ pub use payoff_table::{Entry, PayoffTable};
 pub use population::{Member, PolicyId, Population, Provenance};
 pub use psro::{Psro, PsroConfig, PsroConfigBuilder, PsroState};
 pub use report::{IterationReport, MetaGameReport, Observer, PhaseTimes, StopReason};
+pub use trained_response::{MinimaxQConfig, TrainedResponse};
 pub use training_loop::{RunLimits, RunLimitsBuilder, TrainingLoop, run_loop, run_loop_with};
 pub use xfp::{Xfp, XfpState};

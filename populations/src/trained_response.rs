@@ -1,0 +1,166 @@
+//! `TrainedResponse`: an [`Oracle`] whose responses are learned from sampled episodes by a
+//! learner of `metagame-learners` (Q-learning, actor-critic, or a Minimax-shaped Q-learner).
+
+use std::time::Instant;
+
+use metagame_learners::{
+    ActorCritic, ActorCriticConfig, Learner, MinimaxConfig, MinimaxExploiter, Opponent, OpponentSampler,
+    QLearner, QLearningConfig, Start, ValueTable,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::oracle::{Budget, Oracle, Response, ResponseRequest, TrainingStats};
+
+/// Settings of the Minimax-shaped Q-learning oracle: the learner's and the shaping's.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
+pub struct MinimaxQConfig {
+    /// The Q-learner (its `episodes_per_response` and `warm_start` apply).
+    pub learner: QLearningConfig,
+    /// α, γ and the main agent's seat.
+    pub shaping: MinimaxConfig,
+}
+
+#[derive(Clone, Debug)]
+enum Method {
+    QLearning(QLearningConfig),
+    ActorCritic(ActorCriticConfig),
+    MinimaxQ(MinimaxQConfig, ValueTable),
+}
+
+/// An oracle that trains a fresh learner per request (or one warm started from the
+/// request's policy, when its config's `warm_start` is set): the request's opponents with
+/// their weights become the learner's opponent sampler, `request.seed` its seed,
+/// [`Budget::Episodes`] its budget (the config's `episodes_per_response` when the budget is
+/// unlimited). The response is the learner's policy (its seat's rows; the other rows are
+/// uniform or the warm start's) and carries the episodes used.
+///
+/// # Examples
+///
+/// ```
+/// use metagame_games::{registry, GameTree, PlayerId, TabularPolicy};
+/// use metagame_learners::QLearningConfig;
+/// use metagame_populations::{Budget, Oracle, PolicyId, ResponseRequest, TrainedResponse, WeightedMember};
+///
+/// let tree = GameTree::build(&registry::load("kuhn_poker")?)?;
+/// let uniform = TabularPolicy::uniform(&tree);
+/// let opponents = vec![WeightedMember::new(PlayerId(1), PolicyId(0), &uniform, 1.0)];
+/// let request = ResponseRequest::new(&tree, PlayerId(0), opponents, &uniform, 7)
+///     .with_budget(Budget::Episodes(20_000));
+/// let mut oracle = TrainedResponse::q_learning(QLearningConfig::default())?;
+/// let response = oracle.respond(&request)?;
+/// assert_eq!(response.stats.episodes, 20_000);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct TrainedResponse {
+    method: Method,
+    last_values: Option<ValueTable>,
+}
+
+/// A learners error as a populations error (game errors keep their type).
+fn learner_error(e: metagame_learners::Error) -> Error {
+    match e {
+        metagame_learners::Error::Game(g) => Error::Game(g),
+        other => Error::Config(other.to_string()),
+    }
+}
+
+impl TrainedResponse {
+    fn with(method: Method) -> Self {
+        Self { method, last_values: None }
+    }
+
+    /// Responses learned by tabular Q-learning (config name `q-learning`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] for a config out of range.
+    pub fn q_learning(config: QLearningConfig) -> Result<Self> {
+        config.validate().map_err(learner_error)?;
+        Ok(Self::with(Method::QLearning(config)))
+    }
+
+    /// Responses learned by tabular actor-critic (config name `actor-critic`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] for a config out of range.
+    pub fn actor_critic(config: ActorCriticConfig) -> Result<Self> {
+        config.validate().map_err(learner_error)?;
+        Ok(Self::with(Method::ActorCritic(config)))
+    }
+
+    /// Responses learned by Q-learning with the Minimax Exploiter's reward shaping from a
+    /// frozen main agent's values (config name `minimax-q`); the values are checked against
+    /// the game at each request.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] for a config out of range (α or γ outside [0, 1] included).
+    pub fn minimax_q(config: MinimaxQConfig, main_values: ValueTable) -> Result<Self> {
+        config.learner.validate().map_err(learner_error)?;
+        config.shaping.validate().map_err(learner_error)?;
+        Ok(Self::with(Method::MinimaxQ(config, main_values)))
+    }
+
+    /// The value estimates of the learner that answered the last request, if any.
+    pub fn last_values(&self) -> Option<&ValueTable> {
+        self.last_values.as_ref()
+    }
+
+    fn train(&self, request: &ResponseRequest<'_>) -> metagame_learners::Result<(Box<dyn Learner>, u64)> {
+        let (per_response, warm) = match &self.method {
+            Method::QLearning(c) => (c.episodes_per_response, c.warm_start),
+            Method::ActorCritic(c) => (c.episodes_per_response, c.warm_start),
+            Method::MinimaxQ(c, _) => (c.learner.episodes_per_response, c.learner.warm_start),
+        };
+        let episodes = match request.budget {
+            Budget::Unlimited => per_response,
+            Budget::Episodes(n) => n,
+        };
+        if episodes == 0 {
+            return Err(metagame_learners::Error::ZeroBudget);
+        }
+        let start = match request.warm_start {
+            Some(policy) if warm => Start::From(policy),
+            _ => Start::Fresh,
+        };
+        let (tree, seat, seed) = (request.tree, request.player.0, request.seed);
+        let mut learner: Box<dyn Learner> = match &self.method {
+            Method::QLearning(c) => Box::new(QLearner::new(tree, seat, seed, c.clone(), start)?),
+            Method::ActorCritic(c) => Box::new(ActorCritic::new(tree, seat, seed, c.clone(), start)?),
+            Method::MinimaxQ(c, main) => {
+                let q = QLearner::new(tree, seat, seed, c.learner.clone(), start)?;
+                Box::new(MinimaxExploiter::new(tree, q, main, &c.shaping)?)
+            }
+        };
+        let opponents = OpponentSampler::new(
+            request.opponents.iter().map(|m| Opponent::new(m.player.0, m.policy, m.weight)).collect(),
+        );
+        learner.train(tree, &opponents, episodes)?;
+        Ok((learner, episodes))
+    }
+}
+
+impl Oracle for TrainedResponse {
+    fn name(&self) -> &'static str {
+        match self.method {
+            Method::QLearning(_) => "q-learning",
+            Method::ActorCritic(_) => "actor-critic",
+            Method::MinimaxQ(..) => "minimax-q",
+        }
+    }
+
+    fn respond(&mut self, request: &ResponseRequest<'_>) -> Result<Response> {
+        let started = Instant::now();
+        let (learner, episodes) = self.train(request).map_err(learner_error)?;
+        self.last_values = Some(learner.values());
+        Ok(Response::new(
+            learner.policy(),
+            TrainingStats { episodes, seconds: started.elapsed().as_secs_f64() },
+        ))
+    }
+}
