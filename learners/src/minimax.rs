@@ -29,6 +29,21 @@ impl Default for MinimaxConfig {
 }
 
 impl MinimaxConfig {
+    /// Weight `alpha`, the other settings at their defaults (checked when used).
+    pub fn new(alpha: f64) -> Self {
+        Self { alpha, ..Self::default() }
+    }
+    /// The same with discount `discount`.
+    pub fn with_discount(mut self, discount: f64) -> Self {
+        self.discount = discount;
+        self
+    }
+    /// The same with the main agent at `seat`.
+    pub fn with_main_seat(mut self, seat: usize) -> Self {
+        self.main_seat = Some(seat);
+        self
+    }
+
     /// Check α and γ.
     ///
     /// # Errors
