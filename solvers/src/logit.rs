@@ -14,7 +14,12 @@
 //! (strategies whose probability is within `e^{-T}` of the player's most likely one, for a
 //! few thresholds `T`) are handed to a Newton (Levenberg–Marquardt) solve of the equilibrium
 //! conditions on that support: every support strategy earns the player's value `v_p` and
-//! each player's probabilities sum to 1. A candidate is accepted only when its probabilities
+//! each player's probabilities sum to 1. Near-twin strategies (payoffs within 1e-5 of the
+//! range for every player, as PSRO's repeated best responses are) make that system
+//! near-singular, so each candidate is also tried with one twin per group, and a solved
+//! support is repaired for a few rounds: strategies with negative probability leave, each
+//! player's best profitable deviation joins (in place of its twin, unless that cycles).
+//! A candidate is accepted only when its probabilities
 //! are non-negative and [`Certificate::for_profile`], computed from the whole game, is at
 //! most the target times [`NormalFormGame::payoff_scale`]; then the status is
 //! [`Status::Solved`]. Otherwise the path goes on, and a path that ends (at the `λ` or step
@@ -35,8 +40,10 @@ use crate::{MetaSolver, Result, Solution, SolveError, Status};
 /// Payoffs are divided by [`NormalFormGame::payoff_scale`] first, so `λ` is in units of
 /// the inverse payoff range and the defaults do not depend on the game's units.
 ///
-/// Defaults: at most 100 000 path steps, `λ` up to 1e8 (Gambit's `logit` stops at 1e6 on
-/// unscaled payoffs), target certificate 1e-9 (NashConv relative to the payoff scale).
+/// Defaults: at most 100 000 path steps, `λ` up to 1e13 (Gambit's `logit` stops at 1e6 on
+/// unscaled payoffs; strategies whose payoffs differ by 1e-7 of the range, as near-duplicate
+/// PSRO members do, only separate on the path beyond `λ ≈ 1e9`), target certificate 1e-9
+/// (NashConv relative to the payoff scale).
 ///
 /// # Complexity
 ///
@@ -60,7 +67,7 @@ use crate::{MetaSolver, Result, Solution, SolveError, Status};
 /// ```
 /// use metagame_games::NormalFormGame;
 /// use metagame_solvers::{MetaSolver, Status, logit::Logit};
-/// use ndarray::{ArrayD, IxDyn};
+/// use ndarray::{ArrayD, Dimension, IxDyn};
 ///
 /// // Three-player matching pennies: 0 wants to match 1, 1 to match 2, 2 to mismatch 0.
 /// let mut payoffs = vec![ArrayD::zeros(IxDyn(&[2, 2, 2])); 3];
@@ -90,7 +97,7 @@ pub struct Logit {
 
 impl Default for Logit {
     fn default() -> Self {
-        Self { max_steps: 100_000, max_lambda: 1e8, target: 1e-9 }
+        Self { max_steps: 100_000, max_lambda: 1e13, target: 1e-9 }
     }
 }
 
@@ -104,7 +111,7 @@ impl Logit {
     }
 
     /// The same solver stopping the path once `λ` (on payoffs scaled to range 1) exceeds
-    /// `max_lambda` (positive and finite; default 1e8).
+    /// `max_lambda` (positive and finite; default 1e13).
     pub fn with_max_lambda(self, max_lambda: f64) -> Self {
         Self { max_lambda, ..self }
     }
@@ -167,10 +174,14 @@ fn uniform(game: &NormalFormGame) -> Vec<Vec<f64>> {
 }
 
 /// Thresholds `T` on `ln(σ_max / σ_i)` that define the candidate supports tried at a
-/// checkpoint: best responses only, then ratios 10, 1e3, 1e6, 1e10, 1e16.
-const SUPPORT_THRESHOLDS: [f64; 6] = [1e-9, 2.302585, 6.907755, 13.815511, 23.025851, 36.841361];
+/// checkpoint: best responses only, then ratios of about 10, 1e3, 1e6, 1e10, 1e16.
+const SUPPORT_THRESHOLDS: [f64; 6] = [1e-9, 2.3, 6.9, 13.8, 23.0, 36.8];
 /// A refinement is tried each time `λ` has grown by this factor (from `λ = 1`).
 const CHECKPOINT_FACTOR: f64 = 1.25;
+/// Near twins: strategies whose payoffs differ by at most this much (payoffs of range 1).
+const TWIN_TOLERANCE: f64 = 1e-5;
+/// Rounds of support repair (drop negatives, add the best deviation) per candidate support.
+const MAX_REPAIR_ROUNDS: usize = 6;
 /// A support whose refinement failed at `λ` is tried again once `λ` has grown by this factor.
 const RETRY_FACTOR: f64 = 2.0;
 /// Corrector: largest first Newton distance and contraction rate before the step is cut
@@ -218,6 +229,7 @@ struct Tracer<'g> {
     best: Option<(f64, Vec<Vec<f64>>)>,
     /// Supports whose refinement failed, with the `λ` of the last try.
     tried: HashMap<Vec<Vec<usize>>, f64>,
+    twins: Twins,
 }
 
 impl<'g> Tracer<'g> {
@@ -230,6 +242,7 @@ impl<'g> Tracer<'g> {
                 .map(|p| game.payoffs(p).iter().map(|&u| u * inverse_scale).collect())
                 .collect(),
         };
+        let twins = Twins::new(&tensors);
         let mut offsets = Vec::with_capacity(shape.len());
         let mut total = 0;
         for &k in &shape {
@@ -253,6 +266,7 @@ impl<'g> Tracer<'g> {
             steps: 0,
             best: None,
             tried: HashMap::new(),
+            twins,
         }
     }
 
@@ -455,24 +469,34 @@ impl<'g> Tracer<'g> {
                     (0..x.len()).filter(|&i| x[i] >= top - threshold).collect()
                 })
                 .collect();
-            // A support that failed is tried again only from a point much further along.
-            match self.tried.get(&supports) {
-                Some(&last) if lambda < RETRY_FACTOR * last => continue,
-                _ => {}
+            // With near-twin strategies (equal payoffs for everyone up to `TWIN_TOLERANCE`),
+            // also the support with one twin of each group: the likeliest.
+            let collapsed = self.twins.collapse(&supports, &point);
+            let candidates = if collapsed == supports { vec![supports] } else { vec![supports, collapsed] };
+            for candidate in candidates {
+                // A support that failed is tried again only from a point much further along.
+                match self.tried.get(&candidate) {
+                    Some(&last) if lambda < RETRY_FACTOR * last => continue,
+                    _ => {}
+                }
+                if let Some(found) = self.refine_support(&point, candidate.clone()) {
+                    return Some(found);
+                }
+                self.tried.insert(candidate, lambda.max(f64::MIN_POSITIVE));
             }
-            if let Some(found) = self.refine_support(&point, supports.clone()) {
-                return Some(found);
-            }
-            self.tried.insert(supports, lambda.max(f64::MIN_POSITIVE));
         }
         None
     }
 
-    /// Solves the equilibrium conditions on `supports` from `start`; drops strategies that
-    /// come out negative and tries again (a few rounds).
+    /// Solves the equilibrium conditions on `supports` from `start`, then repairs the
+    /// support a few rounds: strategies that come out negative are dropped, and each
+    /// player's best profitable deviation joins the support (replacing its near twin there,
+    /// if it has one).
     fn refine_support(&mut self, start: &[Vec<f64>], mut supports: Vec<Vec<usize>>) -> Option<Vec<Vec<f64>>> {
-        for _round in 0..4 {
-            let solved = SupportNewton::new(&self.tensors, &supports).solve(start)?;
+        let mut start = start.to_vec();
+        let mut visited: Vec<Vec<Vec<usize>>> = Vec::new();
+        for _round in 0..MAX_REPAIR_ROUNDS {
+            let solved = SupportNewton::new(&self.tensors, &supports).solve(&start)?;
             let mut negative = false;
             let mut profile: Vec<Vec<f64>> = self.game.shape().iter().map(|&k| vec![0.0; k]).collect();
             for (p, support) in supports.iter_mut().enumerate() {
@@ -497,9 +521,125 @@ impl<'g> Tracer<'g> {
                 let total: f64 = s.iter().sum();
                 s.iter_mut().for_each(|p| *p /= total);
             }
-            return self.consider(profile);
+            let deviation = self.game.deviation_payoffs(&profile);
+            if let Some(found) = self.consider(profile.clone()) {
+                return Some(found);
+            }
+            // Each player's best profitable deviation joins the support, replacing its twin
+            // there unless that leads back to a support already solved (twins that must mix).
+            let mut deviations = Vec::new();
+            for (p, support) in supports.iter().enumerate() {
+                let value: f64 = deviation[p].iter().zip(&profile[p]).map(|(u, s)| u * s).sum();
+                let best = (0..deviation[p].len())
+                    .filter(|i| !support.contains(i))
+                    .max_by(|&a, &b| deviation[p][a].total_cmp(&deviation[p][b]));
+                if let Some(j) = best
+                    && deviation[p][j] - value > self.tolerance / (2 * profile.len()) as f64
+                {
+                    deviations.push((p, j));
+                }
+            }
+            if deviations.is_empty() {
+                return None;
+            }
+            visited.push(supports.clone());
+            let mut swapped = supports.clone();
+            for &(p, j) in &deviations {
+                match swapped[p].iter().position(|&i| self.twins.are_twins(p, i, j)) {
+                    Some(slot) => swapped[p][slot] = j,
+                    None => swapped[p].push(j),
+                }
+                swapped[p].sort_unstable();
+            }
+            if visited.contains(&swapped) {
+                // A cycle of swaps: the twins must mix. Take every strategy seen so far.
+                for (p, support) in supports.iter_mut().enumerate() {
+                    for seen in &visited {
+                        support.extend(&seen[p]);
+                    }
+                    support.extend(deviations.iter().filter(|&&(q, _)| q == p).map(|&(_, j)| j));
+                    support.sort_unstable();
+                    support.dedup();
+                }
+            } else {
+                supports = swapped;
+            }
+            start = profile;
         }
         None
+    }
+}
+
+/// Groups of near-twin strategies: strategies of one player whose payoffs, for every player
+/// and every profile of the others, differ by at most `TWIN_TOLERANCE` (payoffs of range 1).
+/// PSRO meta-games are full of them (a best response found twice), and a support holding
+/// two near twins makes the equilibrium equations near-singular.
+struct Twins {
+    /// `group[p][i]`: the lowest index among `i`'s twins (itself when it has none).
+    group: Vec<Vec<usize>>,
+}
+
+impl Twins {
+    /// # Complexity
+    ///
+    /// O(Σ_p |S_p| · num_profiles · n) in the worst case; pairs that differ are usually
+    /// told apart after a few entries.
+    fn new(tensors: &Tensors) -> Self {
+        let shape = &tensors.shape;
+        let n = shape.len();
+        let group = (0..n)
+            .map(|p| {
+                let k = shape[p];
+                let inner: usize = shape[p + 1..].iter().product();
+                let outer: usize = shape[..p].iter().product();
+                let close = |i: usize, j: usize| {
+                    tensors.payoffs.iter().all(|t| {
+                        (0..outer).all(|o| {
+                            let a = &t[(o * k + i) * inner..(o * k + i + 1) * inner];
+                            let b = &t[(o * k + j) * inner..(o * k + j + 1) * inner];
+                            a.iter().zip(b).all(|(x, y)| (x - y).abs() <= TWIN_TOLERANCE)
+                        })
+                    })
+                };
+                let mut group: Vec<usize> = (0..k).collect();
+                for i in 0..k {
+                    if group[i] != i {
+                        continue;
+                    }
+                    for (j, g) in group.iter_mut().enumerate().skip(i + 1) {
+                        if *g == j && close(i, j) {
+                            *g = i;
+                        }
+                    }
+                }
+                group
+            })
+            .collect();
+        Self { group }
+    }
+
+    fn are_twins(&self, p: usize, i: usize, j: usize) -> bool {
+        self.group[p][i] == self.group[p][j]
+    }
+
+    /// `supports` with one strategy of each twin group: the one most likely under `point`.
+    fn collapse(&self, supports: &[Vec<usize>], point: &[Vec<f64>]) -> Vec<Vec<usize>> {
+        supports
+            .iter()
+            .enumerate()
+            .map(|(p, support)| {
+                let mut kept: Vec<usize> = Vec::with_capacity(support.len());
+                for &i in support {
+                    match kept.iter().position(|&k| self.are_twins(p, k, i)) {
+                        Some(slot) if point[p][i] > point[p][kept[slot]] => kept[slot] = i,
+                        Some(_) => {}
+                        None => kept.push(i),
+                    }
+                }
+                kept.sort_unstable();
+                kept
+            })
+            .collect()
     }
 }
 
@@ -708,12 +848,11 @@ impl<'s> SupportNewton<'s> {
         let m = self.size;
         let n = self.supports.len();
         let mut z = vec![0.0; m];
-        for p in 0..n {
-            let o = self.offsets[p];
-            let k = self.supports[p].len();
-            let total: f64 = self.supports[p].iter().map(|&i| start[p][i]).sum();
-            for (slot, &i) in self.supports[p].iter().enumerate() {
-                z[o + slot] = if total > 0.0 { start[p][i] / total } else { 1.0 / k as f64 };
+        for ((support, &o), s) in self.supports.iter().zip(&self.offsets).zip(start) {
+            let k = support.len();
+            let total: f64 = support.iter().map(|&i| s[i]).sum();
+            for (slot, &i) in support.iter().enumerate() {
+                z[o + slot] = if total > 0.0 { s[i] / total } else { 1.0 / k as f64 };
             }
         }
         // Values: each player's mean payoff on the support.
@@ -1021,11 +1160,11 @@ mod tests {
                 }
             }
             let deviation = game.deviation_payoffs(&sigma);
-            for p in 0..n {
+            for (p, dev) in deviation.iter().enumerate() {
                 let q = if p == 0 { 1 } else { 0 };
                 let mut u = Vec::new();
                 pairs.values(p, q, &sigma[q], &mut u);
-                for (a, b) in u.iter().zip(&deviation[p]) {
+                for (a, b) in u.iter().zip(dev) {
                     assert!((a - b).abs() < 1e-12);
                 }
             }
@@ -1086,4 +1225,3 @@ mod tests {
         assert!(sol.is_distribution(1e-12));
     }
 }
-
