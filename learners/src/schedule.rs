@@ -67,6 +67,10 @@ impl Schedule {
             Self::PerVisit { power, floor } => {
                 if n == 0 {
                     1.0
+                } else if power == 1.0 {
+                    (1.0 / n as f64).max(floor)
+                } else if power == 0.5 {
+                    (1.0 / (n as f64).sqrt()).max(floor)
                 } else {
                     (n as f64).powf(-power).max(floor)
                 }
