@@ -166,6 +166,7 @@ fn min_utility(tree: &GameTree, seat: usize) -> f64 {
 #[derive(Clone, Debug)]
 pub struct MinimaxExploiter<L> {
     inner: L,
+    config: MinimaxConfig,
 }
 
 impl<L: ShapedLearner> MinimaxExploiter<L> {
@@ -182,7 +183,24 @@ impl<L: ShapedLearner> MinimaxExploiter<L> {
     ) -> Result<Self> {
         let shaping = MinimaxShaping::new(tree, learner.seat(), main_values, config)?;
         learner.set_reward_shaping(Some(shaping));
-        Ok(Self { inner: learner })
+        Ok(Self { inner: learner, config: config.clone() })
+    }
+
+    /// Shape from now on with new values of the main agent (in a league, after the main
+    /// agent trained further); the wrapped learner keeps what it learned.
+    ///
+    /// # Errors
+    ///
+    /// As [`MinimaxShaping::new`]; on error the old shaping stays.
+    pub fn set_main_values(&mut self, tree: &GameTree, main_values: &ValueTable) -> Result<()> {
+        let shaping = MinimaxShaping::new(tree, self.inner.seat(), main_values, &self.config)?;
+        self.inner.set_reward_shaping(Some(shaping));
+        Ok(())
+    }
+
+    /// The shaping settings.
+    pub fn config(&self) -> &MinimaxConfig {
+        &self.config
     }
 
     /// The wrapped learner, its shaping removed.

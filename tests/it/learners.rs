@@ -99,6 +99,7 @@ fn learned_responses_on_kuhn_come_within_one_percent_of_exact() {
 /// range over 5 seeds, for the report:
 /// `cargo test --release --test it learners::learning_curves -- --ignored --nocapture`.
 #[test]
+#[allow(clippy::print_stdout)] // The curves are this test's output.
 #[ignore = "prints learning curves for the report (about a minute in release)"]
 fn learning_curves() {
     let learners: [(&str, MakeLearner); 2] = [("q-learning", q_learner), ("actor-critic", actor_critic)];
@@ -309,6 +310,11 @@ fn bad_inputs_are_typed_errors() {
     let own = main_values(&kuhn, 0);
     let r = MinimaxExploiter::new(&kuhn, q.clone(), &own, &MinimaxConfig::default());
     assert!(matches!(r, Err(Error::Values(_))));
+    let mut exploiter = MinimaxExploiter::new(&kuhn, q.clone(), &values, &MinimaxConfig::default()).unwrap();
+    assert!(matches!(exploiter.set_main_values(&kuhn, &own), Err(Error::Values(_))));
+    let leduc_values = main_values(&leduc, 1);
+    assert!(matches!(exploiter.set_main_values(&kuhn, &leduc_values), Err(Error::Values(_))));
+    assert!(exploiter.set_main_values(&kuhn, &values).is_ok());
 }
 
 #[test]
