@@ -15,11 +15,11 @@
 //! Numerics for near-ties (meta-games full of near-duplicate strategies, payoff differences
 //! near `1e-15`):
 //!
-//! - ratios and lexicographic keys tie when they agree to a relative `1e-11`, and a tableau
+//! - ratios and lexicographic keys tie when they agree to `1e-11 × (1 + |least|)`, and a tableau
 //!   entry enters the ratio test only when it exceeds `1e-11 ×` the largest entry of its
 //!   column, so rounding noise is never a pivot;
 //! - the tableau is rebuilt from the original payoffs by an LU factorisation of its basis
-//!   every few pivots and before the answer is read, so rounding error cannot accumulate
+//!   every `max(50, k)` pivots (`k` its rows) and before the answer is read, so rounding error cannot accumulate
 //!   along a long path; a path that revisits a basis (impossible in exact arithmetic) is
 //!   abandoned;
 //! - the answer is read from the rebuilt basis and, when that helps, re-solved on its
@@ -46,7 +46,7 @@ use crate::{MetaSolver, Result, Solution, SolveError, Status};
 /// # Complexity
 ///
 /// O((m + n)·max(m, n)) per pivot, plus an O(k³ + k²(m + n)) rebuild of a `k × k` basis
-/// every [`REFRESH_EVERY`] pivots; the number of pivots is exponential in the worst case
+/// every `max(`[`REFRESH_EVERY`]`, k)` pivots (at most as much again); the number of pivots is exponential in the worst case
 /// (Savani & von Stengel 2006) but small on random games.
 ///
 /// # References
@@ -82,7 +82,8 @@ impl Default for LemkeHowson {
     }
 }
 
-/// Pivots between two rebuilds of a tableau from the original payoffs.
+/// Pivots between two rebuilds of a tableau from the original payoffs, at least (a `k`-row
+/// tableau is rebuilt every `max(REFRESH_EVERY, k)` pivots).
 pub const REFRESH_EVERY: usize = 50;
 
 /// A profile is certified when its NashConv is at most this times the payoff range.
@@ -398,9 +399,8 @@ impl LexTableau {
                 let v = if col == rhs { v.max(0.0) } else { v };
                 v / t[i * w + e]
             }));
-            let (least, largest) =
-                self.keys.iter().fold((f64::INFINITY, 0.0_f64), |(lo, hi), &k| (lo.min(k), hi.max(k.abs())));
-            let bound = least + TIE_RELATIVE * largest.max(f64::MIN_POSITIVE);
+            let least = self.keys.iter().copied().fold(f64::INFINITY, f64::min);
+            let bound = least + TIE_RELATIVE * (1.0 + least.abs());
             let mut kept = 0;
             for idx in 0..self.candidates.len() {
                 if self.keys[idx] <= bound {
@@ -416,13 +416,15 @@ impl LexTableau {
     }
 
     /// Pivot `e` into the basis at row `r`; returns the variable that left. Rebuilds the
-    /// tableau every [`REFRESH_EVERY`] pivots (false if the basis became singular).
+    /// tableau every `max(REFRESH_EVERY, rows)` pivots (false if the basis became singular).
     pub(crate) fn pivot(&mut self, r: usize, e: usize) -> (usize, bool) {
         let w = self.width();
         linalg::pivot_tableau(&mut self.t, w, r, e, &mut self.prow);
         let left = std::mem::replace(&mut self.basis[r], e);
         self.pivots_since_refresh += 1;
-        let ok = self.pivots_since_refresh < REFRESH_EVERY || self.refresh();
+        // Rebuilding a k-row tableau costs about as much as k pivots, so rebuilding every
+        // max(50, k) pivots at most doubles the work.
+        let ok = self.pivots_since_refresh < REFRESH_EVERY.max(self.rows) || self.refresh();
         (left, ok)
     }
 

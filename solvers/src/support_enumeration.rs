@@ -61,12 +61,24 @@ use crate::{MetaSolver, Result, Solution, SolveError, Status};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SupportEnumeration {}
+pub struct SupportEnumeration {
+    max_candidates: Option<usize>,
+}
 
 impl SupportEnumeration {
-    /// The enumerator (it has no settings).
+    /// The enumerator, with no cap on the supports it examines.
     pub fn new() -> Self {
-        Self {}
+        Self::default()
+    }
+
+    /// The same enumerator examining at most `max_candidates` support pairs (and visiting at
+    /// most that many bases in its vertex-enumeration passes). The number of support pairs
+    /// grows exponentially with the game, so a cap is what keeps a large degenerate
+    /// meta-game from running for hours; when it is reached, the (possibly empty, then
+    /// completed by vertex enumeration under the same cap) list has status
+    /// [`Status::MaxIterations`].
+    pub fn with_max_candidates(self, max_candidates: usize) -> Self {
+        Self { max_candidates: Some(max_candidates) }
     }
 }
 
@@ -100,9 +112,11 @@ impl MetaSolver for SupportEnumeration {
             });
         };
         let (a, b) = (linalg::normalized(a), linalg::normalized(b));
-        if let Some((mut found, vertices)) =
-            vertex_enumeration::nondegenerate_equilibria(&a, &b, FAST_MAX_BASES)
-        {
+        if let Some((mut found, vertices)) = vertex_enumeration::nondegenerate_equilibria(
+            &a,
+            &b,
+            self.max_candidates.unwrap_or(FAST_MAX_BASES),
+        ) {
             // Smallest supports first, as the support-pair search reports them.
             found.sort_by_key(|(x, _)| x.iter().filter(|&&p| p > 0.0).count());
             return Ok(found
@@ -114,16 +128,30 @@ impl MetaSolver for SupportEnumeration {
                 })
                 .collect());
         }
-        let search = enumerate(&a, &b);
+        let search = enumerate(&a, &b, self.max_candidates.unwrap_or(usize::MAX));
         if search.found.is_empty() {
-            let mut all = VertexEnumeration::default().solve_all(game)?;
+            let vertex = match self.max_candidates {
+                Some(cap) => VertexEnumeration::default().with_max_bases(cap),
+                None => VertexEnumeration::default(),
+            };
+            let mut all = vertex.solve_all(game)?;
             for s in &mut all {
-                s.status = Status::Degenerate;
+                s.status = if search.exhausted || s.status == Status::MaxIterations {
+                    Status::MaxIterations
+                } else {
+                    Status::Degenerate
+                };
                 s.iterations += search.candidates;
             }
             return Ok(all);
         }
-        let status = if search.degenerate { Status::Degenerate } else { Status::Solved };
+        let status = if search.exhausted {
+            Status::MaxIterations
+        } else if search.degenerate {
+            Status::Degenerate
+        } else {
+            Status::Solved
+        };
         Ok(search
             .found
             .into_iter()
@@ -145,8 +173,10 @@ const TOLERANCE: f64 = 1e-9;
 /// simplex with the lexicographic ratio test and the basis re-solved from the payoffs at the
 /// end. Supports need not have equal sizes, so degenerate games and near-duplicate
 /// strategies are handled. When that has no solution (some strategy of the candidate is not
-/// a best response at any equilibrium), Lemke–Howson is run from every label on the sub-game
-/// `I × J` and its first answer that is an equilibrium of the whole game is returned.
+/// a best response at any equilibrium, or the equilibrium holds only within tolerance),
+/// the sub-game `I × J` is solved by Lemke–Howson from every label and, when its smaller side
+/// has at most 12 strategies, by vertex enumeration, and the first of its equilibria that
+/// is one of the whole game is returned.
 ///
 /// The answer is verified against the whole game: `Some` only when its NashConv is at most
 /// [`crate::lemke_howson::CERTIFICATE_TOLERANCE`] times the payoff range, with status
@@ -215,7 +245,12 @@ pub fn equilibrium_on_support(game: &NormalFormGame, supports: &[Vec<usize>]) ->
     };
     let subgame = NormalFormGame::bimatrix(sub(a), sub(b))?;
     let tolerance = lemke_howson::certificate_tolerance(game);
-    for s in LemkeHowson::default().with_max_pivots(SUBGAME_MAX_PIVOTS).solve_all(&subgame)? {
+    let mut candidates = LemkeHowson::default().with_max_pivots(SUBGAME_MAX_PIVOTS).solve_all(&subgame)?;
+    if rows.len().min(cols.len()) <= SUBGAME_MAX_ENUMERATED {
+        candidates
+            .extend(VertexEnumeration::default().with_max_bases(SUBGAME_MAX_BASES).solve_all(&subgame)?);
+    }
+    for s in candidates {
         let mut x = vec![0.0; m];
         let mut y = vec![0.0; n];
         for (&i, &p) in rows.iter().zip(&s.strategies[0]) {
@@ -234,6 +269,10 @@ pub fn equilibrium_on_support(game: &NormalFormGame, supports: &[Vec<usize>]) ->
 
 /// Pivots Lemke–Howson may spend on a candidate's sub-game in [`equilibrium_on_support`].
 const SUBGAME_MAX_PIVOTS: usize = 100_000;
+/// Sub-games whose smaller side has at most this many strategies are also enumerated.
+const SUBGAME_MAX_ENUMERATED: usize = 12;
+/// Bases the sub-game's vertex enumeration may visit.
+const SUBGAME_MAX_BASES: usize = 200_000;
 
 /// The certified profile with supports within `rows` × `cols` at which every strategy of
 /// `rows` and of `cols` is a best response, if the two feasibility programs have one
@@ -313,7 +352,8 @@ fn face_point(mat: &Array2<f64>, tight: &[usize], support: &[usize]) -> Option<(
         return None;
     }
     let infeasibility: f64 = (0..r).filter(|&k| cost(tab.basic(k)) != 0.0).map(|k| tab.rhs(k).abs()).sum();
-    if infeasibility > FACE_TOLERANCE * r as f64 {
+    // A near-feasible point may still be certified (near-ties): the certificate decides.
+    if infeasibility > FACE_MAX_INFEASIBILITY {
         return None;
     }
     let mut u = vec![0.0; total];
@@ -331,8 +371,10 @@ fn face_point(mat: &Array2<f64>, tight: &[usize], support: &[usize]) -> Option<(
     Some((u, pivots))
 }
 
-/// Feasibility and reduced-cost tolerance of [`face_point`] (payoffs in `[1, 2]`).
+/// Reduced-cost tolerance of [`face_point`] (payoffs in `[1, 2]`).
 const FACE_TOLERANCE: f64 = 1e-11;
+/// Phase-one residuals above this mean no point exists; below it the certificate decides.
+const FACE_MAX_INFEASIBILITY: f64 = 1e-6;
 
 /// Bases the nondegenerate fast path may visit before the support-pair search takes over.
 const FAST_MAX_BASES: usize = 20_000_000;
@@ -342,6 +384,8 @@ struct Search {
     degenerate: bool,
     /// Support pairs whose systems were solved.
     candidates: usize,
+    /// The search stopped at its cap before every support pair was examined.
+    exhausted: bool,
 }
 
 /// Advance `idx` (a strictly increasing k-subset of `0..n`) to the next one in
@@ -374,9 +418,9 @@ fn undominated_columns(b: ArrayView2<'_, f64>, rows: &[usize], out: &mut Vec<usi
     }
 }
 
-fn enumerate(a: &Array2<f64>, b: &Array2<f64>) -> Search {
+fn enumerate(a: &Array2<f64>, b: &Array2<f64>, max_candidates: usize) -> Search {
     let (m, n) = a.dim();
-    let mut search = Search { found: Vec::new(), degenerate: false, candidates: 0 };
+    let mut search = Search { found: Vec::new(), degenerate: false, candidates: 0, exhausted: false };
     let mut allowed = Vec::with_capacity(n);
     let mut cols = Vec::with_capacity(n);
     for k in 1..=m.min(n) {
@@ -389,6 +433,10 @@ fn enumerate(a: &Array2<f64>, b: &Array2<f64>) -> Search {
                     cols.clear();
                     cols.extend(pick.iter().map(|&p| allowed[p]));
                     try_pair(a, b, &rows, &cols, &mut search);
+                    if search.candidates >= max_candidates {
+                        search.exhausted = true;
+                        return search;
+                    }
                     if !next_subset(&mut pick, allowed.len()) {
                         break;
                     }
