@@ -240,3 +240,38 @@ impl ShapedLearner for QLearner {
         self.trainer.set_shaping(shaping);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use metagame_games::registry;
+
+    #[test]
+    fn configs_round_trip_and_reject_unknown_fields() {
+        let config = QLearningConfig::default();
+        let text = serde_json::to_string(&config).unwrap();
+        assert_eq!(serde_json::from_str::<QLearningConfig>(&text).unwrap(), config);
+        let custom: QLearningConfig = serde_json::from_str(
+            r#"{"epsilon": {"kind": "linear", "start": 0.2, "end": 0.0, "episodes": 1000}}"#,
+        )
+        .unwrap();
+        assert_eq!(custom.epsilon, Schedule::Linear { start: 0.2, end: 0.0, episodes: 1000 });
+        assert_eq!(custom.batch_size, 1024);
+        assert!(serde_json::from_str::<QLearningConfig>(r#"{"epsilom": 0.1}"#).is_err());
+    }
+
+    #[test]
+    fn training_in_whole_batches_is_the_same_in_one_call_or_two() {
+        let tree = GameTree::build(&registry::load("kuhn_poker").unwrap()).unwrap();
+        let uniform = TabularPolicy::uniform(&tree);
+        let sampler = OpponentSampler::fixed(&uniform);
+        let mut once = QLearner::new(&tree, 1, 3, QLearningConfig::default(), Start::Fresh).unwrap();
+        once.train(&tree, &sampler, 4096).unwrap();
+        let mut twice = QLearner::new(&tree, 1, 3, QLearningConfig::default(), Start::Fresh).unwrap();
+        twice.train(&tree, &sampler, 2048).unwrap();
+        twice.train(&tree, &sampler, 2048).unwrap();
+        assert_eq!(once.values(), twice.values());
+        assert_eq!(once.stats().episodes, 4096);
+        assert_eq!(once.stats().batches, 4);
+    }
+}
