@@ -76,6 +76,8 @@ fn plain_pass(game: &NormalFormGame, strategies: &[Vec<f64>], out: &mut [Vec<f64
     let payoffs: Vec<&[f64]> = (0..n).map(|p| game.payoffs(p).as_slice().unwrap()).collect();
     let (mut prefix, mut suffix, mut index) = (vec![1.0; n + 1], vec![1.0; n + 1], vec![0; n]);
     out.iter_mut().for_each(|o| o.fill(0.0));
+    // `flat` indexes every player's tensor, not just one.
+    #[allow(clippy::needless_range_loop)]
     for flat in 0..game.num_profiles() {
         for p in 0..n {
             prefix[p + 1] = prefix[p] * strategies[p][index[p]];

@@ -90,8 +90,8 @@ const META_SOLVERS: &[MetaSolverEntry] = &[
     entry("lemke-howson", "Lemke-Howson pivoting (2 players)", |n| {
         with(LemkeHowson::default(), n, LemkeHowson::with_max_pivots)
     }),
-    entry("support-enumeration", "every equilibrium by support enumeration (2 players)", |_| {
-        Box::new(SupportEnumeration::default())
+    entry("support-enumeration", "every equilibrium by support enumeration (2 players)", |n| {
+        with(SupportEnumeration::default(), n, SupportEnumeration::with_max_candidates)
     }),
     entry("vertex-enumeration", "every equilibrium by vertex enumeration (2 players)", |n| {
         with(VertexEnumeration::default(), n, VertexEnumeration::with_max_bases)
@@ -135,7 +135,8 @@ pub fn meta_solvers() -> impl Iterator<Item = Registered> {
 
 /// The meta-solver called `name`. `iterations`, when given, sets the iteration count of the
 /// iterative solvers, the sweep cap of `alpha-rank`, the pivot cap of `lp` and
-/// `lemke-howson`, the basis cap of `vertex-enumeration` and the step cap of `logit`; the
+/// `lemke-howson`, the support-pair cap of `support-enumeration`, the basis cap of
+/// `vertex-enumeration` and the step cap of `logit`; the
 /// others ignore it.
 ///
 /// # Errors

@@ -18,7 +18,6 @@ pub mod lemke_howson;
 pub mod logit;
 pub mod lp;
 pub mod nash_averaging;
-pub mod registry;
 pub mod regret_matching;
 pub mod replicator;
 pub mod support_enumeration;

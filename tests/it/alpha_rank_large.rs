@@ -162,6 +162,8 @@ fn many_closed_classes_on_a_small_stack() {
 /// The documented chain, dense: `C[σ][τ] = η·ρ(α·(f_τ − f_σ))` for profiles differing in one
 /// player's strategy, `ρ(u) = (1 − e^{−u})/(1 − e^{−m·u})` (1/m at u = 0), `C[σ][σ] = 1 −
 /// Σ`, and π with `πᵀC = πᵀ`, `Σπ = 1`, by Gaussian elimination. Row-major profiles.
+// Dense Gaussian elimination reads best with indices.
+#[allow(clippy::needless_range_loop)]
 fn dense_stationary(game: &NormalFormGame, alpha: f64, m: f64) -> Vec<f64> {
     let shape = game.shape().to_vec();
     let n = game.num_profiles();

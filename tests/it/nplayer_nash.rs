@@ -5,10 +5,10 @@
 use std::path::Path;
 
 use metagame::games::{NormalFormGame, nfg};
+use metagame::registry::meta_solver as solver_by_name;
 use metagame::solvers::lemke_howson::LemkeHowson;
 use metagame::solvers::logit::Logit;
 use metagame::solvers::lp::LpNash;
-use metagame::solvers::registry::solver_by_name;
 use metagame::solvers::{MetaSolver, Solution, Status};
 use ndarray::{ArrayD, Dimension, IxDyn, array};
 use proptest::prelude::*;

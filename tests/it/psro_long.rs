@@ -19,7 +19,8 @@ fn leduc_psro_nash_stays_at_its_equilibrium_and_stops_converged() {
     let t = tree("leduc_poker");
     let oracle = ExactBestResponse::trembling(1e-2);
     let mut p =
-        Psro::new(&t, PsroConfig::default(), Box::new(Nash), Box::new(oracle), Box::new(ExactEvaluator)).unwrap();
+        Psro::new(&t, PsroConfig::default(), Box::new(Nash), Box::new(oracle), Box::new(ExactEvaluator))
+            .unwrap();
     let reason = run_loop(&mut p, &RunLimits::iterations(400), &mut ()).unwrap();
     assert_eq!(reason, StopReason::Converged);
     let curve: Vec<f64> = p.reports().iter().map(|r| r.nash_conv).collect();
