@@ -3,7 +3,7 @@
 //! answer must be `solved` with NashConv ≤ 1e-9 × the payoff range (plus the rounding of
 //! the certificate itself, 64 ε × max |A|), which is what [`LpNash`] documents.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use metagame::games::{NormalFormGame, nfg};
 use metagame::solvers::lp::LpNash;
@@ -141,18 +141,7 @@ fn payoffs_near_the_f64_limit_are_rescaled() {
 
 /// The 2-player files of the real PSRO corpus (tests/fixtures/meta_games/).
 fn two_player_corpus() -> Vec<(String, NormalFormGame)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/meta_games");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "nfg"))
-        .collect();
-    files.sort();
-    files
-        .into_iter()
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), nfg::read_nfg(&p).unwrap()))
-        .filter(|(_, g)| g.num_players() == 2)
-        .collect()
+    crate::meta_game_corpus::corpus().into_iter().filter(|(_, g)| g.num_players() == 2).collect()
 }
 
 #[test]

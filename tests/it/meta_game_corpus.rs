@@ -15,7 +15,8 @@ use metagame::populations::meta::Nash;
 use metagame::registry::{meta_solver, meta_solvers};
 use metagame::solvers::{MetaSolver, Solution, Status};
 
-fn corpus() -> Vec<(String, NormalFormGame)> {
+/// Every file of the corpus, sorted by name, read.
+pub(crate) fn corpus() -> Vec<(String, NormalFormGame)> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/meta_games");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
