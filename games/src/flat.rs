@@ -75,8 +75,10 @@ pub struct FlatTree {
 }
 
 /// Cumulative sums of `probs` into `out`, left to right, with the last positive entry (and
-/// everything after it) set to 2. Returns the plain sum.
-fn cumulate(probs: impl Iterator<Item = f64>, out: &mut [f64]) -> f64 {
+/// everything after it) set to 2, so that a uniform draw in [0, 1) always lands on an action
+/// with positive probability: the row layout every sampler of the flat tree reads (the
+/// evaluators here, the GPU kernel, the learners). Returns the plain sum.
+pub fn cumulate(probs: impl Iterator<Item = f64>, out: &mut [f64]) -> f64 {
     let mut acc = 0.0;
     let mut last_positive = None;
     for (i, (p, o)) in probs.zip(out.iter_mut()).enumerate() {

@@ -154,22 +154,7 @@ impl Layout {
     }
 }
 
-/// Cumulative sums of `probs` into `out` with the last positive entry (and what follows) set
-/// to 2, as [`metagame_games::flat`] samples.
-pub(crate) fn cumulate(probs: impl Iterator<Item = f64>, out: &mut [f64]) {
-    let mut acc = 0.0;
-    let mut last_positive = None;
-    for (i, (p, o)) in probs.zip(out.iter_mut()).enumerate() {
-        acc += p;
-        *o = acc;
-        if p > 0.0 {
-            last_positive = Some(i);
-        }
-    }
-    if let Some(i) = last_positive {
-        out[i..].fill(2.0);
-    }
-}
+pub(crate) use metagame_games::flat::cumulate;
 
 /// The episode engine of one learner: the tree as arrays, the keying, the batch buffers.
 #[derive(Clone, Debug)]
