@@ -3,6 +3,7 @@
 mod alpha_rank_large;
 mod cli;
 mod games_known_values;
+mod hostile_input;
 mod learners;
 mod lemke_howson_robust;
 mod lp_robust;
