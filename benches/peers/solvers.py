@@ -450,9 +450,12 @@ def run_metagame_nfg(binary, path, solver, budget):
     result, _ = call(["--repeat", str(repeat)]) if repeat > 1 else (once, None)
     if "error" in result:
         return result
-    return {"seconds": result["seconds_per_solve"], "runs": repeat, "process_seconds": statistics.median(walls),
-            "process_runs": len(walls), "status": result["status"], "own_nash_conv": result["nash_conv"],
-            "eqs": first["equilibria"]}
+    out = {"seconds": result["seconds_per_solve"], "runs": repeat, "process_seconds": statistics.median(walls),
+           "process_runs": len(walls), "status": result["status"], "own_nash_conv": result["nash_conv"]}
+    # Nash solvers answer "equilibria"; ce/cce ("joint") and alpha-rank ("stationary") do not.
+    if "equilibria" in first:
+        out["eqs"] = first["equilibria"]
+    return out
 
 
 def nfg_main(args, binary):

@@ -22,6 +22,7 @@ pub struct Matchup {
 /// expected returns as `sums` with `episodes = 1` and zero `sums_of_squares` spread, flagged
 /// by `exact = true`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct MatchTotals {
     /// Σ returns per player.
     pub sums: Vec<f64>,
@@ -34,6 +35,15 @@ pub struct MatchTotals {
 }
 
 impl MatchTotals {
+    /// Sampled totals: Σ returns and Σ returns² per player over `episodes` episodes.
+    pub fn sampled(sums: Vec<f64>, sums_of_squares: Vec<f64>, episodes: u64) -> Self {
+        Self { sums, sums_of_squares, episodes, exact: false }
+    }
+    /// Exact totals: the expected returns per player, as one episode with no spread.
+    pub fn exact(expected: Vec<f64>) -> Self {
+        let sums_of_squares = expected.iter().map(|v| v * v).collect();
+        Self { sums: expected, sums_of_squares, episodes: 1, exact: true }
+    }
     /// Mean return per player.
     pub fn mean(&self) -> Vec<f64> {
         let n = self.episodes.max(1) as f64;
@@ -133,8 +143,7 @@ impl MatchEvaluator for ExactEvaluator {
             .map(|m| {
                 let profile: Vec<&TabularPolicy> = m.seats.iter().map(|&s| policies[s]).collect();
                 let values = expected_returns(tree, &profile)?;
-                let squares = values.iter().map(|v| v * v).collect();
-                Ok(MatchTotals { sums: values, sums_of_squares: squares, episodes: 1, exact: true })
+                Ok(MatchTotals::exact(values))
             })
             .collect()
     }

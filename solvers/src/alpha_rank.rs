@@ -5,7 +5,7 @@ use metagame_games::NormalFormGame;
 use serde::{Deserialize, Serialize};
 
 use crate::dynamics::invalid;
-use crate::{Certificate, MetaSolver, Result, Solution, SolveError, Status};
+use crate::{Extras, MetaSolver, Result, Solution, SolveError, Status};
 
 /// One population for a symmetric two-player game, or one population per player.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -105,7 +105,7 @@ pub enum Alpha {
 ///
 /// let rps = NormalFormGame::zero_sum(array![[0., -1., 1.], [1., 0., -1.], [-1., 1., 0.]])?;
 /// let sol = AlphaRank::default().with_alpha(Alpha::Infinite).solve(&rps)?;
-/// assert!(sol.stationary[0].iter().all(|p| (p - 1.0 / 3.0).abs() < 1e-9));
+/// assert!(sol.stationary().unwrap()[0].iter().all(|p| (p - 1.0 / 3.0).abs() < 1e-9));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -148,8 +148,10 @@ pub struct AlphaRankResult {
     pub residual: f64,
     /// Gauss–Seidel sweeps used (summed over classes and α values).
     pub sweeps: usize,
-    /// False when a class hit `max_sweeps` before the tolerance.
-    pub converged: bool,
+    /// [`Status::MultipleStationary`] when the chain has several closed classes (several
+    /// distributions), else [`Status::MaxIterations`] when a class hit `max_sweeps` before the
+    /// tolerance, else [`Status::Solved`].
+    pub status: Status,
 }
 
 impl AlphaRank {
@@ -250,6 +252,13 @@ impl AlphaRank {
             pi.iter_mut().for_each(|p| *p /= total);
         }
         let marginals = model.marginals(&stationary);
+        let status = if stationary.len() > 1 {
+            Status::MultipleStationary
+        } else if converged {
+            Status::Solved
+        } else {
+            Status::MaxIterations
+        };
         Ok(AlphaRankResult {
             stationary,
             single_population: single,
@@ -257,7 +266,7 @@ impl AlphaRank {
             marginals,
             residual,
             sweeps,
-            converged,
+            status,
         })
     }
 
@@ -314,22 +323,8 @@ impl MetaSolver for AlphaRank {
 
     fn solve(&self, game: &NormalFormGame) -> Result<Solution> {
         let result = self.rank(game)?;
-        let status = if result.stationary.len() > 1 {
-            Status::MultipleStationary
-        } else if result.converged {
-            Status::Solved
-        } else {
-            Status::MaxIterations
-        };
-        let certificate = Certificate::for_profile(game, &result.marginals);
-        Ok(Solution {
-            strategies: result.marginals,
-            status,
-            certificate,
-            iterations: result.sweeps,
-            joint: None,
-            stationary: result.stationary,
-        })
+        Ok(Solution::new(game, result.marginals, result.status, result.sweeps)
+            .with_extras(Extras::Stationary(result.stationary)))
     }
 }
 

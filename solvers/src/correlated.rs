@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::conic::solve_conic;
 use crate::dynamics::invalid;
-use crate::{Certificate, MetaSolver, Result, Solution, SolveError, Status};
+use crate::{Certificate, Extras, MetaSolver, Result, Solution, SolveError, Status};
 
 /// Which equilibrium set.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -253,14 +253,8 @@ impl MetaSolver for CorrelatedEquilibrium {
         // INVARIANT: `from_shape_vec` builds a standard-layout array.
         certificate.max_violation =
             Some(max_violation(game, joint.as_slice().expect("standard layout"), self.kind));
-        Ok(Solution {
-            strategies: marginals,
-            status: Status::Solved,
-            certificate,
-            iterations: solution.iterations,
-            joint: Some(joint),
-            stationary: Vec::new(),
-        })
+        Ok(Solution::from_parts(marginals, Status::Solved, certificate, solution.iterations)
+            .with_extras(Extras::Joint(joint)))
     }
 }
 
@@ -291,7 +285,7 @@ mod tests {
     fn chicken_max_welfare_ce() {
         let game = chicken();
         let sol = CorrelatedEquilibrium::ce().with_objective(Objective::MaxWelfare).solve(&game).unwrap();
-        let joint = sol.joint.unwrap();
+        let joint = sol.joint().unwrap();
         let welfare: f64 = joint
             .indexed_iter()
             .map(|(i, &w)| w * (game.payoff(0, i.slice()) + game.payoff(1, i.slice())))
@@ -307,7 +301,7 @@ mod tests {
     #[test]
     fn chicken_max_gini_ce_is_uniform() {
         let sol = CorrelatedEquilibrium::ce().solve(&chicken()).unwrap();
-        for &w in sol.joint.unwrap().iter() {
+        for &w in sol.joint().unwrap().iter() {
             assert!((w - 0.25).abs() < 1e-6, "{w}");
         }
     }

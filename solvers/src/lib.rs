@@ -24,4 +24,4 @@ pub mod support_enumeration;
 pub mod vertex_enumeration;
 
 pub use error::{Result, SolveError};
-pub use solution::{Certificate, MetaSolver, Solution, Status};
+pub use solution::{Certificate, Extras, MetaSolver, Solution, Status};

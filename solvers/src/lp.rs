@@ -41,7 +41,7 @@ use simplex::{Simplex, SimplexEnd};
 use metagame_games::NormalFormGame;
 use ndarray::{Array2, ArrayView2};
 
-use crate::{Certificate, MetaSolver, Result, Solution, SolveError, Status};
+use crate::{Certificate, Extras, MetaSolver, Result, Solution, SolveError, Status};
 
 /// Zero-sum (constant-sum) two-player Nash equilibrium by linear programming.
 ///
@@ -94,8 +94,10 @@ impl Default for LpNash {
 
 /// An [`LpNash`] answer with the value of the game.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ZeroSumSolution {
-    /// The equilibrium, its status and certificate (with `primal_dual_gap` set).
+    /// The equilibrium, its status and certificate (with `primal_dual_gap` set), carrying
+    /// the value as [`crate::Extras::Value`].
     pub solution: Solution,
     /// The row player's expected payoff `xᵀAy` under the returned profile (the value of
     /// the game, up to the certificate).
@@ -215,14 +217,8 @@ impl LpNash {
                 ),
             });
         };
-        let solution = Solution {
-            strategies: best.strategies,
-            status,
-            certificate,
-            iterations,
-            joint: None,
-            stationary: Vec::new(),
-        };
+        let solution = Solution::from_parts(best.strategies, status, certificate, iterations)
+            .with_extras(Extras::Value(best.value));
         Ok(ZeroSumSolution { solution, value: best.value })
     }
 }

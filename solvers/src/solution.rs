@@ -24,6 +24,7 @@ pub enum Status {
 
 /// Proof of quality, computed from the game and the returned strategies only.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Certificate {
     /// Each player's gain from its best pure deviation.
     pub deviation_gains: Vec<f64>,
@@ -49,30 +50,102 @@ impl Certificate {
     }
 }
 
+/// What a solver returns beyond one mixed strategy per player: each variant belongs to the
+/// solvers named in its documentation, every other solver returns [`Extras::None`].
+///
+/// Read through [`Solution::joint`], [`Solution::stationary`] and [`Solution::value`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Extras {
+    /// Nothing beyond the strategies.
+    #[default]
+    None,
+    /// CE/CCE ([`crate::correlated::CorrelatedEquilibrium`]): the joint distribution over pure
+    /// profiles, shaped like the payoff tensor; the solution's strategies are its marginals.
+    Joint(ArrayD<f64>),
+    /// alpha-Rank ([`crate::alpha_rank::AlphaRank`]): the stationary distribution(s), one per
+    /// closed class of the chain, over pure profiles row-major flattened (profile index as in
+    /// the payoff tensor's standard layout) or, for a single population, over strategies;
+    /// the solution's strategies are the marginals of their mean.
+    Stationary(Vec<Vec<f64>>),
+    /// Zero-sum LP ([`crate::lp::LpNash`]): the value of the game for the row player, `xᵀAy`
+    /// under the returned profile.
+    Value(f64),
+}
+
 /// A solver's answer.
+///
+/// Built with [`Solution::new`] (or [`Solution::from_parts`] with a certificate of the
+/// solver's own), plus [`Solution::with_extras`] for what a solver returns beyond the
+/// strategies.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Solution {
-    /// One mixed strategy per player (for CE/CCE: the marginals of `joint`).
+    /// One mixed strategy per player (for CE/CCE the marginals of [`Solution::joint`], for
+    /// alpha-Rank those of [`Solution::stationary`]).
     pub strategies: Vec<Vec<f64>>,
     /// How the solve ended.
     pub status: Status,
-    /// The certificate of `strategies` (and of `joint` for CE/CCE).
+    /// The certificate of `strategies` (with the constraint violation of the joint
+    /// distribution for CE/CCE).
     pub certificate: Certificate,
     /// Iterations (iterative methods), pivots (Lemke–Howson) or candidates examined.
     pub iterations: usize,
-    /// CE/CCE: the joint distribution over pure profiles, shaped like the payoff tensor.
-    pub joint: Option<ArrayD<f64>>,
-    /// alpha-Rank: the stationary distribution(s) over pure profiles, row-major flattened
-    /// (profile index as in the payoff tensor's standard layout).
-    pub stationary: Vec<Vec<f64>>,
+    /// What this solver returns beyond the strategies ([`Extras::None`] for most).
+    pub extras: Extras,
 }
 
 impl Solution {
-    /// A solution for a mixed profile, with its Nash certificate.
+    /// A solution for a mixed profile, with its Nash certificate and no extras.
+    ///
+    /// # Panics
+    ///
+    /// If `strategies` does not have one vector per player of the right lengths (a solver bug).
     #[track_caller]
     pub fn new(game: &NormalFormGame, strategies: Vec<Vec<f64>>, status: Status, iterations: usize) -> Self {
         let certificate = Certificate::for_profile(game, &strategies);
-        Self { strategies, status, certificate, iterations, joint: None, stationary: Vec::new() }
+        Self::from_parts(strategies, status, certificate, iterations)
+    }
+
+    /// A solution with a certificate computed by the caller (e.g. [`Certificate::for_profile`]
+    /// with the solver's own bound added) and no extras.
+    pub fn from_parts(
+        strategies: Vec<Vec<f64>>,
+        status: Status,
+        certificate: Certificate,
+        iterations: usize,
+    ) -> Self {
+        Self { strategies, status, certificate, iterations, extras: Extras::None }
+    }
+
+    /// The same solution carrying `extras`.
+    pub fn with_extras(self, extras: Extras) -> Self {
+        Self { extras, ..self }
+    }
+
+    /// CE/CCE: the joint distribution over pure profiles, shaped like the payoff tensor.
+    pub fn joint(&self) -> Option<&ArrayD<f64>> {
+        match &self.extras {
+            Extras::Joint(joint) => Some(joint),
+            _ => None,
+        }
+    }
+
+    /// alpha-Rank: the stationary distribution(s), as [`Extras::Stationary`] describes.
+    pub fn stationary(&self) -> Option<&[Vec<f64>]> {
+        match &self.extras {
+            Extras::Stationary(stationary) => Some(stationary),
+            _ => None,
+        }
+    }
+
+    /// Zero-sum LP: the value of the game for the row player under the returned profile.
+    pub fn value(&self) -> Option<f64> {
+        match self.extras {
+            Extras::Value(value) => Some(value),
+            _ => None,
+        }
     }
 
     /// A warm start for a game that grew: `previous[p]` (a distribution over player `p`'s first

@@ -56,14 +56,45 @@ fn run_solver(solver: &dyn MetaSolver, game: &NormalFormGame, all: bool) -> anyh
     Ok(solutions)
 }
 
-/// A row-major tensor as nested JSON lists shaped like it.
+/// A row-major tensor as nested JSON lists shaped like it (a number for an empty shape),
+/// built axis by axis from the innermost out.
 fn nested(shape: &[usize], flat: &[f64]) -> Value {
-    match shape.split_first() {
-        None => json!(flat.first().copied().unwrap_or(0.0)),
-        Some((&len, rest)) => {
-            let stride: usize = rest.iter().product();
-            Value::Array((0..len).map(|k| nested(rest, &flat[k * stride..(k + 1) * stride])).collect())
+    let mut level: Vec<Value> = flat.iter().map(|&x| json!(x)).collect();
+    for (axis, &len) in shape.iter().enumerate().rev() {
+        let groups: usize = shape[..axis].iter().product();
+        let mut items = level.into_iter();
+        level = (0..groups).map(|_| Value::Array(items.by_ref().take(len).collect())).collect();
+    }
+    level.into_iter().next().unwrap_or_else(|| json!(0.0))
+}
+
+/// Probabilities as `[0.500000, 0.500000]`.
+fn probabilities(values: &[f64]) -> String {
+    let probs: Vec<String> = values.iter().map(|v| format!("{v:.6}")).collect();
+    format!("[{}]", probs.join(", "))
+}
+
+/// A distribution over pure profiles (row-major over `shape`), one line per profile of all
+/// but the last player: `(i, j, :) [...]`.
+fn print_profiles(shape: &[usize], flat: &[f64]) {
+    let last = shape.last().copied().unwrap_or(1).max(1);
+    let outer = &shape[..shape.len().saturating_sub(1)];
+    for (row, chunk) in flat.chunks(last).enumerate() {
+        let mut index = Vec::with_capacity(shape.len());
+        let mut rest = row;
+        for &k in outer.iter().rev() {
+            index.push((rest % k.max(1)).to_string());
+            rest /= k.max(1);
         }
+        index.reverse();
+        index.push(":".into());
+        println!("      ({}) {}", index.join(", "), probabilities(chunk));
+    }
+}
+
+fn print_marginals(strategies: &[Vec<f64>]) {
+    for (p, strategy) in strategies.iter().enumerate() {
+        println!("      player {p}: {}", probabilities(strategy));
     }
 }
 
@@ -85,28 +116,34 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let Some(first) = solutions.first() else { bail!("{} returned no solution for {source}", args.solver) };
     let nash_conv = solutions.iter().map(|s| s.certificate.nash_conv).fold(0.0, f64::max);
     let status = serde_json::to_value(first.status)?;
-    // The LP's value of the game: the row player's payoff under the returned profile.
-    let value = (args.solver == "lp").then(|| game.expected_payoffs(&first.strategies)[0]);
+    // What the answer is: Nash equilibria (mixed profiles), or a CE/CCE's joint distribution
+    // or alpha-Rank's stationary distributions, each with the marginals as `strategies`.
+    let (joint, stationary) = (first.joint(), first.stationary());
+    let is_profile = joint.is_none() && stationary.is_none();
     if args.json {
         let mut out = json!({
             "solver": args.solver,
             "game": source,
             "status": status,
-            "equilibria": solutions.iter().map(|s| &s.strategies).collect::<Vec<_>>(),
             "nash_conv": nash_conv,
             "iterations": first.iterations,
         });
-        if let Some(v) = value {
+        if is_profile {
+            out["equilibria"] = json!(solutions.iter().map(|s| &s.strategies).collect::<Vec<_>>());
+        } else {
+            out["marginals"] = json!(first.strategies);
+        }
+        if let Some(v) = first.value() {
             out["value"] = json!(v);
             out["primal_dual_gap"] = json!(first.certificate.primal_dual_gap);
         }
-        if let Some(joint) = &first.joint {
+        if let Some(joint) = joint {
             let flat: Vec<f64> = joint.iter().copied().collect();
             out["joint"] = nested(joint.shape(), &flat);
             out["max_violation"] = json!(first.certificate.max_violation);
         }
-        if !first.stationary.is_empty() {
-            out["stationary"] = json!(first.stationary);
+        if let Some(stationary) = stationary {
+            out["stationary"] = json!(stationary);
         }
         if let Some(s) = seconds_per_solve {
             out["seconds_per_solve"] = json!(s);
@@ -116,19 +153,49 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return Ok(());
     }
     let shape: Vec<String> = game.shape().iter().map(ToString::to_string).collect();
-    println!("game         {source} ({})", shape.join("x"));
+    let shape = shape.join("x");
+    println!("game         {source} ({shape})");
     println!("solver       {}", args.solver);
     println!("status       {}", status.as_str().unwrap_or("?"));
-    println!("equilibria   {}", solutions.len());
-    for (k, s) in solutions.iter().enumerate() {
-        println!("  #{k}  nash_conv {:.3e}", s.certificate.nash_conv);
-        for (p, strategy) in s.strategies.iter().enumerate() {
-            let probs: Vec<String> = strategy.iter().map(|v| format!("{v:.6}")).collect();
-            println!("      player {p}: [{}]", probs.join(", "));
+    if let Some(joint) = joint {
+        let flat: Vec<f64> = joint.iter().copied().collect();
+        println!("joint        distribution over the {shape} pure profiles");
+        print_profiles(joint.shape(), &flat);
+        println!("marginals    of the joint distribution");
+        print_marginals(&first.strategies);
+        println!("nash_conv    {nash_conv:.3e} (of the marginals)");
+    } else if let Some(stationary) = stationary {
+        let over_profiles = stationary.first().is_some_and(|pi| pi.len() == game.num_profiles());
+        let over = if over_profiles {
+            format!("the {shape} pure profiles")
+        } else {
+            "strategies (one population)".into()
+        };
+        let count = match stationary.len() {
+            1 => "1 distribution".to_string(),
+            n => format!("{n} distributions (one per closed class)"),
+        };
+        println!("stationary   {count} over {over}");
+        for (k, pi) in stationary.iter().enumerate() {
+            println!("  #{k}");
+            if over_profiles {
+                print_profiles(game.shape(), pi);
+            } else {
+                println!("      {}", probabilities(pi));
+            }
         }
+        println!("marginals    of the mean stationary distribution");
+        print_marginals(&first.strategies);
+        println!("nash_conv    {nash_conv:.3e} (of the marginals)");
+    } else {
+        println!("equilibria   {}", solutions.len());
+        for (k, s) in solutions.iter().enumerate() {
+            println!("  #{k}  nash_conv {:.3e}", s.certificate.nash_conv);
+            print_marginals(&s.strategies);
+        }
+        println!("nash_conv    {nash_conv:.3e} (largest over the equilibria)");
     }
-    println!("nash_conv    {nash_conv:.3e} (largest over the equilibria)");
-    if let Some(v) = value {
+    if let Some(v) = first.value() {
         println!("value        {v}");
     }
     if let Some(mv) = first.certificate.max_violation {

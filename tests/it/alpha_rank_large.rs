@@ -95,8 +95,9 @@ fn psro_like(k: usize, seed: u64) -> NormalFormGame {
 
 /// Every stationary distribution is one over all profiles; the marginals are distributions.
 fn assert_distributions(game: &NormalFormGame, sol: &Solution) {
-    assert!(!sol.stationary.is_empty());
-    for pi in &sol.stationary {
+    let stationary = sol.stationary().expect("alpha-Rank returns its stationary distributions");
+    assert!(!stationary.is_empty());
+    for pi in stationary {
         assert_eq!(pi.len(), game.num_profiles());
         assert!(pi.iter().all(|&p| p >= 0.0 && p.is_finite()), "negative or non-finite mass");
         let total: f64 = pi.iter().sum();
@@ -114,7 +115,7 @@ fn psro_meta_game_301_by_301_on_a_small_stack() {
     });
     assert_distributions(&game, &sol);
     assert_eq!(sol.status, Status::Solved);
-    assert_eq!(sol.stationary.len(), 1);
+    assert_eq!(sol.stationary().unwrap().len(), 1);
 }
 
 /// All payoffs equal up to 1e-15: every deviation is neutral, the chain is one class, and
@@ -135,7 +136,7 @@ fn near_duplicate_everything_is_uniform_on_a_small_stack() {
     assert_distributions(&game, &sol);
     assert_eq!(sol.status, Status::Solved);
     let uniform = 1.0 / (k * k) as f64;
-    assert!(sol.stationary[0].iter().all(|p| (p - uniform).abs() < 1e-9 * uniform));
+    assert!(sol.stationary().unwrap()[0].iter().all(|p| (p - uniform).abs() < 1e-9 * uniform));
 }
 
 /// A coordination game (1 on the diagonal, 0 elsewhere): each diagonal profile is a strict
@@ -153,8 +154,8 @@ fn many_closed_classes_on_a_small_stack() {
     });
     assert_distributions(&game, &sol);
     assert_eq!(sol.status, Status::MultipleStationary);
-    assert_eq!(sol.stationary.len(), k);
-    for (i, pi) in sol.stationary.iter().enumerate() {
+    assert_eq!(sol.stationary().unwrap().len(), k);
+    for (i, pi) in sol.stationary().unwrap().iter().enumerate() {
         assert_eq!(pi[i * k + i], 1.0, "class {i} is not the point mass on ({i}, {i})");
     }
 }
@@ -238,7 +239,7 @@ fn sparse_chain_matches_a_dense_solve() {
                 .unwrap();
             assert_eq!(sol.status, Status::Solved);
             let reference = dense_stationary(&game, alpha, m as f64);
-            for (x, r) in sol.stationary[0].iter().zip(&reference) {
+            for (x, r) in sol.stationary().unwrap()[0].iter().zip(&reference) {
                 assert!((x - r).abs() < 1e-9, "{shape:?} α={alpha}: {x} vs {r}");
             }
         }

@@ -1,4 +1,5 @@
-//! The `metagame` binary as a user runs it: game-info and exploitability.
+//! The `metagame` binary as a user runs it: game-info, exploitability, and what `solve`
+//! calls its answer.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -115,4 +116,63 @@ fn bad_input_gives_one_line_and_exit_code_2() {
     assert!(err.contains("action 2"), "{err}");
     let err = one_line_error(&run(&dir.join("missing.json").to_string_lossy()));
     assert!(err.contains("missing.json"), "{err}");
+}
+
+/// `solve` labels an answer by what it is: Nash solvers' mixed profiles as `equilibria`, a
+/// CE/CCE's `joint` distribution and alpha-Rank's `stationary` distributions each with their
+/// `marginals` (never called equilibria).
+#[test]
+fn solve_labels_joint_and_stationary_distributions() {
+    let v = json_of(&metagame(&["solve", "--game", "matrix_rps", "--solver", "ce", "--json"]));
+    assert!(v.get("equilibria").is_none(), "{v}");
+    assert_eq!(v["joint"].as_array().unwrap().len(), 3, "{v}");
+    assert_eq!(v["marginals"].as_array().unwrap().len(), 2, "{v}");
+    assert!(v["max_violation"].as_f64().unwrap() < 1e-8);
+    let text = metagame(&["solve", "--game", "matrix_rps", "--solver", "ce"]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("joint ") && text.contains("marginals ") && !text.contains("equilibria"), "{text}");
+
+    let v = json_of(&metagame(&["solve", "--game", "matrix_rps", "--solver", "alpha-rank", "--json"]));
+    assert!(v.get("equilibria").is_none(), "{v}");
+    assert_eq!(v["stationary"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v["marginals"].as_array().unwrap().len(), 2, "{v}");
+    let text = metagame(&["solve", "--game", "matrix_rps", "--solver", "alpha-rank"]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("stationary ") && !text.contains("equilibria"), "{text}");
+
+    let v = json_of(&metagame(&["solve", "--game", "matrix_rps", "--solver", "rm+", "--json"]));
+    assert_eq!(v["equilibria"].as_array().unwrap().len(), 1, "{v}");
+    assert!(v.get("marginals").is_none() && v.get("joint").is_none(), "{v}");
+}
+
+/// A 3-player CCE's joint distribution nests as the payoff tensor does (player 0 outermost):
+/// summing it over the other axes gives each player's marginal.
+#[test]
+fn solve_nests_a_three_player_joint_distribution_by_player() {
+    let shape = [2usize, 3, 2];
+    let payoffs: Vec<String> = (0..12 * 3).map(|k| ((k * 7 + 3) % 11).to_string()).collect();
+    let text = format!("NFG 1 R \"x\" {{ \"a\" \"b\" \"c\" }} {{ 2 3 2 }}\n{}\n", payoffs.join(" "));
+    let path = temp_dir("solve-joint").join("three.nfg");
+    std::fs::write(&path, text).unwrap();
+    let v = json_of(&metagame(&["solve", path.to_str().unwrap(), "--solver", "cce", "--json"]));
+    let joint = &v["joint"];
+    let mut sums = [vec![0.0; 2], vec![0.0; 3], vec![0.0; 2]];
+    for i in 0..shape[0] {
+        assert_eq!(joint[i].as_array().unwrap().len(), shape[1], "{joint}");
+        for j in 0..shape[1] {
+            assert_eq!(joint[i][j].as_array().unwrap().len(), shape[2], "{joint}");
+            for k in 0..shape[2] {
+                let w = joint[i][j][k].as_f64().unwrap();
+                sums[0][i] += w;
+                sums[1][j] += w;
+                sums[2][k] += w;
+            }
+        }
+    }
+    for (p, sum) in sums.iter().enumerate() {
+        for (s, total) in sum.iter().enumerate() {
+            let marginal = v["marginals"][p][s].as_f64().unwrap();
+            assert!((total - marginal).abs() < 1e-12, "player {p} strategy {s}: {total} vs {marginal}");
+        }
+    }
 }

@@ -66,8 +66,8 @@ fn assert_honest(file: &str, solver: &str, game: &NormalFormGame, s: &Solution) 
             violation <= 1e-6 * game.payoff_scale(),
             "{file}: {solver} says solved at violation {violation:e}"
         );
-    } else if !s.stationary.is_empty() {
-        for pi in &s.stationary {
+    } else if let Some(stationary) = s.stationary() {
+        for pi in stationary {
             assert!(pi.iter().all(|&p| p >= -1e-12), "{file}: {solver} stationary has negative mass");
             assert!((pi.iter().sum::<f64>() - 1.0).abs() <= 1e-9, "{file}: {solver} stationary sum");
         }

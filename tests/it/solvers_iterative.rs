@@ -104,7 +104,8 @@ fn alpha_rank_han_et_al() {
         .unwrap();
     assert_eq!(sol.status, Status::Solved);
     let expected = [0.40966787, 0.07959841, 0.20506998, 0.08505983, 0.2206039];
-    assert!(close(&sol.stationary[0], &expected, 1e-6), "{:?}", sol.stationary);
+    let stationary = sol.stationary().unwrap();
+    assert!(close(&stationary[0], &expected, 1e-6), "{stationary:?}");
     assert!(close(&sol.strategies[0], &expected, 1e-6));
 }
 
@@ -112,7 +113,8 @@ fn alpha_rank_han_et_al() {
 fn alpha_rank_infinite_alpha_rps_is_uniform() {
     let sol = AlphaRank::default().with_alpha(Alpha::Infinite).solve(&rps()).unwrap();
     assert_eq!(sol.status, Status::Solved);
-    assert!(close(&sol.stationary[0], &[1.0 / 3.0; 3], 1e-9), "{:?}", sol.stationary);
+    let stationary = sol.stationary().unwrap();
+    assert!(close(&stationary[0], &[1.0 / 3.0; 3], 1e-9), "{stationary:?}");
 }
 
 #[test]
@@ -125,9 +127,10 @@ fn alpha_rank_coordination_game_has_two_stationary_distributions() {
         .solve(&game)
         .unwrap();
     assert_eq!(sol.status, Status::MultipleStationary);
-    assert_eq!(sol.stationary.len(), 2);
-    assert!(close(&sol.stationary[0], &[1., 0., 0., 0.], 1e-12), "{:?}", sol.stationary);
-    assert!(close(&sol.stationary[1], &[0., 0., 0., 1.], 1e-12), "{:?}", sol.stationary);
+    let stationary = sol.stationary().unwrap();
+    assert_eq!(stationary.len(), 2);
+    assert!(close(&stationary[0], &[1., 0., 0., 0.], 1e-12), "{stationary:?}");
+    assert!(close(&stationary[1], &[0., 0., 0., 1.], 1e-12), "{stationary:?}");
     assert!(sol.is_distribution(1e-12));
 }
 
@@ -144,7 +147,7 @@ fn chicken_welfare_maximising_ce() {
     let a = array![[0., 4.], [1., 3.]];
     let game = NormalFormGame::bimatrix(a.clone(), a.t().to_owned()).unwrap();
     let sol = CorrelatedEquilibrium::ce().with_objective(Objective::MaxWelfare).solve(&game).unwrap();
-    let joint = sol.joint.unwrap();
+    let joint = sol.joint().unwrap();
     let value =
         |p: usize| -> f64 { joint.indexed_iter().map(|(i, &w)| w * game.payoff(p, &[i[0], i[1]])).sum() };
     assert!((value(0) - 8.0 / 3.0).abs() < 1e-7 && (value(1) - 8.0 / 3.0).abs() < 1e-7);
@@ -245,7 +248,7 @@ proptest! {
         let kind = if cce { EquilibriumKind::Cce } else { EquilibriumKind::Ce };
         let objective = if gini { Objective::MaxGini } else { Objective::MaxWelfare };
         let sol = CorrelatedEquilibrium::new(kind, objective).solve(&game)?;
-        let joint = sol.joint.as_ref().unwrap();
+        let joint = sol.joint().unwrap();
         prop_assert!((joint.sum() - 1.0).abs() < 1e-12 && joint.iter().all(|&w| w >= 0.0));
         let violation = correlated::max_violation(&game, joint.as_slice().unwrap(), kind);
         prop_assert!(violation <= 1e-7, "{violation}");
@@ -277,14 +280,15 @@ proptest! {
         let solver = AlphaRank::default().with_alpha(Alpha::Finite(5.0)).with_populations(Populations::Multiple);
         let x = solver.solve(&game)?;
         let y = solver.solve(&relabelled)?;
-        prop_assert_eq!(x.stationary.len(), y.stationary.len());
-        for pi in &x.stationary {
+        let (x, y) = (x.stationary().unwrap(), y.stationary().unwrap());
+        prop_assert_eq!(x.len(), y.len());
+        for pi in x {
             prop_assert!((pi.iter().sum::<f64>() - 1.0).abs() < 1e-12);
         }
-        if x.stationary.len() == 1 {
+        if x.len() == 1 {
             for (i, &pi) in pr.iter().enumerate() {
                 for (j, &pj) in pc.iter().enumerate() {
-                    let diff = (y.stationary[0][i * c + j] - x.stationary[0][pi * c + pj]).abs();
+                    let diff = (y[0][i * c + j] - x[0][pi * c + pj]).abs();
                     prop_assert!(diff < 1e-9, "{diff}");
                 }
             }
