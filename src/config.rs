@@ -13,7 +13,7 @@
 //!
 //! | algorithm | fields besides `game` and `algorithm` |
 //! |---|---|
-//! | `psro` | `meta_solver`, `oracle`, `tremble` (oracle `exact-br-trembling`), `evaluator`, `episodes_per_entry` (sampled evaluators), [`PsroConfig`]'s fields, [`RunLimits`]'s |
+//! | `psro` | `meta_solver`, `oracle`, `tremble` (oracle `exact-br-trembling`), `[learner]` (the learned oracles, see [`LearnerSettings`]), `evaluator`, `episodes_per_entry` (sampled evaluators), [`PsroConfig`]'s fields, [`RunLimits`]'s |
 //! | `xfp` | [`RunLimits`]'s |
 //! | `double-oracle` | `tolerance` ([`DoubleOracleConfig`]), [`RunLimits`]'s |
 //!
@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use toml::{Table, Value};
 
 use crate::error::{Error, Result};
-use crate::registry::{EvaluatorName, MetaSolverName, OracleName};
+use crate::registry::{EvaluatorName, LearnerSettings, MetaSolverName, OracleName};
 
 /// Which training loop to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -68,6 +68,9 @@ pub struct PsroSection {
     pub oracle: OracleName,
     /// `exact-br-trembling`: the opponents' tremble probability, in (0, 1). Default 1e-2.
     pub tremble: Option<f64>,
+    /// The learned oracles' settings (the `[learner]` table; its defaults when absent);
+    /// `None` for the exact oracles.
+    pub learner: Option<LearnerSettings>,
     /// The payoff evaluator. Default `exact`.
     pub evaluator: EvaluatorName,
     /// The loop's settings.
@@ -79,7 +82,16 @@ pub struct PsroSection {
 impl PsroSection {
     /// Default tremble probability of `exact-br-trembling`.
     pub const DEFAULT_TREMBLE: f64 = 1e-2;
-    const FIELDS: &[&str] = &["meta_solver", "oracle", "tremble", "evaluator"];
+    const FIELDS: &[&str] = &["meta_solver", "oracle", "tremble", "learner", "evaluator"];
+
+    /// The oracle the section names, with its settings.
+    ///
+    /// # Errors
+    ///
+    /// As [`OracleName::build`].
+    pub fn build_oracle(&self) -> Result<Box<dyn metagame_populations::Oracle>> {
+        self.oracle.build(self.tremble.unwrap_or_default(), self.learner.as_ref())
+    }
 }
 
 /// The XFP section.
@@ -295,13 +307,34 @@ impl ExperimentConfig {
                         Some(t)
                     }
                 };
+                let learner = match (oracle.is_learned(), table.get("learner")) {
+                    (false, None) => None,
+                    (true, None) => LearnerSettings::defaults(oracle),
+                    (_, Some(Value::Table(t))) => {
+                        Some(LearnerSettings::from_table(oracle, t).map_err(FieldError)?)
+                    }
+                    (_, Some(other)) => {
+                        return Err(FieldError(format!(
+                            "learner: expected a table, got {}",
+                            other.type_str()
+                        )));
+                    }
+                };
                 if !evaluator.samples() && table.contains_key("episodes_per_entry") {
                     return Err(FieldError(format!(
                         "field `episodes_per_entry` is not read by evaluator `{evaluator}` (only by the sampled ones: cpu, gpu)"
                     )));
                 }
                 let psro = group::<PsroConfigBuilder>(&table, PsroConfigBuilder::FIELDS)?.build()?;
-                AlgorithmConfig::Psro(PsroSection { meta_solver, oracle, tremble, evaluator, psro, limits })
+                AlgorithmConfig::Psro(PsroSection {
+                    meta_solver,
+                    oracle,
+                    tremble,
+                    learner,
+                    evaluator,
+                    psro,
+                    limits,
+                })
             }
             Algorithm::Xfp => AlgorithmConfig::Xfp(XfpSection { limits }),
             Algorithm::DoubleOracle => {
@@ -367,6 +400,9 @@ impl From<ExperimentConfig> for Table {
                     t.insert("tremble".into(), Value::Float(tremble));
                 }
                 t.insert("evaluator".into(), Value::String(s.evaluator.into()));
+                if let Some(learner) = &s.learner {
+                    t.insert("learner".into(), Value::Table(learner.to_table()));
+                }
                 let mut psro = PsroConfigBuilder::from(s.psro);
                 if !s.evaluator.samples() {
                     psro.episodes_per_entry = None;

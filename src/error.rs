@@ -46,6 +46,9 @@ pub enum Error {
     /// A solver error.
     #[error(transparent)]
     Solve(#[from] metagame_solvers::SolveError),
+    /// A learner error (bad learner settings, main values of another game).
+    #[error(transparent)]
+    Learner(#[from] metagame_learners::Error),
     /// A training-loop error.
     #[error(transparent)]
     Populations(#[from] metagame_populations::Error),

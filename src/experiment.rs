@@ -83,7 +83,10 @@ pub fn run_experiment_with(
     match config.algorithm() {
         AlgorithmConfig::Psro(s) => {
             let meta_solver = components.meta_solver.unwrap_or_else(|| s.meta_solver.build());
-            let oracle = components.oracle.unwrap_or_else(|| s.oracle.build(s.tremble.unwrap_or_default()));
+            let oracle = match components.oracle {
+                Some(o) => o,
+                None => s.build_oracle()?,
+            };
             let evaluator = match components.evaluator {
                 Some(e) => e,
                 None => s.evaluator.build()?,

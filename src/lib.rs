@@ -34,6 +34,7 @@
 #[cfg(feature = "cuda")]
 pub use metagame_cuda as cuda;
 pub use metagame_games as games;
+pub use metagame_learners as learners;
 pub use metagame_populations as populations;
 pub use metagame_solvers as solvers;
 
@@ -52,4 +53,4 @@ pub use config::{
 pub use driver::{CHECKPOINT_FILE, META_GAME_FILE, REPORT_FILE, RunCheckpoint, RunOptions, RunReport};
 pub use error::{BoxError, Error, Result};
 pub use experiment::{Components, run_experiment, run_experiment_with};
-pub use registry::{EvaluatorName, MetaSolverName, OracleName};
+pub use registry::{EvaluatorName, LearnerSettings, MetaSolverName, OracleName};

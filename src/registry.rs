@@ -5,7 +5,7 @@
 //! | kind | names |
 //! |---|---|
 //! | meta-solver | `uniform`, `nash`, `lp`, `lemke-howson`, `support-enumeration`, `vertex-enumeration`, `fictitious-play`, `rm`, `rm+`, `hedge`, `replicator`, `prd`, `alpha-rank`, `ce`, `cce`, `logit` |
-//! | oracle | `exact-br`, `exact-br-trembling` |
+//! | oracle | `exact-br`, `exact-br-trembling`, `q-learning`, `actor-critic`, `minimax-q` |
 //! | evaluator | `exact`, `cpu`, `gpu` |
 //!
 //! # Examples
@@ -23,9 +23,13 @@
 use std::fmt;
 use std::str::FromStr;
 
-use metagame_games::{ExactEvaluator, MatchEvaluator, SampledEvaluator};
+use metagame_games::{ExactEvaluator, GameTree, MatchEvaluator, SampledEvaluator};
+use metagame_learners::{
+    ActorCritic, ActorCriticConfig, Learner, MinimaxConfig, MinimaxExploiter, QLearner, QLearningConfig,
+    Start, ValueTable,
+};
 use metagame_populations::meta::{Nash, Uniform};
-use metagame_populations::{ExactBestResponse, Oracle};
+use metagame_populations::{ExactBestResponse, MinimaxQConfig, Oracle, TrainedResponse};
 use metagame_solvers::MetaSolver;
 use metagame_solvers::alpha_rank::AlphaRank;
 use metagame_solvers::correlated::CorrelatedEquilibrium;
@@ -38,9 +42,11 @@ use metagame_solvers::regret_matching::RegretMatching;
 use metagame_solvers::replicator::{ProjectedReplicator, Replicator};
 use metagame_solvers::support_enumeration::SupportEnumeration;
 use metagame_solvers::vertex_enumeration::VertexEnumeration;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use toml::{Table, Value};
 
-use crate::error::{Error, Result};
+use crate::error::{BoxError, Error, Result};
 
 /// One registered name and what it builds.
 #[derive(Clone, Copy, Debug)]
@@ -214,30 +220,227 @@ pub enum OracleName {
     /// Exact best response, ties and unreached information sets decided against opponents
     /// who tremble with probability `tremble`.
     ExactBrTrembling,
+    /// A response learned by tabular Q-learning from sampled episodes ([`LearnerSettings`]).
+    QLearning,
+    /// A response learned by tabular actor-critic from sampled episodes.
+    ActorCritic,
+    /// Q-learning with the Minimax Exploiter's reward shaping by the main agent's values (in
+    /// PSRO: the other seat's last learned response).
+    MinimaxQ,
 }
 
 impl OracleName {
     /// Every oracle.
-    pub const ALL: &[OracleName] = &[OracleName::ExactBr, OracleName::ExactBrTrembling];
+    pub const ALL: &[OracleName] = &[
+        OracleName::ExactBr,
+        OracleName::ExactBrTrembling,
+        OracleName::QLearning,
+        OracleName::ActorCritic,
+        OracleName::MinimaxQ,
+    ];
+    /// The oracles that learn from sampled episodes (and read a `[learner]` table).
+    pub const LEARNED: &[OracleName] =
+        &[OracleName::QLearning, OracleName::ActorCritic, OracleName::MinimaxQ];
 
     /// The name.
     pub fn as_str(self) -> &'static str {
         match self {
             OracleName::ExactBr => "exact-br",
             OracleName::ExactBrTrembling => "exact-br-trembling",
+            OracleName::QLearning => "q-learning",
+            OracleName::ActorCritic => "actor-critic",
+            OracleName::MinimaxQ => "minimax-q",
         }
+    }
+    /// True for the oracles that learn from sampled episodes.
+    pub fn is_learned(self) -> bool {
+        Self::LEARNED.contains(&self)
     }
     /// True when the oracle reads `tremble`.
     pub fn reads_tremble(self) -> bool {
         self == OracleName::ExactBrTrembling
     }
     /// The oracle; `tremble` is the opponents' tremble probability for
-    /// `exact-br-trembling` (ignored by the others).
-    pub fn build(self, tremble: f64) -> Box<dyn Oracle> {
-        match self {
-            OracleName::ExactBr => Box::new(ExactBestResponse::default()),
-            OracleName::ExactBrTrembling => Box::new(ExactBestResponse::trembling(tremble)),
+    /// `exact-br-trembling`, `learner` the learned oracles' settings (their defaults when
+    /// `None`); the other oracles ignore them.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Component`] for learner settings out of range or of another oracle.
+    pub fn build(self, tremble: f64, learner: Option<&LearnerSettings>) -> Result<Box<dyn Oracle>> {
+        let component =
+            |source: BoxError| Error::Component { kind: "oracle", name: self.as_str().into(), source };
+        let settings = match (self.is_learned(), learner) {
+            (false, _) => None,
+            (true, Some(l)) if l.oracle() == self => Some(l.clone()),
+            (true, Some(l)) => {
+                return Err(component(format!("learner settings of `{}` given", l.oracle()).into()));
+            }
+            // INVARIANT: every learned oracle has default settings.
+            (true, None) => Some(LearnerSettings::defaults(self).expect("a learned oracle")),
+        };
+        Ok(match (self, settings) {
+            (OracleName::ExactBr, _) => Box::new(ExactBestResponse::default()),
+            (OracleName::ExactBrTrembling, _) => Box::new(ExactBestResponse::trembling(tremble)),
+            (_, Some(LearnerSettings::QLearning(c))) => {
+                Box::new(TrainedResponse::q_learning(c).map_err(|e| component(e.into()))?)
+            }
+            (_, Some(LearnerSettings::ActorCritic(c))) => {
+                Box::new(TrainedResponse::actor_critic(c).map_err(|e| component(e.into()))?)
+            }
+            (_, Some(LearnerSettings::MinimaxQ(c))) => {
+                Box::new(TrainedResponse::minimax_q_against_responses(c).map_err(|e| component(e.into()))?)
+            }
+            (_, None) => unreachable!("learned oracles have settings"),
+        })
+    }
+}
+
+/// A learned oracle's settings: the `[learner]` table of a PSRO config, or what
+/// `metagame respond --learner NAME` uses (the defaults).
+///
+/// | oracle | `[learner]` fields |
+/// |---|---|
+/// | `q-learning` | [`QLearningConfig`]'s: `episodes_per_response`, `batch_size`, `discount`, `epsilon`, `step_size`, `warm_start` |
+/// | `actor-critic` | [`ActorCriticConfig`]'s: `episodes_per_response`, `batch_size`, `discount`, `actor_step_size`, `critic_step_size`, `epsilon`, `output`, `warm_start` |
+/// | `minimax-q` | `q-learning`'s, and a `[learner.shaping]` table: [`MinimaxConfig`]'s `alpha`, `discount`, `main_seat` |
+///
+/// Schedules are tables: `epsilon = { kind = "per-visit", power = 0.5, floor = 0.01 }`,
+/// `{ kind = "constant", value = 0.1 }`, `{ kind = "linear", start = 0.2, end = 0.01,
+/// episodes = 10000 }`, `{ kind = "inverse-time", start = 0.1, scale = 1000 }`.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum LearnerSettings {
+    /// `q-learning`.
+    QLearning(QLearningConfig),
+    /// `actor-critic`.
+    ActorCritic(ActorCriticConfig),
+    /// `minimax-q`.
+    MinimaxQ(MinimaxQConfig),
+}
+
+impl LearnerSettings {
+    /// The default settings of a learned oracle; `None` for the exact ones.
+    pub fn defaults(oracle: OracleName) -> Option<Self> {
+        match oracle {
+            OracleName::QLearning => Some(Self::QLearning(QLearningConfig::default())),
+            OracleName::ActorCritic => Some(Self::ActorCritic(ActorCriticConfig::default())),
+            OracleName::MinimaxQ => Some(Self::MinimaxQ(MinimaxQConfig::default())),
+            _ => None,
         }
+    }
+
+    /// The oracle these settings are for.
+    pub fn oracle(&self) -> OracleName {
+        match self {
+            Self::QLearning(_) => OracleName::QLearning,
+            Self::ActorCritic(_) => OracleName::ActorCritic,
+            Self::MinimaxQ(_) => OracleName::MinimaxQ,
+        }
+    }
+
+    /// Episodes per trained response (when the request sets no budget).
+    pub fn episodes_per_response(&self) -> u64 {
+        match self {
+            Self::QLearning(c) => c.episodes_per_response,
+            Self::ActorCritic(c) => c.episodes_per_response,
+            Self::MinimaxQ(c) => c.learner.episodes_per_response,
+        }
+    }
+
+    /// Settings of `oracle` from a `[learner]` table, checked.
+    ///
+    /// # Errors
+    ///
+    /// A message naming the field: unknown fields, wrong types, values out of range.
+    pub fn from_table(oracle: OracleName, table: &Table) -> std::result::Result<Self, String> {
+        fn parse<T: DeserializeOwned>(table: Table, prefix: &str) -> std::result::Result<T, String> {
+            Value::Table(table)
+                .try_into()
+                .map_err(|e: toml::de::Error| format!("{prefix}: {}", e.message().trim().replace('\n', " ")))
+        }
+        let settings = match oracle {
+            OracleName::QLearning => Self::QLearning(parse(table.clone(), "learner")?),
+            OracleName::ActorCritic => Self::ActorCritic(parse(table.clone(), "learner")?),
+            OracleName::MinimaxQ => {
+                let mut table = table.clone();
+                let shaping = match table.remove("shaping") {
+                    None => MinimaxConfig::default(),
+                    Some(Value::Table(t)) => parse(t, "learner.shaping")?,
+                    Some(other) => {
+                        return Err(format!("learner.shaping: expected a table, got {}", other.type_str()));
+                    }
+                };
+                let mut config = MinimaxQConfig::default();
+                config.learner = parse(table, "learner")?;
+                config.shaping = shaping;
+                Self::MinimaxQ(config)
+            }
+            other => {
+                return Err(format!(
+                    "field `learner` is not read by oracle `{other}` (only by the learned oracles: q-learning, actor-critic, minimax-q)"
+                ));
+            }
+        };
+        settings.validate().map_err(|e| format!("learner: {e}"))?;
+        Ok(settings)
+    }
+
+    /// Check every field's range.
+    ///
+    /// # Errors
+    ///
+    /// The learners crate's [`metagame_learners::Error::Config`] naming the field.
+    pub fn validate(&self) -> std::result::Result<(), metagame_learners::Error> {
+        match self {
+            Self::QLearning(c) => c.validate(),
+            Self::ActorCritic(c) => c.validate(),
+            Self::MinimaxQ(c) => c.learner.validate().and_then(|()| c.shaping.validate()),
+        }
+    }
+
+    /// The settings as a `[learner]` table, defaults written out.
+    pub fn to_table(&self) -> Table {
+        fn table<T: Serialize>(value: &T) -> Table {
+            // INVARIANT: the settings are structs of scalars and schedule tables.
+            Table::try_from(value).expect("learner settings serialise to a table")
+        }
+        match self {
+            Self::QLearning(c) => table(c),
+            Self::ActorCritic(c) => table(c),
+            Self::MinimaxQ(c) => {
+                let mut t = table(&c.learner);
+                t.insert("shaping".into(), Value::Table(table(&c.shaping)));
+                t
+            }
+        }
+    }
+
+    /// A fresh learner for `seat` of `tree` with these settings (`metagame respond`);
+    /// `minimax-q` shapes with `main_values`, which it requires.
+    ///
+    /// # Errors
+    ///
+    /// Learner errors: a seat the game lacks, main values of another game or seat,
+    /// `minimax-q` without main values.
+    pub fn learner(
+        &self,
+        tree: &GameTree,
+        seat: usize,
+        seed: u64,
+        main_values: Option<&ValueTable>,
+    ) -> std::result::Result<Box<dyn Learner>, metagame_learners::Error> {
+        Ok(match self {
+            Self::QLearning(c) => Box::new(QLearner::new(tree, seat, seed, c.clone(), Start::Fresh)?),
+            Self::ActorCritic(c) => Box::new(ActorCritic::new(tree, seat, seed, c.clone(), Start::Fresh)?),
+            Self::MinimaxQ(c) => {
+                let values = main_values.ok_or_else(|| {
+                    metagame_learners::Error::Config("minimax-q needs the main agent's values".into())
+                })?;
+                let q = QLearner::new(tree, seat, seed, c.learner.clone(), Start::Fresh)?;
+                Box::new(MinimaxExploiter::new(tree, q, values, &c.shaping)?)
+            }
+        })
     }
 }
 
@@ -364,7 +567,7 @@ mod tests {
             assert!(!solver.name().is_empty(), "{}", r.name);
         }
         for o in OracleName::ALL {
-            assert_eq!(o.build(1e-2).name(), o.as_str());
+            assert_eq!(o.build(1e-2, None).unwrap().name(), o.as_str());
             assert_eq!(o.as_str().parse::<OracleName>().unwrap(), *o);
         }
         for e in EvaluatorName::ALL {

@@ -11,14 +11,6 @@ pub enum Error {
     /// A hyperparameter out of its range (the message names the field).
     #[error("invalid config: {0}")]
     Config(String),
-    /// A learner name that the registry does not know.
-    #[error("unknown learner `{name}`; known learners: {known}")]
-    UnknownLearner {
-        /// The name asked for.
-        name: String,
-        /// The names that exist, comma separated.
-        known: String,
-    },
     /// A training budget of zero episodes.
     #[error("the training budget is zero episodes")]
     ZeroBudget,

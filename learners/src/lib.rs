@@ -13,7 +13,6 @@
 //!   current or average policy out.
 //! - [`MinimaxExploiter`]: wraps a learner and shapes its reward with a frozen main agent's
 //!   values ([`MinimaxShaping`], REFERENCE.md §5); α = 0 is the plain learner.
-//! - [`learner_by_name`]: the learners by their config names.
 //!
 //! Episodes are played on the game's flat tree with all randomness from Philox keyed by
 //! (seed, seat, episode), in parallel batches applied in episode order: a run is
@@ -52,29 +51,3 @@ pub use minimax::{MinimaxConfig, MinimaxExploiter, MinimaxShaping};
 pub use q_learning::{QLearner, QLearningConfig};
 pub use schedule::Schedule;
 pub use values::ValueTable;
-
-use metagame_games::GameTree;
-
-/// The names [`learner_by_name`] knows.
-pub const LEARNER_NAMES: [&str; 2] = ["q-learning", "actor-critic"];
-
-/// A learner by its config name with default settings.
-///
-/// # Errors
-///
-/// [`Error::UnknownLearner`] for a name not in [`LEARNER_NAMES`]; as the learner's `new`.
-pub fn learner_by_name(
-    name: &str,
-    tree: &GameTree,
-    seat: usize,
-    seed: u64,
-    start: Start<'_>,
-) -> Result<Box<dyn Learner>> {
-    match name {
-        "q-learning" => Ok(Box::new(QLearner::new(tree, seat, seed, QLearningConfig::default(), start)?)),
-        "actor-critic" => {
-            Ok(Box::new(ActorCritic::new(tree, seat, seed, ActorCriticConfig::default(), start)?))
-        }
-        _ => Err(Error::UnknownLearner { name: name.to_owned(), known: LEARNER_NAMES.join(", ") }),
-    }
-}

@@ -1,6 +1,6 @@
 //! `ValueTable`: a learner's action-value estimates per information state and action.
 
-use metagame_games::{ActionId, GameTree, InfosetId};
+use metagame_games::{ActionId, GameTree, InfosetId, NodeKind, PlayerId, TabularPolicy, reach_probabilities};
 use serde::{Deserialize, Serialize};
 
 use crate::episodes::Layout;
@@ -32,6 +32,75 @@ impl ValueTable {
             }
         }
         Self { game: layout.game.clone(), seat, num_actions: na, values, visits: counts }
+    }
+
+    /// The exact action values of `seat` when every seat plays `profile`: `Q(s, a)` is the
+    /// expected return of taking `a` at information state `s` and following the profile
+    /// afterwards, the histories of `s` weighted by their reach under the others' policies
+    /// and chance (a perfectly trained critic's estimate). Information states the others
+    /// never lead to weigh their histories by their reach under uniform play. Visit counts are 1 for every legal
+    /// action of the seat.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Game`] for a profile that does not fit the tree; [`Error::Seat`] for a seat
+    /// the game lacks.
+    ///
+    /// # Complexity
+    ///
+    /// O(nodes).
+    pub fn exact(tree: &GameTree, seat: usize, profile: &[&TabularPolicy]) -> Result<Self> {
+        let n = tree.num_players();
+        if seat >= n {
+            return Err(Error::Seat { seat, num_players: n });
+        }
+        let reach = reach_probabilities(tree, profile, Some(PlayerId(seat)))?;
+        let uniform = TabularPolicy::uniform(tree);
+        // Fallback weights for states the others never lead to: the reach when every seat
+        // plays uniformly (positive on every history).
+        let uniform_reach = reach_probabilities(tree, &vec![&uniform; n], None)?;
+        // Node values for `seat`, children after parents in the arena.
+        let mut value = vec![0.0; tree.num_nodes()];
+        for node in (0..tree.num_nodes()).rev() {
+            value[node] = match tree.node_kind(node) {
+                NodeKind::Terminal => tree.terminal_utilities(node)[seat],
+                NodeKind::Chance => tree.children(node).map(|c| tree.chance_prob(c) * value[c]).sum(),
+                NodeKind::Decision => {
+                    let player = tree.node_player(node);
+                    let row = profile[player].row(tree.node_infoset(node));
+                    tree.children(node).map(|c| row[tree.node_action(c).0] * value[c]).sum()
+                }
+            };
+        }
+        let na = tree.num_actions();
+        let mut sums = vec![0.0; tree.num_infosets() * na];
+        let mut weights = vec![0.0; tree.num_infosets()];
+        let mut fallback_sums = vec![0.0; tree.num_infosets() * na];
+        let mut fallback_weights = vec![0.0; tree.num_infosets()];
+        for node in 0..tree.num_nodes() {
+            if tree.node_kind(node) != NodeKind::Decision || tree.node_player(node) != seat {
+                continue;
+            }
+            let i = tree.node_infoset(node).0;
+            weights[i] += reach[node];
+            fallback_weights[i] += uniform_reach[node];
+            for c in tree.children(node) {
+                let a = tree.node_action(c).0;
+                sums[i * na + a] += reach[node] * value[c];
+                fallback_sums[i * na + a] += uniform_reach[node] * value[c];
+            }
+        }
+        let mut values = vec![0.0; tree.num_infosets() * na];
+        let mut visits = vec![0; tree.num_infosets() * na];
+        for i in tree.infosets_of(seat) {
+            let (sum, w) =
+                if weights[i] > 0.0 { (&sums, weights[i]) } else { (&fallback_sums, fallback_weights[i]) };
+            for a in tree.legal_actions(InfosetId(i)) {
+                values[i * na + a.0] = if w > 0.0 { sum[i * na + a.0] / w } else { 0.0 };
+                visits[i * na + a.0] = 1;
+            }
+        }
+        Ok(Self { game: tree.name().to_string(), seat, num_actions: na, values, visits })
     }
 
     /// The game string of the game it was learned on.

@@ -17,6 +17,9 @@ pub enum Error {
         /// Why.
         source: metagame_solvers::SolveError,
     },
+    /// A learner refused its settings or failed to train (from the learners crate).
+    #[error("learner: {0}")]
+    Learner(#[source] metagame_learners::Error),
     /// A configuration that cannot run (the message names the field).
     #[error("invalid config: {0}")]
     Config(String),

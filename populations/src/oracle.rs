@@ -127,6 +127,13 @@ pub trait Oracle: Send {
     ///
     /// A request that does not fit the game, or a failure of the training method.
     fn respond(&mut self, request: &ResponseRequest<'_>) -> Result<Response>;
+
+    /// True when every response is an exact best response to the request's profile, so that
+    /// its gap to the best-response value is 0 by construction and need not be measured.
+    /// Default false: loops measure the gap of every response.
+    fn is_exact(&self) -> bool {
+        false
+    }
 }
 
 /// The exact best response on the game tree against the aggregated profile; `tie_break`
@@ -150,6 +157,11 @@ impl Oracle for ExactBestResponse {
             TieBreak::LowestAction => "exact-br",
             TieBreak::Trembling(_) => "exact-br-trembling",
         }
+    }
+
+    /// Both tie rules pick a best response at every reached information set.
+    fn is_exact(&self) -> bool {
+        true
     }
 
     fn respond(&mut self, request: &ResponseRequest<'_>) -> Result<Response> {

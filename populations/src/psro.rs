@@ -392,7 +392,7 @@ impl<'t> Psro<'t> {
     /// Iteration `iteration` computed into locals.
     fn stage(&mut self, iteration: usize) -> Result<Staged> {
         let t = Instant::now();
-        let (members, oracle_episodes) =
+        let Responses { members, episodes: oracle_episodes, gaps } =
             respond(self.tree, &self.config, &self.state, self.oracle.as_mut(), iteration)?;
         let times = PhaseTimes { oracle_s: t.elapsed().as_secs_f64(), ..PhaseTimes::default() };
 
@@ -404,8 +404,9 @@ impl<'t> Psro<'t> {
             table.grow(m.player);
             policies[m.player.0].push(&m.policy);
         }
-        let (meta_strategies, report) =
+        let (meta_strategies, mut report) =
             self.evaluate_and_solve(&mut table, &policies, iteration, oracle_episodes, times)?;
+        report.response_gap = gaps;
         Ok(Staged { members, table, meta_strategies, report })
     }
 
@@ -438,6 +439,7 @@ impl<'t> Psro<'t> {
             nash_conv: nash_conv.nash_conv,
             exploitability: nash_conv.exploitability,
             episodes: episodes + oracle_episodes,
+            response_gap: Vec::new(),
             elapsed_s: self.elapsed(),
             times,
             meta_game: Some(MetaGameReport::new(
@@ -566,14 +568,46 @@ impl TrainingLoop for Psro<'_> {
     }
 }
 
-/// The new members of iteration `iteration`, and the episodes their training played.
+/// The responses of one iteration.
+struct Responses {
+    /// The new members.
+    members: Vec<NewMember>,
+    /// Episodes their training played.
+    episodes: u64,
+    /// Each request's response gap, in request order.
+    gaps: Vec<f64>,
+}
+
+/// How far `response` falls short of the exact best response for `player` against
+/// `profile` (the aggregate of the opponents it answered): 0 for exact oracles.
+fn response_gap(
+    tree: &GameTree,
+    player: PlayerId,
+    profile: &TabularPolicy,
+    response: &TabularPolicy,
+    exact: bool,
+) -> Result<f64> {
+    if exact {
+        return Ok(0.0);
+    }
+    let n = tree.num_players();
+    let mut seats = vec![profile; n];
+    let (_, best) = metagame_games::best_response(tree, player.0, &seats)?;
+    seats[player.0] = response;
+    let value = metagame_games::expected_returns(tree, &seats)?[player.0];
+    // A learned response can only tie the best response; clamp rounding below 0.
+    Ok((best - value).max(0.0))
+}
+
+/// The new members of iteration `iteration`, the episodes their training played and their
+/// response gaps.
 fn respond(
     tree: &GameTree,
     config: &PsroConfig,
     state: &PsroState,
     oracle: &mut dyn Oracle,
     iteration: usize,
-) -> Result<(Vec<NewMember>, u64)> {
+) -> Result<Responses> {
     let n = tree.num_players();
     let pop = &state.population;
     let sigma = &state.meta_strategies;
@@ -581,6 +615,7 @@ fn respond(
     let profile = aggregated(tree, &policies, sigma)?;
     let mut requests = 0;
     let mut episodes = 0;
+    let mut gaps = Vec::new();
     // One request for `player` against the opponents weighted by `weights[q]` (seat q),
     // whose aggregate is `profile`.
     let mut ask = |player: PlayerId, weights: &[&[f64]], profile: &TabularPolicy| -> Result<NewMember> {
@@ -600,6 +635,7 @@ fn respond(
         requests += 1;
         let response = oracle.respond(&request)?;
         episodes += response.stats.episodes;
+        gaps.push(response_gap(tree, player, profile, &response.policy, oracle.is_exact())?);
         Ok(NewMember { player, policy: response.policy, answered })
     };
     let full: Vec<&[f64]> = sigma.iter().map(Vec::as_slice).collect();
@@ -611,7 +647,7 @@ fn respond(
         let answered = first.answered;
         out.push(NewMember { player: PlayerId(0), policy: mirrored.clone(), answered: answered.clone() });
         out.push(NewMember { player: PlayerId(1), policy: mirrored, answered });
-        return Ok((out, episodes));
+        return Ok(Responses { members: out, episodes, gaps });
     }
     for player in players(n) {
         if !config.rectified {
@@ -654,7 +690,7 @@ fn respond(
             out.push(ask(player, &full, &profile)?);
         }
     }
-    Ok((out, episodes))
+    Ok(Responses { members: out, episodes, gaps })
 }
 
 /// The largest absolute terminal utility of the game (1 for a game whose payoffs are all 0).

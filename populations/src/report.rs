@@ -70,6 +70,12 @@ pub struct IterationReport {
     pub exploitability: Option<f64>,
     /// Episodes played this iteration (0 with exact payoffs and exact responses).
     pub episodes: u64,
+    /// For loops that add responses: each response's gap, in the order they were requested
+    /// (player 0 first): the exact best-response value against the opponents it answered
+    /// minus the response's own value against them. 0 for exact oracles; empty for loops
+    /// without responses and for iteration 0.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub response_gap: Vec<f64>,
     /// Wall time since the run started (resumed runs include time before the checkpoint).
     pub elapsed_s: f64,
     /// Time per phase of this iteration.
@@ -93,6 +99,7 @@ impl IterationReport {
             nash_conv,
             exploitability,
             episodes: 0,
+            response_gap: Vec::new(),
             elapsed_s: 0.0,
             times: PhaseTimes::default(),
             meta_game: None,

@@ -23,11 +23,21 @@ pub struct MinimaxQConfig {
     pub shaping: MinimaxConfig,
 }
 
+/// Whose values shape a `minimax-q` response.
+#[derive(Clone, Debug)]
+enum MainAgent {
+    /// A frozen main agent's values, given once.
+    Fixed(ValueTable),
+    /// The learned values of the last response this oracle trained for the main seat (in
+    /// PSRO: the newest member of the opponent's population).
+    LastResponse,
+}
+
 #[derive(Clone, Debug)]
 enum Method {
     QLearning(QLearningConfig),
     ActorCritic(ActorCriticConfig),
-    MinimaxQ(MinimaxQConfig, ValueTable),
+    MinimaxQ(MinimaxQConfig, MainAgent),
 }
 
 /// An oracle that trains a fresh learner per request (or one warm started from the
@@ -58,26 +68,28 @@ enum Method {
 pub struct TrainedResponse {
     method: Method,
     last_values: Option<ValueTable>,
+    /// The values of the last response per seat (kept for [`MainAgent::LastResponse`]).
+    values_by_seat: Vec<Option<ValueTable>>,
 }
 
 /// A learners error as a populations error (game errors keep their type).
 fn learner_error(e: metagame_learners::Error) -> Error {
     match e {
         metagame_learners::Error::Game(g) => Error::Game(g),
-        other => Error::Config(other.to_string()),
+        other => Error::Learner(other),
     }
 }
 
 impl TrainedResponse {
     fn with(method: Method) -> Self {
-        Self { method, last_values: None }
+        Self { method, last_values: None, values_by_seat: Vec::new() }
     }
 
     /// Responses learned by tabular Q-learning (config name `q-learning`).
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] for a config out of range.
+    /// [`Error::Learner`] for settings out of range.
     pub fn q_learning(config: QLearningConfig) -> Result<Self> {
         config.validate().map_err(learner_error)?;
         Ok(Self::with(Method::QLearning(config)))
@@ -87,7 +99,7 @@ impl TrainedResponse {
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] for a config out of range.
+    /// [`Error::Learner`] for settings out of range.
     pub fn actor_critic(config: ActorCriticConfig) -> Result<Self> {
         config.validate().map_err(learner_error)?;
         Ok(Self::with(Method::ActorCritic(config)))
@@ -99,16 +111,55 @@ impl TrainedResponse {
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] for a config out of range (α or γ outside [0, 1] included).
+    /// [`Error::Learner`] for settings out of range (α or γ outside [0, 1] included).
     pub fn minimax_q(config: MinimaxQConfig, main_values: ValueTable) -> Result<Self> {
         config.learner.validate().map_err(learner_error)?;
         config.shaping.validate().map_err(learner_error)?;
-        Ok(Self::with(Method::MinimaxQ(config, main_values)))
+        Ok(Self::with(Method::MinimaxQ(config, MainAgent::Fixed(main_values))))
+    }
+
+    /// Minimax-shaped Q-learning where the main agent is the other seat's newest response
+    /// (config name `minimax-q` in PSRO): each response is shaped by the learned values of
+    /// the response this oracle trained last for the main seat (the other seat of a 2-player
+    /// game, or `shaping.main_seat`); in PSRO, player 1's response of an iteration is shaped
+    /// by player 0's response of the same iteration, the policy it will face next. Until the
+    /// main seat has a learned response (player 0 in PSRO's first iteration, and in the first
+    /// iteration after a resume: the values are not checkpointed), the response is plain
+    /// Q-learning.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Learner`] for settings out of range (α or γ outside [0, 1] included).
+    pub fn minimax_q_against_responses(config: MinimaxQConfig) -> Result<Self> {
+        config.learner.validate().map_err(learner_error)?;
+        config.shaping.validate().map_err(learner_error)?;
+        Ok(Self::with(Method::MinimaxQ(config, MainAgent::LastResponse)))
     }
 
     /// The value estimates of the learner that answered the last request, if any.
     pub fn last_values(&self) -> Option<&ValueTable> {
         self.last_values.as_ref()
+    }
+
+    /// The main agent's values for a response at `seat` of a `num_players` game, if any.
+    fn main_values<'s>(
+        &'s self,
+        main: &'s MainAgent,
+        config: &MinimaxQConfig,
+        seat: usize,
+        num_players: usize,
+    ) -> Option<&'s ValueTable> {
+        match main {
+            MainAgent::Fixed(values) => Some(values),
+            MainAgent::LastResponse => {
+                let main_seat = config.shaping.main_seat.unwrap_or(if num_players == 2 {
+                    1 - seat.min(1)
+                } else {
+                    usize::MAX
+                });
+                self.values_by_seat.get(main_seat).and_then(Option::as_ref)
+            }
+        }
     }
 
     fn train(&self, request: &ResponseRequest<'_>) -> metagame_learners::Result<(Box<dyn Learner>, u64)> {
@@ -134,7 +185,10 @@ impl TrainedResponse {
             Method::ActorCritic(c) => Box::new(ActorCritic::new(tree, seat, seed, c.clone(), start)?),
             Method::MinimaxQ(c, main) => {
                 let q = QLearner::new(tree, seat, seed, c.learner.clone(), start)?;
-                Box::new(MinimaxExploiter::new(tree, q, main, &c.shaping)?)
+                match self.main_values(main, c, seat, tree.num_players()) {
+                    Some(values) => Box::new(MinimaxExploiter::new(tree, q, values, &c.shaping)?),
+                    None => Box::new(q),
+                }
             }
         };
         let opponents = OpponentSampler::new(
@@ -157,7 +211,13 @@ impl Oracle for TrainedResponse {
     fn respond(&mut self, request: &ResponseRequest<'_>) -> Result<Response> {
         let started = Instant::now();
         let (learner, episodes) = self.train(request).map_err(learner_error)?;
-        self.last_values = Some(learner.values());
+        let values = learner.values();
+        let seat = request.player.0;
+        if self.values_by_seat.len() <= seat {
+            self.values_by_seat.resize(seat + 1, None);
+        }
+        self.values_by_seat[seat] = Some(values.clone());
+        self.last_values = Some(values);
         Ok(Response::new(
             learner.policy(),
             TrainingStats { episodes, seconds: started.elapsed().as_secs_f64() },

@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 mod exploitability;
 mod game_info;
 mod matches;
+mod respond;
 mod run;
 mod solve;
 
@@ -26,6 +27,9 @@ enum Command {
     Solve(solve::Args),
     /// Evaluate the payoff table among policies by exact or sampled matches.
     Matches(matches::Args),
+    /// Train one learned response against fixed opponents; score it against the exact
+    /// best response as training goes.
+    Respond(respond::Args),
     /// Run an experiment config (PSRO, XFP, Double Oracle) into a run folder.
     Run(run::Args),
 }
@@ -38,6 +42,7 @@ pub fn run() -> anyhow::Result<()> {
         Command::Exploitability(args) => exploitability::run(args),
         Command::Solve(args) => solve::run(args),
         Command::Matches(args) => matches::run(args),
+        Command::Respond(args) => respond::run(args),
         Command::Run(args) => run::run(args),
     }
 }

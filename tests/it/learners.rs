@@ -6,7 +6,7 @@ use metagame::games::{GameTree, InfosetId, TabularPolicy, best_response, expecte
 use metagame::populations::Xfp;
 use metagame_learners::{
     ActorCritic, ActorCriticConfig, Error, Learner, MinimaxConfig, MinimaxExploiter, Opponent,
-    OpponentSampler, QLearner, QLearningConfig, Start, learner_by_name,
+    OpponentSampler, QLearner, QLearningConfig, Start,
 };
 
 fn tree(game: &str) -> GameTree {
@@ -267,10 +267,9 @@ fn bad_inputs_are_typed_errors() {
     let kuhn = tree("kuhn_poker");
     let leduc = tree("leduc_poker");
     let uniform = TabularPolicy::uniform(&kuhn);
-    let err = learner_by_name("sarsa", &kuhn, 0, 0, Start::Fresh).err().unwrap();
-    assert!(matches!(err, Error::UnknownLearner { .. }), "{err}");
-    assert!(err.to_string().contains("q-learning"), "{err}");
-    assert!(learner_by_name("actor-critic", &kuhn, 1, 0, Start::Fresh).is_ok());
+    let err = "sarsa".parse::<metagame::OracleName>().err().unwrap().to_string();
+    assert!(err.contains("unknown oracle `sarsa`") && err.contains("q-learning"), "{err}");
+    assert!(metagame::registry::LearnerSettings::defaults("actor-critic".parse().unwrap()).is_some());
 
     let mut q = QLearner::new(&kuhn, 0, 0, QLearningConfig::default(), Start::Fresh).unwrap();
     assert!(matches!(q.train(&kuhn, &OpponentSampler::fixed(&uniform), 0), Err(Error::ZeroBudget)));

@@ -4,6 +4,7 @@ mod alpha_rank_large;
 mod cli;
 mod games_known_values;
 mod hostile_input;
+mod learned_oracles;
 mod learners;
 mod lemke_howson_robust;
 mod lp_robust;

@@ -103,6 +103,10 @@ fn every_example_reports_what_it_reported_before_issue_10() {
             let it = it.as_object_mut().unwrap();
             it.remove("elapsed_s");
             it.remove("times");
+            // Added with learned oracles (issue 11): exact oracles' responses have gap 0.
+            if let Some(gaps) = it.remove("response_gap") {
+                assert!(gaps.as_array().unwrap().iter().all(|g| g.as_f64() == Some(0.0)), "{name}: {gaps}");
+            }
         }
         assert_close(name, &old, &new);
     }
@@ -110,7 +114,15 @@ fn every_example_reports_what_it_reported_before_issue_10() {
 
 #[test]
 fn every_example_config_round_trips_through_toml_and_json() {
-    for name in ["kuhn_psro", "kuhn_psro_sampled", "leduc_psro", "leduc_xfp", "rps_double_oracle"] {
+    for name in [
+        "kuhn_psro",
+        "kuhn_psro_sampled",
+        "kuhn_psro_rl",
+        "leduc_psro",
+        "leduc_psro_rl",
+        "leduc_xfp",
+        "rps_double_oracle",
+    ] {
         let config = ExperimentConfig::read(&example(name)).unwrap();
         let again = ExperimentConfig::from_toml_str(&config.to_toml(), Path::new("<again>")).unwrap();
         assert_eq!(config, again, "{name}");

@@ -1,0 +1,203 @@
+//! `metagame respond --game G --against POLICY --seat N --learner NAME --episodes N`: train
+//! one learned response against fixed opponents and score it against the exact best
+//! response at evenly spaced points of training.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+use metagame::LearnerSettings;
+use metagame::OracleName;
+use metagame::games::{GameTree, TabularPolicy, best_response, expected_returns, registry};
+use metagame::learners::{OpponentSampler, ValueTable};
+use serde_json::json;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// OpenSpiel-style game string, e.g. `leduc_poker`.
+    #[arg(long)]
+    game: String,
+    /// The opponents' policy: `uniform`, `first-action`, or an OpenSpiel tabular policy
+    /// JSON file (its rows for the other seats are used).
+    #[arg(long, value_name = "POLICY")]
+    against: String,
+    /// The seat the response plays.
+    #[arg(long, default_value_t = 0)]
+    seat: usize,
+    /// `q-learning`, `actor-critic` or `minimax-q` (default settings).
+    #[arg(long)]
+    learner: String,
+    /// Training episodes.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    episodes: u64,
+    /// Seed of every random draw of training.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// minimax-q: the main agent's policy (`uniform`, `first-action` or a JSON file;
+    /// default: the `--against` policy). Its values are the exact action values of the main
+    /// policy in self-play, as a perfectly trained critic would estimate them.
+    #[arg(long, value_name = "POLICY")]
+    main: Option<String>,
+    /// minimax-q: the shaping weight α, in [0, 1] (default 0.1).
+    #[arg(long, allow_negative_numbers = true)]
+    alpha: Option<f64>,
+    /// How many evenly spaced points of training to score (the last is the end).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    points: u64,
+    /// Write the learned policy (OpenSpiel tabular JSON) here.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Print one JSON object per point and a summary object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+fn read_policy(tree: &GameTree, spec: &str, what: &str) -> anyhow::Result<TabularPolicy> {
+    Ok(match spec {
+        "uniform" => TabularPolicy::uniform(tree),
+        "first-action" => TabularPolicy::first_action(tree),
+        file => TabularPolicy::read_openspiel_json(tree, Path::new(file))
+            .with_context(|| format!("{what} {file} (for {})", tree.name()))?,
+    })
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let Some(mut settings) = args.learner.parse().ok().and_then(LearnerSettings::defaults) else {
+        let learners: Vec<&str> = OracleName::LEARNED.iter().map(|o| o.as_str()).collect();
+        bail!("--learner: unknown learner `{}`; learners: {}", args.learner, learners.join(", "));
+    };
+    match (&mut settings, args.alpha, &args.main) {
+        (LearnerSettings::MinimaxQ(c), Some(alpha), _) => c.shaping.alpha = alpha,
+        (LearnerSettings::MinimaxQ(_), None, _) => {}
+        (_, Some(_), _) => bail!("--alpha is read only by --learner minimax-q"),
+        (_, None, Some(_)) => bail!("--main is read only by --learner minimax-q"),
+        _ => {}
+    }
+    settings.validate().map_err(|e| anyhow::anyhow!("--alpha: {e}"))?;
+
+    let game = registry::load(&args.game)?;
+    let tree = GameTree::build(&game).with_context(|| format!("building the tree of {}", args.game))?;
+    let n = tree.num_players();
+    if args.seat >= n {
+        bail!("--seat {} does not exist in {} ({n} players: 0..{})", args.seat, args.game, n - 1);
+    }
+    let against = read_policy(&tree, &args.against, "--against")?;
+    let main_values = match &settings {
+        LearnerSettings::MinimaxQ(c) => {
+            let main = match &args.main {
+                Some(spec) => read_policy(&tree, spec, "--main")?,
+                None => against.clone(),
+            };
+            let main_seat = c.shaping.main_seat.unwrap_or(1 - args.seat.min(1));
+            Some(ValueTable::exact(&tree, main_seat, &vec![&main; n])?)
+        }
+        _ => None,
+    };
+    let mut learner = settings.learner(&tree, args.seat, args.seed, main_values.as_ref())?;
+
+    let opponents = OpponentSampler::fixed(&against);
+    let profile = vec![&against; n];
+    let (_, best_value) = best_response(&tree, args.seat, &profile)?;
+    let (lo, hi) = utility_range(&tree, args.seat);
+    let range = (hi - lo).max(f64::MIN_POSITIVE);
+
+    let bar = (!args.json && std::io::stderr().is_terminal()).then(|| {
+        let bar = ProgressBar::new(args.episodes);
+        bar.set_style(
+            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} episodes, ETA {eta}")
+                // INVARIANT: the template is a literal that parses.
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar
+    });
+    if !args.json {
+        println!(
+            "{} seat {} vs {}: {} for {} episodes (seed {}); exact best-response value {best_value:.6}",
+            args.game, args.seat, args.against, args.learner, args.episodes, args.seed
+        );
+        println!("{:>12} {:>12} {:>12} {:>10} {:>10}", "episodes", "value", "best value", "gap", "gap/range");
+    }
+    let started = Instant::now();
+    let mut done = 0;
+    let mut last = (0.0, 0.0);
+    for k in 1..=args.points {
+        let target = args.episodes * k / args.points;
+        if target > done {
+            learner.train(&tree, &opponents, target - done)?;
+            done = target;
+        }
+        let policy = learner.policy();
+        let mut seats = profile.clone();
+        seats[args.seat] = &policy;
+        let value = expected_returns(&tree, &seats)?[args.seat];
+        let gap = (best_value - value).max(0.0);
+        last = (value, gap);
+        if let Some(bar) = &bar {
+            bar.set_position(done);
+        }
+        if args.json {
+            super::print_json(&json!({
+                "episodes": done,
+                "value": value,
+                "best_response_value": best_value,
+                "gap": gap,
+                "gap_fraction_of_range": gap / range,
+                "seconds": started.elapsed().as_secs_f64(),
+            }));
+        } else {
+            let line = format!(
+                "{done:>12} {value:>12.6} {best_value:>12.6} {gap:>10.6} {:>9.3}%",
+                100.0 * gap / range
+            );
+            match &bar {
+                Some(bar) => bar.println(line),
+                None => println!("{line}"),
+            }
+        }
+    }
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    if let Some(path) = &args.out {
+        let text = learner.policy().to_openspiel_json(&tree);
+        metagame::populations::checkpoint::write_atomic(path, text.as_bytes())?;
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    if args.json {
+        super::print_json(&json!({
+            "summary": true,
+            "game": args.game,
+            "seat": args.seat,
+            "learner": args.learner,
+            "episodes": done,
+            "seed": args.seed,
+            "value": last.0,
+            "best_response_value": best_value,
+            "gap": last.1,
+            "gap_fraction_of_range": last.1 / range,
+            "payoff_range": [lo, hi],
+            "seconds": seconds,
+            "out": args.out,
+        }));
+    } else {
+        println!(
+            "gap {:.6} ({:.3}% of the payoff range {lo}..{hi}) after {done} episodes in {seconds:.2} s{}",
+            last.1,
+            100.0 * last.1 / range,
+            args.out.as_ref().map(|p| format!("; policy written to {}", p.display())).unwrap_or_default()
+        );
+    }
+    Ok(())
+}
+
+/// The smallest and largest terminal utility of `seat`.
+fn utility_range(tree: &GameTree, seat: usize) -> (f64, f64) {
+    (0..tree.num_nodes())
+        .filter(|&node| tree.node_kind(node) == metagame::games::NodeKind::Terminal)
+        .map(|node| tree.terminal_utilities(node)[seat])
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), u| (lo.min(u), hi.max(u)))
+}
