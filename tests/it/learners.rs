@@ -398,3 +398,107 @@ fn psro_with_trained_responses_approaches_equilibrium_on_kuhn() {
         last.nash_conv
     );
 }
+
+/// Frozen main agents for the Minimax study: the members PSRO-nash (exact responses) adds at
+/// the given iterations, for `seat`.
+fn psro_members(tree: &GameTree, seat: usize, iterations: &[usize]) -> Vec<(String, TabularPolicy)> {
+    use metagame::games::ExactEvaluator;
+    use metagame::populations::{ExactBestResponse, Psro, PsroConfig, meta::Nash};
+    let last = *iterations.iter().max().unwrap();
+    let mut psro = Psro::new(
+        tree,
+        PsroConfig::default(),
+        Box::new(Nash),
+        Box::new(ExactBestResponse::default()),
+        Box::new(ExactEvaluator),
+    )
+    .unwrap();
+    for _ in 0..last {
+        psro.step().unwrap();
+    }
+    let population = &psro.state().population;
+    iterations
+        .iter()
+        .map(|&k| {
+            let member = &population.members(metagame::games::PlayerId(seat))[k];
+            (format!("PSRO member {k}"), member.policy.clone())
+        })
+        .collect()
+}
+
+/// Minimax Exploiter vs plain Q-learning against frozen main agents: episodes until the
+/// learned response's exact value reaches 90% of the way from its starting (uniform) value
+/// to the exact best-response value, over 5 seeds, for 3 values of α. The main agent's
+/// values are its exact action values in self-play (`ValueTable::exact`).
+///
+/// `cargo test --release --test it learners::minimax_study -- --ignored --nocapture`.
+#[test]
+#[allow(clippy::print_stdout)] // The table is this test's output.
+#[ignore = "prints the Minimax Exploiter study for the report (about a minute in release)"]
+fn minimax_study() {
+    use metagame_learners::ValueTable;
+    let alphas = [0.0, 0.01, 0.1, 0.5];
+    // (game, exploiter seats, evaluation every `step` episodes up to `cap`, PSRO iterations)
+    for (game, seats, step, cap, iterations) in [
+        ("kuhn_poker", &[0usize][..], 100u64, 50_000u64, &[1usize, 2, 3][..]),
+        ("leduc_poker", &[0, 1][..], 1_000, 1_000_000, &[2, 5, 10][..]),
+    ] {
+        let tree = tree(game);
+        for &seat in seats {
+            let main_seat = 1 - seat;
+            for (main_name, main) in psro_members(&tree, main_seat, iterations) {
+                let values = ValueTable::exact(&tree, main_seat, &vec![&main; 2]).unwrap();
+                let mut profile = vec![&main; 2];
+                let (_, best) = best_response(&tree, seat, &profile).unwrap();
+                let uniform = TabularPolicy::uniform(&tree);
+                profile[seat] = &uniform;
+                let start = expected_returns(&tree, &profile).unwrap()[seat];
+                let target = start + 0.9 * (best - start);
+                let mut cells = Vec::new();
+                for &alpha in &alphas {
+                    let mut reached = Vec::new();
+                    for seed in 0..5 {
+                        let q = QLearner::new(&tree, seat, seed, QLearningConfig::default(), Start::Fresh)
+                            .unwrap();
+                        let mut learner: Box<dyn Learner> = if alpha == 0.0 {
+                            Box::new(q)
+                        } else {
+                            Box::new(
+                                MinimaxExploiter::new(&tree, q, &values, &MinimaxConfig::new(alpha)).unwrap(),
+                            )
+                        };
+                        let sampler = OpponentSampler::fixed(&main);
+                        let mut done = 0;
+                        let mut hit = None;
+                        while done < cap {
+                            learner.train(&tree, &sampler, step).unwrap();
+                            done += step;
+                            let policy = learner.policy();
+                            let mut p = vec![&main; 2];
+                            p[seat] = &policy;
+                            if expected_returns(&tree, &p).unwrap()[seat] >= target {
+                                hit = Some(done);
+                                break;
+                            }
+                        }
+                        reached.push(hit);
+                    }
+                    let hits: Vec<f64> = reached.iter().flatten().map(|&e| e as f64).collect();
+                    let cell = if hits.len() == reached.len() {
+                        let mean = hits.iter().sum::<f64>() / hits.len() as f64;
+                        let lo = hits.iter().copied().fold(f64::INFINITY, f64::min);
+                        let hi = hits.iter().copied().fold(0.0, f64::max);
+                        format!("α={alpha}: {mean:.0} [{lo:.0}, {hi:.0}]")
+                    } else {
+                        format!("α={alpha}: {}/5 within {cap}", hits.len())
+                    };
+                    cells.push(cell);
+                }
+                println!(
+                    "{game} exploiter seat {seat} vs {main_name} (BR value {best:.4}, start {start:.4}): {}",
+                    cells.join("  ")
+                );
+            }
+        }
+    }
+}
