@@ -153,3 +153,128 @@ pub fn payoffs_svg(game: &NormalFormGame, mixtures: &[Vec<f64>], path: &Path) ->
     root.present().map_err(|e| plot_err(path, e))?;
     Ok(())
 }
+
+/// Curve colours, distinguishable on white (matplotlib's tab10).
+const CURVE_COLORS: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
+/// One curve of a comparison: a label and the runs it averages (each a list of `(x, y)`
+/// points, aligned by index: the runs of one config differ only in their seed).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Curve {
+    /// The legend entry.
+    pub label: String,
+    /// The runs' points.
+    pub runs: Vec<Vec<(f64, f64)>>,
+}
+
+/// Several curves on one log-scale figure: each curve's mean over its runs, and for curves
+/// of 2 or more runs a band of the mean ± 1.96 standard errors. Values at or below 0 are
+/// drawn on a floor one decade below the smallest positive value, named in the axis label
+/// when a mean reaches it.
+///
+/// # Errors
+///
+/// [`Error::Output`] when the file cannot be written.
+pub fn compare_svg(curves: &[Curve], title: &str, x_label: &str, y_label: &str, path: &Path) -> Result<()> {
+    // Mean and half-width of the band per index, over the runs long enough to have it.
+    let summaries: Vec<Vec<(f64, f64, f64)>> = curves
+        .iter()
+        .map(|c| {
+            let len = c.runs.iter().map(Vec::len).max().unwrap_or(0);
+            (0..len)
+                .map(|i| {
+                    let pts: Vec<(f64, f64)> = c.runs.iter().filter_map(|r| r.get(i).copied()).collect();
+                    let n = pts.len() as f64;
+                    let x = pts.iter().map(|p| p.0).sum::<f64>() / n;
+                    let y = pts.iter().map(|p| p.1).sum::<f64>() / n;
+                    let half = if pts.len() > 1 {
+                        let var = pts.iter().map(|p| (p.1 - y).powi(2)).sum::<f64>() / (n - 1.0);
+                        1.96 * (var / n).sqrt()
+                    } else {
+                        0.0
+                    };
+                    (x, y, half)
+                })
+                .collect()
+        })
+        .collect();
+    let positive = summaries.iter().flatten().flat_map(|&(_, y, h)| [y, y - h]).filter(|&v| v > 0.0);
+    let min_positive = positive.fold(f64::INFINITY, f64::min);
+    let any_zero = summaries.iter().flatten().any(|&(_, y, _)| y <= 0.0);
+    let floor = match (min_positive.is_finite(), any_zero) {
+        (false, _) => 1e-3,
+        (true, true) => min_positive / 10.0,
+        (true, false) => min_positive / 1.5,
+    };
+    let y_max = summaries.iter().flatten().map(|&(_, y, h)| y + h).fold(floor * 10.0, f64::max) * 1.5;
+    let x_min = summaries.iter().flatten().map(|p| p.0).fold(f64::INFINITY, f64::min);
+    let x_max = summaries.iter().flatten().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
+    let (x_min, x_max) = if x_min < x_max { (x_min, x_max) } else { (0.0, 1.0) };
+    let integer_x = summaries.iter().flatten().all(|p| p.0.fract() == 0.0);
+
+    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| plot_err(path, e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(20)
+        .x_label_area_size(45)
+        .y_label_area_size(80)
+        .build_cartesian_2d(x_min..x_max, (floor..y_max).log_scale())
+        .map_err(|e| plot_err(path, e))?;
+    let y_desc = if any_zero { format!("{y_label} (0 drawn at {floor:.0e})") } else { y_label.to_string() };
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_desc.as_str())
+        .x_label_formatter(&|v| if integer_x { format!("{}", v.round() as i64) } else { format!("{v:.3}") })
+        .y_label_formatter(&|v| format!("{v:.0e}"))
+        .draw()
+        .map_err(|e| plot_err(path, e))?;
+    for (k, (curve, points)) in curves.iter().zip(&summaries).enumerate() {
+        let color = CURVE_COLORS[k % CURVE_COLORS.len()].to_rgba();
+        if curve.runs.len() > 1 {
+            let upper = points.iter().map(|&(x, y, h)| (x, (y + h).max(floor)));
+            let lower = points.iter().rev().map(|&(x, y, h)| (x, (y - h).max(floor)));
+            chart
+                .draw_series(std::iter::once(Polygon::new(
+                    upper.chain(lower).collect::<Vec<_>>(),
+                    color.mix(0.2),
+                )))
+                .map_err(|e| plot_err(path, e))?;
+        }
+        let runs = curve.runs.len();
+        let label = if runs > 1 {
+            format!("{} (mean of {runs}, 95% band)", curve.label)
+        } else {
+            curve.label.clone()
+        };
+        chart
+            .draw_series(LineSeries::new(
+                points.iter().map(|&(x, y, _)| (x, y.max(floor))),
+                color.stroke_width(2),
+            ))
+            .map_err(|e| plot_err(path, e))?
+            .label(label)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(|e| plot_err(path, e))?;
+    root.present().map_err(|e| plot_err(path, e))?;
+    Ok(())
+}

@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 mod exploitability;
 mod game_info;
 mod matches;
+mod plot;
 mod respond;
 mod run;
 mod solve;
@@ -27,6 +28,8 @@ enum Command {
     Solve(solve::Args),
     /// Evaluate the payoff table among policies by exact or sampled matches.
     Matches(matches::Args),
+    /// Several run folders on one NashConv figure (seeds of one config as mean and band).
+    Plot(plot::Args),
     /// Train one learned response against fixed opponents; score it against the exact
     /// best response as training goes.
     Respond(respond::Args),
@@ -42,6 +45,7 @@ pub fn run() -> anyhow::Result<()> {
         Command::Exploitability(args) => exploitability::run(args),
         Command::Solve(args) => solve::run(args),
         Command::Matches(args) => matches::run(args),
+        Command::Plot(args) => plot::run(args),
         Command::Respond(args) => respond::run(args),
         Command::Run(args) => run::run(args),
     }

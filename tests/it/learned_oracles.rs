@@ -238,3 +238,41 @@ fn respond_rejects_bad_input_in_one_line() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("'0'"));
 }
+
+#[test]
+fn plot_draws_seeds_of_one_config_as_a_mean_with_a_band_beside_another_config() {
+    let dir = temp_dir("plot");
+    let mut runs = Vec::new();
+    for seed in 0..3 {
+        let cfg = dir.join(format!("seed{seed}.toml"));
+        let text = std::fs::read_to_string(example("kuhn_psro_sampled")).unwrap();
+        let text: String = text
+            .lines()
+            .map(|l| if l.starts_with("seed") { format!("seed = {seed}") } else { l.to_string() })
+            .map(|l| if l.starts_with("max_iterations") { "max_iterations = 4".to_string() } else { l })
+            .collect::<Vec<_>>()
+            .join("\n");
+        std::fs::write(&cfg, text).unwrap();
+        let out = dir.join(format!("run{seed}"));
+        let o = metagame(&["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap(), "--json"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        runs.push(out);
+    }
+    let exact = dir.join("exact");
+    let o = metagame(&["run", &example("kuhn_psro"), "--out", exact.to_str().unwrap(), "--json"]);
+    assert!(o.status.success());
+    let figure = dir.join("cmp.svg");
+    let mut args: Vec<&str> = vec!["plot"];
+    args.extend(runs.iter().map(|r| r.to_str().unwrap()));
+    args.extend([exact.to_str().unwrap(), "--out", figure.to_str().unwrap()]);
+    let o = metagame(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains(": 3 run(s)") && stdout.contains(": 1 run(s)"), "{stdout}");
+    let svg = std::fs::read_to_string(&figure).unwrap();
+    assert!(svg.contains("mean of 3, 95% band"), "the seeds are one curve with a band");
+    assert!(svg.contains("<polygon"), "the band is drawn");
+    // Not a run folder: one line, exit 2.
+    let err = one_line_error(&metagame(&["plot", dir.to_str().unwrap()]));
+    assert!(err.contains("no report.json"), "{err}");
+}

@@ -1,0 +1,135 @@
+//! `metagame plot RUN_DIR... [--out FILE] [--x iteration|time|episodes]`: several runs on
+//! one NashConv figure; runs whose configs differ only in the seed become one curve (mean
+//! and a 95% band).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use metagame::plots::{Curve, compare_svg};
+use serde_json::Value;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum XAxis {
+    /// Iteration number.
+    Iteration,
+    /// Wall time since the run started, in seconds.
+    Time,
+    /// Episodes played so far (sampled payoffs and learned responses).
+    Episodes,
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Run folders written by `metagame run` (each holds report.json).
+    #[arg(required = true, value_name = "RUN_DIR")]
+    runs: Vec<PathBuf>,
+    /// The figure (SVG).
+    #[arg(long, default_value = "nash_conv.svg")]
+    out: PathBuf,
+    /// What the x axis shows.
+    #[arg(long, value_enum, default_value_t = XAxis::Iteration)]
+    x: XAxis,
+    /// The figure's title (default: the games plotted).
+    #[arg(long)]
+    title: Option<String>,
+}
+
+struct Run {
+    dir: PathBuf,
+    /// The config without its seed: runs with equal keys share a curve.
+    key: serde_json::Map<String, Value>,
+    points: Vec<(f64, f64)>,
+}
+
+fn read_run(dir: &Path, x: XAxis) -> anyhow::Result<Run> {
+    let path = dir.join("report.json");
+    if !path.is_file() {
+        bail!("{} has no report.json (not a finished run folder)", dir.display());
+    }
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let report: Value =
+        serde_json::from_str(&text).with_context(|| format!("{} is not a report", path.display()))?;
+    let (Some(config), Some(iterations)) = (report["config"].as_object(), report["iterations"].as_array())
+    else {
+        bail!("{} is not a run report (no config or iterations)", path.display());
+    };
+    let mut key = config.clone();
+    key.remove("seed");
+    let mut episodes = 0.0;
+    let mut points = Vec::new();
+    for it in iterations {
+        let nash_conv = it["nash_conv"]
+            .as_f64()
+            .with_context(|| format!("{}: an iteration without nash_conv", path.display()))?;
+        episodes += it["episodes"].as_f64().unwrap_or(0.0);
+        let xv = match x {
+            XAxis::Iteration => it["iteration"].as_f64().unwrap_or(points.len() as f64),
+            XAxis::Time => it["elapsed_s"].as_f64().unwrap_or(0.0),
+            XAxis::Episodes => episodes,
+        };
+        points.push((xv, nash_conv));
+    }
+    Ok(Run { dir: dir.to_path_buf(), key, points })
+}
+
+/// The config fields whose values differ between groups, as `field=value` per group.
+fn labels(groups: &[Vec<Run>]) -> Vec<String> {
+    let keys: Vec<&serde_json::Map<String, Value>> = groups.iter().map(|g| &g[0].key).collect();
+    let mut fields: Vec<&String> = keys.iter().flat_map(|k| k.keys()).collect();
+    fields.sort();
+    fields.dedup();
+    let differing: Vec<&String> =
+        fields.into_iter().filter(|f| keys.iter().any(|k| k.get(*f) != keys[0].get(*f))).collect();
+    groups
+        .iter()
+        .map(|g| {
+            let parts: Vec<String> = differing
+                .iter()
+                .filter(|f| f.as_str() != "learner" && f.as_str() != "max_iterations")
+                .filter_map(|f| match g[0].key.get(*f)? {
+                    Value::String(s) => Some(format!("{f}={s}")),
+                    v => Some(format!("{f}={v}")),
+                })
+                .collect();
+            if parts.is_empty() {
+                g[0].dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+            } else {
+                parts.join(", ")
+            }
+        })
+        .collect()
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let runs: Vec<Run> = args.runs.iter().map(|d| read_run(d, args.x)).collect::<anyhow::Result<_>>()?;
+    let mut groups: Vec<Vec<Run>> = Vec::new();
+    for run in runs {
+        match groups.iter_mut().find(|g| g[0].key == run.key) {
+            Some(g) => g.push(run),
+            None => groups.push(vec![run]),
+        }
+    }
+    let labels = labels(&groups);
+    let mut games: Vec<String> = groups
+        .iter()
+        .filter_map(|g| g[0].key.get("game").and_then(Value::as_str).map(String::from))
+        .collect();
+    games.dedup();
+    let title = args.title.unwrap_or_else(|| format!("NashConv: {}", games.join(", ")));
+    let curves: Vec<Curve> = groups
+        .into_iter()
+        .zip(labels)
+        .map(|(g, label)| Curve { label, runs: g.into_iter().map(|r| r.points).collect() })
+        .collect();
+    let x_label = match args.x {
+        XAxis::Iteration => "iteration",
+        XAxis::Time => "wall time (s)",
+        XAxis::Episodes => "episodes",
+    };
+    compare_svg(&curves, &title, x_label, "NashConv", &args.out)?;
+    for c in &curves {
+        println!("{}: {} run(s)", c.label, c.runs.len());
+    }
+    println!("wrote {}", args.out.display());
+    Ok(())
+}
