@@ -1,6 +1,6 @@
 //! The one error type of the games crate.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Everything that can go wrong in `metagame-games` on bad input.
 #[derive(Debug, thiserror::Error)]
@@ -63,6 +63,19 @@ pub enum Error {
     /// A game tree larger than the flat arena can index.
     #[error("game tree too large: more than {0} nodes")]
     TreeTooLarge(usize),
+    /// A size past one of the documented limits (an `.nfg` header, a game tree, a file), found
+    /// before the memory for it was committed.
+    #[error("{what}: more than the limit of {limit} {unit}; raise it with {raise}")]
+    LimitExceeded {
+        /// What is too large, with its size where known.
+        what: String,
+        /// The limit.
+        limit: u64,
+        /// What the limit counts ("payoffs", "nodes", "bytes").
+        unit: &'static str,
+        /// The setting that raises the limit.
+        raise: &'static str,
+    },
     /// A file that could not be read or written.
     #[error("{path}: {source}")]
     Io {
@@ -75,3 +88,50 @@ pub enum Error {
 
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Read a text file of at most `max_bytes` bytes: a larger file (or an endless one such as
+/// `/dev/zero`) is an [`Error::LimitExceeded`] naming `raise`, after reading at most
+/// `max_bytes + 1` bytes into a buffer that never grows past that.
+///
+/// # Errors
+///
+/// [`Error::Io`] when the file cannot be read or is not UTF-8; [`Error::LimitExceeded`].
+pub(crate) fn read_text_capped(path: &Path, max_bytes: u64, raise: &'static str) -> Result<String> {
+    use std::io::Read;
+
+    let io = |source: std::io::Error| Error::Io { path: path.into(), source };
+    let too_large = |what: String| Error::LimitExceeded { what, limit: max_bytes, unit: "bytes", raise };
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    // Pipes and devices state 0 bytes: the capped reads below stop them.
+    let stated = file.metadata().map_err(io)?.len();
+    if stated > max_bytes {
+        return Err(too_large(format!("{} ({stated} bytes)", path.display())));
+    }
+    let most = usize::try_from(max_bytes).unwrap_or(usize::MAX - 1) + 1;
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut len = 0;
+    loop {
+        if len == bytes.len() {
+            if len == most {
+                break;
+            }
+            // Double (from the stated size) but never past `most`: `reserve_exact`, as
+            // `resize` alone would round the capacity up.
+            let grow = bytes.len().max((stated as usize).saturating_add(1)).max(1 << 16).min(most - len);
+            bytes.reserve_exact(grow);
+            bytes.resize(len + grow, 0);
+        }
+        match file.read(&mut bytes[len..]) {
+            Ok(0) => break,
+            Ok(k) => len += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(io(e)),
+        }
+    }
+    if len == most {
+        return Err(too_large(path.display().to_string()));
+    }
+    bytes.truncate(len);
+    String::from_utf8(bytes)
+        .map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error())))
+}

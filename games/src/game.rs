@@ -44,6 +44,15 @@ pub trait Game: Send + Sync {
     fn new_initial_state(&self) -> Self::State;
     /// `Some(c)` when every terminal's utilities sum to `c` (zero-sum is `Some(0.0)`).
     fn utility_sum(&self) -> Option<f64>;
+    /// The number of histories (nodes of the game tree, chance and terminal nodes included)
+    /// when the game can count them without building the tree; once the count passes
+    /// `at_most`, any larger number. [`GameTree::build`](crate::GameTree::build) checks it
+    /// against its node limit before allocating. `None` (the default): the build checks the
+    /// size as the tree grows.
+    fn count_histories(&self, at_most: u64) -> Option<u64> {
+        let _ = at_most;
+        None
+    }
 }
 
 /// A game state. Cloning must be cheap enough to enumerate small games.

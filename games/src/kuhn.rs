@@ -62,6 +62,10 @@ impl Game for KuhnPoker {
     fn utility_sum(&self) -> Option<f64> {
         Some(0.0)
     }
+    fn count_histories(&self, at_most: u64) -> Option<u64> {
+        // The cards dealt never change who acts or what is legal.
+        Some(crate::tree::count_histories_alike_chance(self, at_most))
+    }
 }
 
 /// A state of [`KuhnPoker`].

@@ -60,12 +60,16 @@ impl NormalFormGame {
                     shape
                 )));
             }
-            if let Some((idx, &v)) = t.indexed_iter().find(|(_, v)| !v.is_finite()) {
+            if !t.iter().all(|v| v.is_finite())
+                && let Some((idx, &v)) = t.indexed_iter().find(|(_, v)| !v.is_finite())
+            {
                 return Err(Error::NonFinitePayoff { player: p, profile: idx.slice().to_vec(), value: v });
             }
         }
-        let payoffs: Vec<ArrayD<f64>> =
-            payoffs.into_iter().map(|t| t.as_standard_layout().into_owned()).collect();
+        let payoffs: Vec<ArrayD<f64>> = payoffs
+            .into_iter()
+            .map(|t| if t.is_standard_layout() { t } else { t.as_standard_layout().into_owned() })
+            .collect();
         let strategy_names = shape.iter().map(|&s| (1..=s).map(|k| k.to_string()).collect()).collect();
         Ok(Self {
             payoffs,
@@ -117,6 +121,19 @@ impl NormalFormGame {
         Ok(self)
     }
 
+    /// The same game with names for the players (the strategies keep theirs).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`] when the count does not match the game.
+    pub(crate) fn with_player_names(mut self, players: Vec<String>) -> Result<Self> {
+        if players.len() != self.num_players() {
+            return Err(Error::Shape("player names do not match the game".into()));
+        }
+        self.player_names = players;
+        Ok(self)
+    }
+
     /// Number of players.
     pub fn num_players(&self) -> usize {
         self.payoffs.len()
@@ -158,25 +175,39 @@ impl NormalFormGame {
         self.payoffs[0].len()
     }
 
-    /// Largest payoff range over the players, at least `f64::MIN_POSITIVE`: the scale that
-    /// certificate tolerances are relative to.
+    /// Largest payoff range (highest minus lowest payoff) over the players, at least 1: the
+    /// scale that certificate tolerances are relative to.
+    ///
+    /// Always finite: a range past `f64::MAX` (payoffs near ±1e308) gives `f64::MAX`.
     pub fn payoff_scale(&self) -> f64 {
         self.payoffs
             .iter()
             .map(|t| {
                 let (lo, hi) =
                     t.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
-                hi - lo
+                // Halved first so that the difference cannot overflow; doubling is exact.
+                (2.0 * (hi / 2.0 - lo / 2.0)).min(f64::MAX)
             })
             .fold(0.0, f64::max)
             .max(1.0)
     }
 
     /// `Some(c)` when the payoffs of every profile sum to `c` within `tolerance`.
+    ///
+    /// Payoffs near ±1e308 are summed scaled down by a power of two, so no sum overflows;
+    /// `None` also when the constant itself is past `f64::MAX`.
     pub fn constant_sum(&self, tolerance: f64) -> Option<f64> {
-        let total = |i: usize| self.payoffs.iter().map(|t| t.as_slice().map_or(0.0, |s| s[i])).sum::<f64>();
+        let n = self.num_players();
+        let largest = self.payoffs.iter().flat_map(|t| t.iter()).fold(0.0_f64, |m, x| m.max(x.abs()));
+        // Sums of n payoffs and their differences stay below f64::MAX after this exact scaling.
+        let scale =
+            if largest <= f64::MAX / (2 * n) as f64 { 1.0 } else { 1.0 / (2 * n).next_power_of_two() as f64 };
+        let total =
+            |i: usize| self.payoffs.iter().map(|t| t.as_slice().map_or(0.0, |s| s[i]) * scale).sum::<f64>();
         let c = total(0);
-        (0..self.num_profiles()).all(|i| (total(i) - c).abs() <= tolerance).then_some(c)
+        let constant = (0..self.num_profiles()).all(|i| (total(i) - c).abs() <= tolerance * scale);
+        let c = c / scale;
+        (constant && c.is_finite()).then_some(c)
     }
 
     /// True when the game is two-player and zero-sum (or constant-sum) within `tolerance`.

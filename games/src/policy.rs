@@ -2,10 +2,11 @@
 //! OpenSpiel's JSON format (`TabularPolicy.to_dict()`) for exchange.
 
 use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, read_text_capped};
 use crate::tree::{GameTree, InfosetId};
 
 /// Tolerance on a row's sum when reading or validating policies.
@@ -164,11 +165,14 @@ impl TabularPolicy {
     /// game does not have; [`Error::BadPolicyRow`] for a missing infoset, an action out of
     /// range, or a row that is not a distribution over the legal actions.
     pub fn from_openspiel_json(tree: &GameTree, text: &str) -> Result<Self> {
-        let map: BTreeMap<String, Vec<(f64, f64)>> = serde_json::from_str(text).map_err(|e| {
+        let PolicyRows { map, duplicate } = serde_json::from_str(text).map_err(|e| {
             Error::PolicyFormat(format!(
                 "expected an object of info state -> [[action, probability], ...]: {e}"
             ))
         })?;
+        if let Some(key) = duplicate {
+            return Err(Error::PolicyFormat(format!("information state {key:?} is listed twice")));
+        }
         let mut p = Self::zeros(tree);
         let mut seen = vec![false; tree.num_infosets()];
         for (key, pairs) in &map {
@@ -194,14 +198,39 @@ impl TabularPolicy {
         Ok(p)
     }
 
-    /// Read a policy file (OpenSpiel JSON).
+    /// Read a policy file (OpenSpiel JSON) of at most [`TabularPolicy::max_json_bytes`] bytes.
     ///
     /// # Errors
     ///
-    /// [`Error::Io`] if it cannot be read; otherwise as [`TabularPolicy::from_openspiel_json`].
+    /// As [`TabularPolicy::read_openspiel_json_with_limit`].
     pub fn read_openspiel_json(tree: &GameTree, path: &std::path::Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.into(), source })?;
+        Self::read_openspiel_json_with_limit(tree, path, Self::max_json_bytes(tree))
+    }
+
+    /// Read a policy file (OpenSpiel JSON) of at most `max_bytes` bytes.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] if it cannot be read; [`Error::LimitExceeded`] for a larger file (read no
+    /// further than the limit); otherwise as [`TabularPolicy::from_openspiel_json`].
+    pub fn read_openspiel_json_with_limit(
+        tree: &GameTree,
+        path: &std::path::Path,
+        max_bytes: u64,
+    ) -> Result<Self> {
+        let text = read_text_capped(path, max_bytes, "`TabularPolicy::read_openspiel_json_with_limit`")?;
         Self::from_openspiel_json(tree, &text)
+    }
+
+    /// The size of a policy file of `tree` that [`TabularPolicy::read_openspiel_json`] reads:
+    /// more than any policy of the tree takes, however indented (1 MiB, plus 6 bytes per
+    /// character of every information-state string and 256 bytes per action of every infoset).
+    pub fn max_json_bytes(tree: &GameTree) -> u64 {
+        let per_infoset = |i: usize| {
+            let key = tree.infoset_key(InfosetId(i)).len() as u64;
+            key.saturating_mul(6).saturating_add(256 * (tree.num_actions() as u64 + 1))
+        };
+        (0..tree.num_infosets()).fold(1 << 20, |acc: u64, i| acc.saturating_add(per_infoset(i)))
     }
 
     /// Write OpenSpiel's JSON: every infoset, every action id (illegal ones with 0).
@@ -214,5 +243,42 @@ impl TabularPolicy {
             .collect();
         // INVARIANT: string keys and numeric pairs always serialise.
         serde_json::to_string(&map).expect("policy serialises")
+    }
+}
+
+/// A policy file's rows, sorted by information state, with the first key given twice
+/// (`serde_json` alone would keep the last silently).
+struct PolicyRows {
+    map: BTreeMap<String, Vec<(f64, f64)>>,
+    duplicate: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for PolicyRows {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        struct Rows;
+        impl<'de> serde::de::Visitor<'de> for Rows {
+            type Value = PolicyRows;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut access: A,
+            ) -> std::result::Result<PolicyRows, A::Error> {
+                let mut rows = PolicyRows { map: BTreeMap::new(), duplicate: None };
+                while let Some((key, pairs)) = access.next_entry::<String, Vec<(f64, f64)>>()? {
+                    match rows.map.entry(key) {
+                        Entry::Occupied(e) => {
+                            rows.duplicate.get_or_insert_with(|| e.key().clone());
+                        }
+                        Entry::Vacant(e) => {
+                            e.insert(pairs);
+                        }
+                    }
+                }
+                Ok(rows)
+            }
+        }
+        deserializer.deserialize_map(Rows)
     }
 }

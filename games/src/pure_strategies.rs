@@ -40,21 +40,48 @@ impl NormalFormGame {
     ///
     /// # Errors
     ///
-    /// [`Error::Unsupported`] when there would be more than [`MAX_PURE_PROFILES`] profiles.
+    /// As [`NormalFormGame::from_tree_with_limit`] with [`MAX_PURE_PROFILES`].
     ///
     /// # Complexity
     ///
     /// O(profiles · nodes).
     pub fn from_tree(tree: &GameTree) -> Result<Self> {
+        Self::from_tree_with_limit(tree, MAX_PURE_PROFILES)
+    }
+
+    /// [`NormalFormGame::from_tree`] with at most `max_profiles` pure profiles.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LimitExceeded`] when there would be more than `max_profiles` profiles
+    /// (counted without overflow, before anything is allocated).
+    ///
+    /// # Complexity
+    ///
+    /// O(profiles · nodes).
+    pub fn from_tree_with_limit(tree: &GameTree, max_profiles: usize) -> Result<Self> {
         let n = tree.num_players();
-        let shape: Vec<usize> = (0..n).map(|p| num_pure_strategies(tree, p)).collect();
-        let total = shape.iter().fold(1usize, |acc, &k| acc.saturating_mul(k));
-        if total > MAX_PURE_PROFILES {
-            return Err(Error::Unsupported(format!(
-                "{} has {total} pure profiles (shape {shape:?}); from_tree builds at most {MAX_PURE_PROFILES}",
-                tree.name()
-            )));
-        }
+        let counts: Vec<Option<usize>> = (0..n)
+            .map(|p| {
+                tree.infosets_of(p)
+                    .try_fold(1usize, |acc, i| acc.checked_mul(tree.legal_actions(InfosetId(i)).len()))
+            })
+            .collect();
+        let total = counts.iter().try_fold(1usize, |acc, &k| acc.checked_mul(k?));
+        let Some(total) = total.filter(|&t| t <= max_profiles) else {
+            let size = match total {
+                Some(t) => format!("{t} pure profiles"),
+                None => "at least 2^64 pure profiles".to_string(),
+            };
+            return Err(Error::LimitExceeded {
+                what: format!("the normal form of {} has {size}", tree.name()),
+                limit: max_profiles as u64,
+                unit: "pure profiles",
+                raise: "`NormalFormGame::from_tree_with_limit`",
+            });
+        };
+        // INVARIANT: every count divides the total, which did not overflow.
+        let shape: Vec<usize> = counts.into_iter().map(|k| k.expect("counted")).collect();
         let strategies: Vec<Vec<TabularPolicy>> =
             (0..n).map(|p| (0..shape[p]).map(|s| pure_strategy(tree, p, s)).collect()).collect();
         let mut payoffs: Vec<ArrayD<f64>> = (0..n).map(|_| ArrayD::zeros(IxDyn(&shape))).collect();

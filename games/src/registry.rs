@@ -167,6 +167,9 @@ impl Game for AnyGame {
     fn utility_sum(&self) -> Option<f64> {
         dispatch_game!(self, g => g.utility_sum())
     }
+    fn count_histories(&self, at_most: u64) -> Option<u64> {
+        dispatch_game!(self, g => g.count_histories(at_most))
+    }
 }
 
 impl State for AnyState {
