@@ -179,6 +179,11 @@ impl Engine {
     /// # Errors
     ///
     /// [`Error::Seat`] for a seat the game does not have.
+    /// The seed that keys this engine's episodes.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
     pub fn new(tree: &GameTree, seat: usize, seed: u64) -> Result<Self> {
         if seat >= tree.num_players() {
             return Err(Error::Seat { seat, num_players: tree.num_players() });

@@ -20,7 +20,7 @@ pub enum Start<'a> {
 }
 
 /// What training has cost and earned so far.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct TrainingStats {
     /// Episodes trained on.

@@ -48,6 +48,6 @@ pub use episodes::{Opponent, OpponentSampler};
 pub use error::{Error, Result};
 pub use learner::{Learner, ShapedLearner, Start, TrainingStats};
 pub use minimax::{MinimaxConfig, MinimaxExploiter, MinimaxShaping};
-pub use q_learning::{QLearner, QLearningConfig};
+pub use q_learning::{QLearner, QLearnerState, QLearningConfig};
 pub use schedule::Schedule;
 pub use values::ValueTable;

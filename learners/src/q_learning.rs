@@ -1,6 +1,6 @@
 //! Tabular Q-learning over information states.
 
-use metagame_games::{GameTree, TabularPolicy};
+use metagame_games::{GameTree, InfosetId, TabularPolicy};
 use serde::{Deserialize, Serialize};
 
 use crate::episodes::{Layout, OpponentSampler, Trajectory};
@@ -212,6 +212,71 @@ impl QLearner {
     pub fn config(&self) -> &QLearningConfig {
         &self.trainer.core.config
     }
+
+    /// Everything training has changed, for a checkpoint (reward shaping is not part of it:
+    /// set it again after [`QLearner::restore`]).
+    pub fn save(&self) -> QLearnerState {
+        let t = &self.trainer;
+        QLearnerState {
+            game: t.layout.game.clone(),
+            seat: t.seat(),
+            seed: t.engine.seed(),
+            config: t.core.config.clone(),
+            base: t.base.as_slice().to_vec(),
+            q: t.core.q.clone(),
+            visits: t.core.visits.clone(),
+            stats: t.stats.clone(),
+        }
+    }
+
+    /// The learner `state` was saved from, on `tree`: it trains on exactly as the saved one
+    /// would have.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Values`] for a state of another game or with tables of the wrong size;
+    /// [`Error::Config`] for settings out of range.
+    pub fn restore(tree: &GameTree, state: QLearnerState) -> Result<Self> {
+        let mut base = TabularPolicy::uniform(tree);
+        let sizes_fit = state.game == tree.name()
+            && state.base.len() == base.as_slice().len()
+            && state.q.len() == tree.num_sequences()
+            && state.visits.len() == tree.num_sequences();
+        if !sizes_fit {
+            return Err(Error::Values(format!(
+                "a Q-learner saved on `{}` cannot be restored on `{}` (or its tables were altered)",
+                state.game,
+                tree.name()
+            )));
+        }
+        if state.q.iter().any(|v| !v.is_finite()) {
+            return Err(Error::Values("a saved Q-value is not finite".into()));
+        }
+        for i in 0..tree.num_infosets() {
+            let n = base.num_actions();
+            base.row_mut(InfosetId(i)).copy_from_slice(&state.base[i * n..(i + 1) * n]);
+        }
+        base.validate(tree)?;
+        let mut learner = Self::new(tree, state.seat, state.seed, state.config, Start::From(&base))?;
+        learner.trainer.core.q = state.q;
+        learner.trainer.core.visits = state.visits;
+        learner.trainer.stats = state.stats;
+        Ok(learner)
+    }
+}
+
+/// A [`QLearner`] as data ([`QLearner::save`]), for checkpoints.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct QLearnerState {
+    game: String,
+    seat: usize,
+    seed: u64,
+    config: QLearningConfig,
+    base: Vec<f64>,
+    q: Vec<f64>,
+    visits: Vec<u64>,
+    stats: TrainingStats,
 }
 
 impl Learner for QLearner {

@@ -502,3 +502,21 @@ fn minimax_study() {
         }
     }
 }
+
+#[test]
+fn a_saved_q_learner_restores_and_trains_on_bit_for_bit() {
+    let tree = tree("leduc_poker");
+    let opponent = random_policy(&tree, 3);
+    let sampler = OpponentSampler::fixed(&opponent);
+    let mut a = QLearner::new(&tree, 1, 11, QLearningConfig::default(), Start::Fresh).unwrap();
+    a.train(&tree, &sampler, 5_000).unwrap();
+    let json = serde_json::to_string(&a.save()).unwrap();
+    let mut b = QLearner::restore(&tree, serde_json::from_str(&json).unwrap()).unwrap();
+    a.train(&tree, &sampler, 5_000).unwrap();
+    b.train(&tree, &sampler, 5_000).unwrap();
+    assert_eq!(bits(&a.policy()), bits(&b.policy()));
+    assert_eq!(a.values(), b.values());
+    assert_eq!(a.stats(), b.stats());
+    // A state of another game is refused.
+    assert!(matches!(QLearner::restore(&self::tree("kuhn_poker"), a.save()), Err(Error::Values(_))));
+}
