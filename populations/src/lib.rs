@@ -27,16 +27,19 @@
 pub mod checkpoint;
 mod double_oracle;
 mod error;
+pub mod matchmaking;
 pub mod meta;
 mod nash;
 mod oracle;
 mod payoff_table;
 mod population;
 mod psro;
+pub mod rating;
 mod report;
 mod settings;
 mod trained_response;
 mod training_loop;
+mod win_rates;
 mod xfp;
 
 pub use double_oracle::{
@@ -44,13 +47,16 @@ pub use double_oracle::{
     double_oracle,
 };
 pub use error::{Error, Result};
+pub use matchmaking::{Matchmaker, MatchmakingConfig};
 pub use oracle::{
     Budget, ExactBestResponse, Oracle, Response, ResponseRequest, TrainingStats, WeightedMember,
 };
 pub use payoff_table::{Entry, PayoffTable};
 pub use population::{Member, PolicyId, Population, Provenance};
 pub use psro::{Psro, PsroConfig, PsroConfigBuilder, PsroState};
+pub use rating::{OnlineRating, Rating};
 pub use report::{IterationReport, MetaGameReport, Observer, PhaseTimes, StopReason};
 pub use trained_response::{MinimaxQConfig, TrainedResponse};
 pub use training_loop::{RunLimits, RunLimitsBuilder, TrainingLoop, run_loop, run_loop_with};
+pub use win_rates::{WinRates, WinRatesConfig, WinRatesConfigBuilder};
 pub use xfp::{Xfp, XfpState};

@@ -15,6 +15,7 @@ mod nplayer_nash;
 mod openspiel_fixtures;
 mod psro;
 mod psro_long;
+mod ratings;
 mod run_cli;
 mod solvers_exact;
 mod solvers_iterative;
