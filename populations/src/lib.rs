@@ -27,6 +27,7 @@
 pub mod checkpoint;
 mod double_oracle;
 mod error;
+mod league;
 pub mod matchmaking;
 pub mod meta;
 mod nash;
@@ -47,6 +48,7 @@ pub use double_oracle::{
     double_oracle,
 };
 pub use error::{Error, Result};
+pub use league::{League, LeagueConfig, LeagueMember, LeagueReport, LeagueState, Role};
 pub use matchmaking::{Matchmaker, MatchmakingConfig};
 pub use oracle::{
     Budget, ExactBestResponse, Oracle, Response, ResponseRequest, TrainingStats, WeightedMember,

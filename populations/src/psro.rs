@@ -442,6 +442,7 @@ impl<'t> Psro<'t> {
             response_gap: Vec::new(),
             elapsed_s: self.elapsed(),
             times,
+            league: None,
             meta_game: Some(MetaGameReport::new(
                 meta_strategies.clone(),
                 solution.certificate.nash_conv,

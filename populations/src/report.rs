@@ -83,6 +83,9 @@ pub struct IterationReport {
     /// The meta-solve, for loops with an empirical meta-game.
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub meta_game: Option<MetaGameReport>,
+    /// The league's part (main agents' NashConv, ratings, matches), for leagues.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub league: Option<crate::league::LeagueReport>,
 }
 
 impl IterationReport {
@@ -103,6 +106,7 @@ impl IterationReport {
             elapsed_s: 0.0,
             times: PhaseTimes::default(),
             meta_game: None,
+            league: None,
         }
     }
 

@@ -5,6 +5,7 @@ mod cli;
 mod games_known_values;
 mod hostile_input;
 mod learned_oracles;
+mod league;
 mod learners;
 mod lemke_howson_robust;
 mod lp_robust;

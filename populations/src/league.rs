@@ -1,0 +1,705 @@
+//! League training after AlphaStar (REFERENCE.md §4): main agents, main exploiters and
+//! league exploiters learn from sampled episodes (tabular Q-learning, one learner per seat),
+//! each round against opponents chosen by their role's rule with prioritised fictitious
+//! self-play (PFSP); snapshots of them join the league as frozen historical players.
+//!
+//! One [`League::step`] is one round: every learning agent picks its opponent from the
+//! round-start league (randomness from Philox keyed by (seed, round, agent)), trains
+//! `episodes_per_round` episodes against it (half at each seat), in parallel (rayon) and
+//! independently of the thread count; then, in agent order, the results update the win
+//! rates (AlphaStar's 0.99 decay) and the online Elo ratings, and agents that are ready take
+//! a snapshot (main exploiters reset at every snapshot, league exploiters with probability
+//! `league_exploiter_reset`). A match result is exact: the probability that the agent wins
+//! (a tie counting ½) against its opponent, averaged over the two seats, read off the tree.
+//!
+//! Main exploiters are Minimax Exploiters when `exploiter_alpha > 0`: their reward is shaped
+//! by the exact action values of the main agent they target (REFERENCE.md §5).
+//!
+//! Config (the `league` algorithm's section; every field optional, defaults shown):
+//!
+//! ```toml
+//! main_agents = 1
+//! main_exploiters = 1
+//! league_exploiters = 1
+//! episodes_per_round = 20000        # per learning agent, half at each seat
+//! snapshot_min_episodes = 200000    # AlphaStar's 2e9 steps, scaled to the game
+//! snapshot_max_episodes = 400000    # AlphaStar's 4e9
+//! snapshot_win_rate = 0.7
+//! league_exploiter_reset = 0.25
+//! exploiter_alpha = 0.0             # > 0: Minimax main exploiters
+//! seed = 0
+//! [learner]                         # Q-learning settings (episodes_per_response unused)
+//! ```
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use metagame_games::{GameTree, NodeKind, TabularPolicy, reach_probabilities};
+use metagame_learners::{
+    Learner, MinimaxConfig, MinimaxShaping, OpponentSampler, QLearner, QLearnerState, QLearningConfig,
+    ShapedLearner, Start, ValueTable,
+};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::matchmaking::{MatchmakingRng, PfspWeighting};
+use crate::rating::{Elo, EloConfig, MatchResult, OnlineRating, Rating};
+use crate::report::{IterationReport, PhaseTimes, StopReason};
+use crate::training_loop::TrainingLoop;
+use crate::win_rates::{WinRates, WinRatesConfig};
+
+/// A league member's role.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Role {
+    /// Trains against the whole league (PFSP, verification, self-play).
+    MainAgent,
+    /// Trains against the current main agents, to find their weaknesses.
+    MainExploiter,
+    /// Trains against the whole league's history.
+    LeagueExploiter,
+}
+
+impl Role {
+    /// The name reports use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::MainAgent => "main-agent",
+            Role::MainExploiter => "main-exploiter",
+            Role::LeagueExploiter => "league-exploiter",
+        }
+    }
+}
+
+/// The league's settings (see the module docs for the config shape).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
+pub struct LeagueConfig {
+    /// Main agents (at least 1). Default 1.
+    pub main_agents: usize,
+    /// Main exploiters. Default 1.
+    pub main_exploiters: usize,
+    /// League exploiters. Default 1.
+    pub league_exploiters: usize,
+    /// Training episodes per learning agent per round, half at each seat (at least 2).
+    /// Default 20 000.
+    pub episodes_per_round: u64,
+    /// Episodes since an agent's last snapshot before it may take another. Default 200 000.
+    pub snapshot_min_episodes: u64,
+    /// Episodes since the last snapshot after which an agent takes one whatever its win
+    /// rates. Default 400 000.
+    pub snapshot_max_episodes: u64,
+    /// An agent past `snapshot_min_episodes` snapshots once it beats every member of its
+    /// reference set with at least this win rate, in (0, 1]. Default 0.7.
+    pub snapshot_win_rate: f64,
+    /// Probability that a league exploiter resets to its initial policy at a snapshot, in
+    /// [0, 1]. Default 0.25.
+    pub league_exploiter_reset: f64,
+    /// Minimax shaping weight α of the main exploiters, in [0, 1]; 0 is plain Q-learning.
+    /// Default 0.
+    pub exploiter_alpha: f64,
+    /// Seed of every random draw. Default 0.
+    pub seed: u64,
+    /// The learners' settings.
+    pub learner: QLearningConfig,
+}
+
+impl Default for LeagueConfig {
+    fn default() -> Self {
+        Self {
+            main_agents: 1,
+            main_exploiters: 1,
+            league_exploiters: 1,
+            episodes_per_round: 20_000,
+            snapshot_min_episodes: 200_000,
+            snapshot_max_episodes: 400_000,
+            snapshot_win_rate: 0.7,
+            league_exploiter_reset: 0.25,
+            exploiter_alpha: 0.0,
+            seed: 0,
+            learner: QLearningConfig::default(),
+        }
+    }
+}
+
+impl LeagueConfig {
+    /// Check every field.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] naming the field.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::Config(m));
+        if self.main_agents == 0 {
+            return bad("main_agents: a league needs at least one main agent".into());
+        }
+        if self.main_agents + self.main_exploiters + self.league_exploiters > 64 {
+            return bad(
+                "main_agents + main_exploiters + league_exploiters: at most 64 learning agents".into()
+            );
+        }
+        if self.episodes_per_round < 2 {
+            return bad(format!("episodes_per_round: {} is below 2 (one per seat)", self.episodes_per_round));
+        }
+        if self.snapshot_max_episodes < self.snapshot_min_episodes {
+            return bad("snapshot_max_episodes: below snapshot_min_episodes".into());
+        }
+        if !(self.snapshot_win_rate > 0.0 && self.snapshot_win_rate <= 1.0) {
+            return bad(format!("snapshot_win_rate: {} is not in (0, 1]", self.snapshot_win_rate));
+        }
+        for (name, v) in [
+            ("league_exploiter_reset", self.league_exploiter_reset),
+            ("exploiter_alpha", self.exploiter_alpha),
+        ] {
+            if !(0.0..=1.0).contains(&v) {
+                return bad(format!("{name}: {v} is not in [0, 1]"));
+            }
+        }
+        self.learner.validate().map_err(Error::Learner)
+    }
+}
+
+/// A member of the league: a learning agent or a frozen snapshot of one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct LeagueMember {
+    /// Its role (a snapshot keeps its agent's role).
+    pub role: Role,
+    /// The learning agent it is or was snapped from.
+    pub agent: usize,
+    /// The round it was snapped at; `None` for the learning agent itself.
+    pub snapped_at: Option<usize>,
+    /// A snapshot's policy (both seats); `None` for a learning agent.
+    pub policy: Option<TabularPolicy>,
+}
+
+/// A learning agent: one Q-learner per seat.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct AgentState {
+    role: Role,
+    /// Its member id.
+    member: usize,
+    learners: Vec<QLearnerState>,
+    episodes_since_snapshot: u64,
+    /// Resets so far (each starts fresh learners with new seeds).
+    generation: u64,
+}
+
+/// The league's state: what a checkpoint saves.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LeagueState {
+    round: usize,
+    members: Vec<LeagueMember>,
+    agents: Vec<AgentState>,
+    win_rates: WinRates,
+    elo: Elo,
+    matches_by_role: BTreeMap<Role, u64>,
+    reports: Vec<IterationReport>,
+}
+
+impl LeagueState {
+    /// The members, learning agents first.
+    pub fn members(&self) -> &[LeagueMember] {
+        &self.members
+    }
+    /// Win rates per ordered pair of members.
+    pub fn win_rates(&self) -> &WinRates {
+        &self.win_rates
+    }
+}
+
+/// The per-round part of a league's report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct LeagueReport {
+    /// Exact NashConv of each main agent's current policy (both seats), in agent order.
+    pub main_nash_conv: Vec<f64>,
+    /// Exact NashConv of each main agent's average policy: the uniform mixture of its
+    /// snapshots and its current policy, mixed as behaviour (reach-weighted, as fictitious
+    /// self-play averages). A greedy learner's current policy is pure and stays exploitable
+    /// in poker; its average is what approaches an equilibrium.
+    pub main_average_nash_conv: Vec<f64>,
+    /// Online Elo rating per member id (AlphaStar-style exact match results, K = 32).
+    pub elo: Vec<f64>,
+    /// Matches played so far, per role of the learning agent.
+    pub matches_by_role: BTreeMap<Role, u64>,
+    /// Members (learning agents and snapshots).
+    pub members: usize,
+}
+
+/// An AlphaStar league on a 2-player game's tree.
+pub struct League<'t> {
+    tree: &'t GameTree,
+    config: LeagueConfig,
+    state: LeagueState,
+    learners: Vec<[QLearner; 2]>,
+    started: Instant,
+    elapsed_before: f64,
+}
+
+/// Uniform draw number `purpose` of learning agent `agent` in `round` (Philox, keyed).
+fn draw(seed: u64, round: usize, agent: usize, purpose: u32) -> f64 {
+    let mut rng = MatchmakingRng::new(seed, round as u64, agent as u32);
+    let mut u = rng.next_uniform();
+    for _ in 0..purpose {
+        u = rng.next_uniform();
+    }
+    u
+}
+
+fn learner_seed(seed: u64, agent: usize, seat: usize, generation: u64) -> u64 {
+    seed ^ ((agent as u64) << 40) ^ ((seat as u64) << 56) ^ generation.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+/// The probability that `seat` wins (a tie counting ½) when `profile` is played.
+fn win_probability(tree: &GameTree, profile: &[&TabularPolicy], seat: usize) -> Result<f64> {
+    let reach = reach_probabilities(tree, profile, None)?;
+    let mut p = 0.0;
+    for node in 0..tree.num_nodes() {
+        if tree.node_kind(node) == NodeKind::Terminal {
+            let u = tree.terminal_utilities(node);
+            let other = u[1 - seat];
+            p += reach[node]
+                * if u[seat] > other {
+                    1.0
+                } else if u[seat] == other {
+                    0.5
+                } else {
+                    0.0
+                };
+        }
+    }
+    Ok(p)
+}
+
+/// `a`'s score against `b`: its win probability averaged over the two seats.
+fn score(tree: &GameTree, a: &TabularPolicy, b: &TabularPolicy) -> Result<f64> {
+    Ok(0.5 * (win_probability(tree, &[a, b], 0)? + win_probability(tree, &[b, a], 1)?))
+}
+
+impl<'t> League<'t> {
+    /// A new league: the learning agents with fresh learners, and a snapshot of each main
+    /// agent's initial (uniform) policy as the first historical players.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] for settings out of range or a game that is not 2-player.
+    pub fn new(tree: &'t GameTree, config: LeagueConfig) -> Result<Self> {
+        config.validate()?;
+        if tree.num_players() != 2 {
+            return Err(Error::Config(format!(
+                "a league needs a 2-player game, {} has {}",
+                tree.name(),
+                tree.num_players()
+            )));
+        }
+        let roles = std::iter::repeat_n(Role::MainAgent, config.main_agents)
+            .chain(std::iter::repeat_n(Role::MainExploiter, config.main_exploiters))
+            .chain(std::iter::repeat_n(Role::LeagueExploiter, config.league_exploiters));
+        let mut members = Vec::new();
+        let mut agents = Vec::new();
+        let mut learners = Vec::new();
+        for (i, role) in roles.enumerate() {
+            members.push(LeagueMember { role, agent: i, snapped_at: None, policy: None });
+            let pair = fresh_learners(tree, &config, i, 0)?;
+            agents.push(AgentState {
+                role,
+                member: i,
+                learners: pair.iter().map(QLearner::save).collect(),
+                episodes_since_snapshot: 0,
+                generation: 0,
+            });
+            learners.push(pair);
+        }
+        let uniform = TabularPolicy::uniform(tree);
+        for (i, a) in agents.iter().enumerate() {
+            if a.role == Role::MainAgent {
+                members.push(LeagueMember {
+                    role: Role::MainAgent,
+                    agent: i,
+                    snapped_at: Some(0),
+                    policy: Some(uniform.clone()),
+                });
+            }
+        }
+        let win_rates = WinRates::new(WinRatesConfig::default(), members.len());
+        let state = LeagueState {
+            round: 0,
+            elo: Elo::new(EloConfig::default(), members.len()),
+            members,
+            agents,
+            win_rates,
+            matches_by_role: BTreeMap::new(),
+            reports: Vec::new(),
+        };
+        let mut league = Self { tree, config, state, learners, started: Instant::now(), elapsed_before: 0.0 };
+        let report = league.report(0, 0, PhaseTimes::default())?;
+        league.state.reports.push(report);
+        Ok(league)
+    }
+
+    /// Continue from a saved state.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when the state does not fit the tree or the config.
+    pub fn resume(tree: &'t GameTree, config: LeagueConfig, state: LeagueState) -> Result<Self> {
+        config.validate()?;
+        let expected = config.main_agents + config.main_exploiters + config.league_exploiters;
+        if state.agents.len() != expected || state.elo.num_members() != state.members.len() {
+            return Err(Error::Config("the saved league has other agents than the config".into()));
+        }
+        let learners = state
+            .agents
+            .iter()
+            .map(|a| {
+                let mut it =
+                    a.learners.iter().cloned().map(|s| QLearner::restore(tree, s).map_err(Error::Learner));
+                Ok([
+                    it.next().ok_or_else(|| Error::Config("a saved agent without learners".into()))??,
+                    it.next().ok_or_else(|| Error::Config("a saved agent without learners".into()))??,
+                ])
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let elapsed_before = state.reports.last().map_or(0.0, |r| r.elapsed_s);
+        Ok(Self { tree, config, state, learners, started: Instant::now(), elapsed_before })
+    }
+
+    /// The state (what a checkpoint saves).
+    pub fn state(&self) -> &LeagueState {
+        &self.state
+    }
+
+    /// The current policy of learning agent `agent` (its seat-0 learner's rows at seat 0,
+    /// its seat-1 learner's at seat 1).
+    pub fn agent_policy(&self, agent: usize) -> TabularPolicy {
+        combined(self.tree, &self.learners[agent])
+    }
+
+    fn member_policy<'a>(&'a self, current: &'a [TabularPolicy], member: usize) -> &'a TabularPolicy {
+        let m = &self.state.members[member];
+        match &m.policy {
+            Some(p) => p,
+            None => &current[m.agent],
+        }
+    }
+
+    /// Member ids of the historical players, optionally only of one role or one agent.
+    fn historical(&self, role: Option<Role>, agent: Option<usize>) -> Vec<usize> {
+        (0..self.state.members.len())
+            .filter(|&i| {
+                let m = &self.state.members[i];
+                m.snapped_at.is_some()
+                    && role.is_none_or(|r| m.role == r)
+                    && agent.is_none_or(|a| m.agent == a)
+            })
+            .collect()
+    }
+
+    fn main_agent_members(&self) -> Vec<usize> {
+        self.state.agents.iter().filter(|a| a.role == Role::MainAgent).map(|a| a.member).collect()
+    }
+
+    /// PFSP over `candidates` with `weighting`, drawn with `u`.
+    fn pfsp(&self, me: usize, candidates: &[usize], weighting: PfspWeighting, u: f64) -> usize {
+        let rates: Vec<f64> = candidates.iter().map(|&c| self.state.win_rates.win_rate(me, c)).collect();
+        let probs = weighting.probabilities(&rates);
+        pick(candidates, &probs, u)
+    }
+
+    /// The opponent (a member id) of learning agent `agent` this round, by its role's rule.
+    fn choose_opponent(&self, agent: usize) -> usize {
+        let (seed, round) = (self.config.seed, self.state.round);
+        let me = self.state.agents[agent].member;
+        let u = |purpose| draw(seed, round, agent, purpose);
+        let wr = |other| self.state.win_rates.win_rate(me, other);
+        let mains = self.main_agent_members();
+        let random_main = mains[((u(1) * mains.len() as f64) as usize).min(mains.len() - 1)];
+        match self.state.agents[agent].role {
+            Role::MainAgent => {
+                let coin = u(0);
+                let all = self.historical(None, None);
+                if coin < 0.5 && !all.is_empty() {
+                    return self.pfsp(me, &all, PfspWeighting::Squared, u(2));
+                }
+                let main_agent = self.state.members[random_main].agent;
+                if coin < 0.65 {
+                    // Verification: historical main exploiters that beat us.
+                    let exploiters = self.historical(Some(Role::MainExploiter), None);
+                    if !exploiters.is_empty() && exploiters.iter().map(|&e| wr(e)).fold(1.0, f64::min) < 0.3 {
+                        return self.pfsp(me, &exploiters, PfspWeighting::Squared, u(2));
+                    }
+                    // Forgetting: the chosen main agent's snapshots, without the trailing run
+                    // where our win rate does not increase.
+                    let mut snaps = self.historical(Some(Role::MainAgent), Some(main_agent));
+                    while snaps.len() > 1 && wr(snaps[snaps.len() - 1]) <= wr(snaps[snaps.len() - 2]) {
+                        snaps.pop();
+                    }
+                    if !snaps.is_empty() && snaps.iter().map(|&s| wr(s)).fold(1.0, f64::min) < 0.7 {
+                        return self.pfsp(me, &snaps, PfspWeighting::Squared, u(2));
+                    }
+                }
+                // Self-play against the chosen main agent, or its snapshots when it beats us.
+                let snaps = self.historical(Some(Role::MainAgent), Some(main_agent));
+                if wr(random_main) > 0.3 || snaps.is_empty() {
+                    random_main
+                } else {
+                    self.pfsp(me, &snaps, PfspWeighting::Variance, u(2))
+                }
+            }
+            Role::MainExploiter => {
+                let snaps =
+                    self.historical(Some(Role::MainAgent), Some(self.state.members[random_main].agent));
+                if wr(random_main) > 0.1 || snaps.is_empty() {
+                    random_main
+                } else {
+                    self.pfsp(me, &snaps, PfspWeighting::Variance, u(2))
+                }
+            }
+            Role::LeagueExploiter => {
+                let all = self.historical(None, None);
+                if all.is_empty() {
+                    random_main
+                } else {
+                    self.pfsp(me, &all, PfspWeighting::LinearCapped, u(2))
+                }
+            }
+        }
+    }
+
+    /// One round (see the module docs). Nothing is committed unless the whole round succeeds.
+    ///
+    /// # Errors
+    ///
+    /// Learner or game errors, wrapped in [`Error::AtIteration`].
+    pub fn step(&mut self) -> Result<&IterationReport> {
+        let round = self.state.round + 1;
+        let t = Instant::now();
+        let current: Vec<TabularPolicy> = (0..self.learners.len()).map(|a| self.agent_policy(a)).collect();
+        let opponents: Vec<usize> = (0..self.learners.len()).map(|a| self.choose_opponent(a)).collect();
+        // Minimax main exploiters: shaped by the exact action values of the main agent they play.
+        let alpha = self.config.exploiter_alpha;
+        let mut trained: Vec<[QLearner; 2]> = self.learners.clone();
+        let tree = self.tree;
+        let half = self.config.episodes_per_round / 2;
+        let rest = self.config.episodes_per_round - half;
+        let opponent_policies: Vec<&TabularPolicy> =
+            opponents.iter().map(|&o| self.member_policy(&current, o)).collect();
+        let roles: Vec<Role> = self.state.agents.iter().map(|a| a.role).collect();
+        trained
+            .par_iter_mut()
+            .zip(opponent_policies.par_iter())
+            .zip(roles.par_iter())
+            .try_for_each(|((pair, &opponent), &role)| -> Result<()> {
+                for (seat, learner) in pair.iter_mut().enumerate() {
+                    if role == Role::MainExploiter && alpha > 0.0 {
+                        let values = ValueTable::exact(tree, 1 - seat, &[opponent, opponent])
+                            .map_err(Error::Learner)?;
+                        let shaping = MinimaxShaping::new(tree, seat, &values, &MinimaxConfig::new(alpha))
+                            .map_err(Error::Learner)?;
+                        learner.set_reward_shaping(Some(shaping));
+                    }
+                    let episodes = if seat == 0 { half } else { rest };
+                    learner
+                        .train(tree, &OpponentSampler::fixed(opponent), episodes)
+                        .map_err(Error::Learner)?;
+                    learner.set_reward_shaping(None);
+                }
+                Ok(())
+            })
+            .map_err(|e| Error::AtIteration { iteration: round, source: Box::new(e) })?;
+        let oracle_s = t.elapsed().as_secs_f64();
+
+        // Results, win rates, Elo and snapshots in agent order.
+        let mut state = self.state.clone();
+        state.round = round;
+        let mut elo = state.elo.clone();
+        let new_policies: Vec<TabularPolicy> = trained.iter().map(|pair| combined(tree, pair)).collect();
+        for (a, &opp) in opponents.iter().enumerate() {
+            let me = state.agents[a].member;
+            let opp_policy = match &state.members[opp].policy {
+                Some(p) => p.clone(),
+                None => current[state.members[opp].agent].clone(),
+            };
+            let s = score(tree, &new_policies[a], &opp_policy)
+                .map_err(|e| Error::AtIteration { iteration: round, source: Box::new(e) })?;
+            // INVARIANT: a probability clamped to [0, 1].
+            let result = MatchResult::new(me, opp, s.clamp(0.0, 1.0)).expect("a score in [0, 1]");
+            state.win_rates.record(&result);
+            elo.update(&result);
+            *state.matches_by_role.entry(state.agents[a].role).or_default() += 1;
+        }
+        let mut learners = trained;
+        for a in 0..learners.len() {
+            let agent = &mut state.agents[a];
+            agent.episodes_since_snapshot += self.config.episodes_per_round;
+            let me = agent.member;
+            let role = agent.role;
+            let reference: Vec<usize> = match role {
+                Role::MainExploiter => {
+                    state.agents.iter().filter(|x| x.role == Role::MainAgent).map(|x| x.member).collect()
+                }
+                _ => (0..state.members.len()).filter(|&i| state.members[i].snapped_at.is_some()).collect(),
+            };
+            let agent = &state.agents[a];
+            let min_rate = reference.iter().map(|&r| state.win_rates.win_rate(me, r)).fold(1.0, f64::min);
+            let ready = agent.episodes_since_snapshot >= self.config.snapshot_min_episodes
+                && (min_rate > self.config.snapshot_win_rate
+                    || agent.episodes_since_snapshot >= self.config.snapshot_max_episodes);
+            if !ready {
+                continue;
+            }
+            state.members.push(LeagueMember {
+                role,
+                agent: a,
+                snapped_at: Some(round),
+                policy: Some(new_policies[a].clone()),
+            });
+            state.win_rates.add_member();
+            elo.add_member();
+            let agent = &mut state.agents[a];
+            agent.episodes_since_snapshot = 0;
+            let reset = match role {
+                Role::MainAgent => false,
+                Role::MainExploiter => true,
+                Role::LeagueExploiter => {
+                    draw(self.config.seed, round, a, 3) < self.config.league_exploiter_reset
+                }
+            };
+            if reset {
+                agent.generation += 1;
+                learners[a] = fresh_learners(tree, &self.config, a, agent.generation)
+                    .map_err(|e| Error::AtIteration { iteration: round, source: Box::new(e) })?;
+            }
+        }
+        for (agent, pair) in state.agents.iter_mut().zip(&learners) {
+            agent.learners = pair.iter().map(QLearner::save).collect();
+        }
+        state.elo = elo;
+        let times = PhaseTimes { oracle_s, ..PhaseTimes::default() };
+        let old_learners = std::mem::replace(&mut self.learners, learners);
+        let old_state = std::mem::replace(&mut self.state, state);
+        let episodes = self.config.episodes_per_round * self.learners.len() as u64;
+        match self.report(round, episodes, times) {
+            Ok(report) => {
+                self.state.reports.push(report);
+                // INVARIANT: just pushed.
+                Ok(self.state.reports.last().expect("a report per round"))
+            }
+            Err(e) => {
+                self.learners = old_learners;
+                self.state = old_state;
+                Err(Error::AtIteration { iteration: round, source: Box::new(e) })
+            }
+        }
+    }
+
+    fn report(&self, round: usize, episodes: u64, mut times: PhaseTimes) -> Result<IterationReport> {
+        let t = Instant::now();
+        let mut main_nash_conv = Vec::new();
+        let mut main_average_nash_conv = Vec::new();
+        let mut exploitability = None;
+        let mains = self.state.agents.iter().enumerate().filter(|(_, a)| a.role == Role::MainAgent);
+        for a in mains.map(|(i, _)| i) {
+            let policy = self.agent_policy(a);
+            let r = metagame_games::nash_conv_report(self.tree, &[&policy, &policy])?;
+            main_nash_conv.push(r.nash_conv);
+            let mut history: Vec<&TabularPolicy> = self
+                .state
+                .members
+                .iter()
+                .filter(|m| m.agent == a)
+                .filter_map(|m| m.policy.as_ref())
+                .collect();
+            history.push(&policy);
+            let weights = vec![1.0 / history.len() as f64; history.len()];
+            let average = metagame_games::aggregate(self.tree, &history, &weights)?;
+            let r = metagame_games::nash_conv_report(self.tree, &[&average, &average])?;
+            if exploitability.is_none() {
+                exploitability = r.exploitability;
+            }
+            main_average_nash_conv.push(r.nash_conv);
+        }
+        times.nash_conv_s = t.elapsed().as_secs_f64();
+        let mut report = IterationReport::new(
+            round,
+            vec![self.state.members.len()],
+            main_average_nash_conv[0],
+            exploitability,
+        );
+        report.episodes = episodes;
+        report.elapsed_s = self.elapsed_before + self.started.elapsed().as_secs_f64();
+        report.times = times;
+        report.league = Some(LeagueReport {
+            main_nash_conv,
+            main_average_nash_conv,
+            elo: self.state.elo.ratings().to_vec(),
+            matches_by_role: self.state.matches_by_role.clone(),
+            members: self.state.members.len(),
+        });
+        Ok(report)
+    }
+}
+
+/// Fresh learners for both seats of agent `agent` at reset `generation`.
+fn fresh_learners(
+    tree: &GameTree,
+    config: &LeagueConfig,
+    agent: usize,
+    generation: u64,
+) -> Result<[QLearner; 2]> {
+    let make = |seat| {
+        QLearner::new(
+            tree,
+            seat,
+            learner_seed(config.seed, agent, seat, generation),
+            config.learner.clone(),
+            Start::Fresh,
+        )
+        .map_err(Error::Learner)
+    };
+    Ok([make(0)?, make(1)?])
+}
+
+/// One policy from a pair of seat learners.
+fn combined(tree: &GameTree, pair: &[QLearner; 2]) -> TabularPolicy {
+    let mut policy = pair[0].policy();
+    policy.copy_player_rows(tree, 1, &pair[1].policy());
+    policy
+}
+
+/// The candidate `probs` picks with the uniform draw `u`.
+fn pick(candidates: &[usize], probs: &[f64], u: f64) -> usize {
+    let mut acc = 0.0;
+    for (&c, &p) in candidates.iter().zip(probs) {
+        acc += p;
+        if u < acc {
+            return c;
+        }
+    }
+    // Rounding: the last candidate with positive probability.
+    candidates.iter().zip(probs).rev().find(|(_, p)| **p > 0.0).map_or(candidates[0], |(&c, _)| c)
+}
+
+impl TrainingLoop for League<'_> {
+    type State = LeagueState;
+
+    fn name(&self) -> &'static str {
+        "league"
+    }
+    fn step(&mut self) -> Result<&IterationReport> {
+        League::step(self)
+    }
+    fn state(&self) -> &LeagueState {
+        &self.state
+    }
+    fn reports(&self) -> &[IterationReport] {
+        &self.state.reports
+    }
+    fn stop_reason(&self) -> Option<StopReason> {
+        None
+    }
+}
