@@ -223,11 +223,12 @@ impl ExperimentConfig {
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] naming the bad field: TOML syntax, a field the algorithm does not
-    /// read (naming the algorithm), an unknown game or component name, values out of range.
+    /// [`Error::ConfigSyntax`] for TOML that does not parse (with its line and a caret);
+    /// [`Error::Config`] naming the bad field: a field the algorithm does not read (naming the
+    /// algorithm), an unknown game or component name, values out of range.
     pub fn from_toml_str(text: &str, path: &Path) -> Result<Self> {
         let bad = |reason: String| Error::Config { path: path.into(), reason };
-        let table: Table = toml::from_str(text).map_err(|e| bad(e.message().trim().replace('\n', " ")))?;
+        let table: Table = toml::from_str(text).map_err(|e| syntax_error(text, path, &e))?;
         Self::from_table(table).map_err(|FieldError(reason)| bad(reason))
     }
 
@@ -374,6 +375,27 @@ impl ExperimentConfig {
     pub fn same_run_as(&self, other: &ExperimentConfig) -> bool {
         self.clone().with_limits(RunLimits::default()) == other.clone().with_limits(RunLimits::default())
     }
+}
+
+/// A TOML syntax error with its place: [`Error::ConfigSyntax`] when the parser gives one.
+fn syntax_error(text: &str, path: &Path, e: &toml::de::Error) -> Error {
+    let message = e.message().trim().replace('\n', " ");
+    let Some(span) = e.span() else {
+        return Error::Config { path: path.into(), reason: message };
+    };
+    let start = span.start.min(text.len());
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    let line = text[..line_start].matches('\n').count() + 1;
+    let column = text[line_start..start].chars().count() + 1;
+    let number = line.to_string();
+    let pad = " ".repeat(number.len());
+    let source_line = text[line_start..line_end].trim_end_matches('\r');
+    // Tabs stay tabs under the line, so the caret lands under the column.
+    let indent: String =
+        text[line_start..start].chars().map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+    let snippet = format!("{pad} |\n{number} | {source_line}\n{pad} | {indent}^");
+    Error::ConfigSyntax { path: path.into(), line, column, message, snippet }
 }
 
 #[derive(Deserialize)]

@@ -20,6 +20,33 @@ pub const CHECKPOINT_FILE: &str = "checkpoint.json";
 pub const REPORT_FILE: &str = "report.json";
 /// Name of the final meta-game (Gambit .nfg) in a run folder.
 pub const META_GAME_FILE: &str = "meta_game.nfg";
+/// Name of the config file in a run folder (what `--resume DIR` reads).
+pub(crate) const CONFIG_FILE: &str = "config.toml";
+
+/// Files a run writes besides its figures.
+const RUN_FILES: &[&str] = &[CONFIG_FILE, CHECKPOINT_FILE, REPORT_FILE, META_GAME_FILE, "lineage.dot"];
+/// Extensions of the figures and pages a run writes.
+const FIGURE_EXTENSIONS: &[&str] = &["svg", "png", "pdf", "html"];
+
+/// Before a fresh run into a folder that holds a previous run (it has `config.toml`): remove
+/// that run's files (its checkpoint, report, meta-game, lineage, figures), so the folder
+/// never mixes two runs. Other files are left alone.
+fn clear_previous_run(dir: &Path) -> Result<()> {
+    if !dir.join(CONFIG_FILE).is_file() {
+        return Ok(());
+    }
+    let entries = std::fs::read_dir(dir).map_err(|e| output_err(dir, e))?;
+    for entry in entries {
+        let path = entry.map_err(|e| output_err(dir, e))?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let figure =
+            path.extension().and_then(|e| e.to_str()).is_some_and(|e| FIGURE_EXTENSIONS.contains(&e));
+        if path.is_file() && (RUN_FILES.contains(&name) || figure) {
+            std::fs::remove_file(&path).map_err(|e| output_err(&path, e))?;
+        }
+    }
+    Ok(())
+}
 
 /// What a checkpoint file holds: the config and the loop state (`S`: the loop's
 /// [`TrainingLoop::State`]; JSON when read back before the loop is known).
@@ -66,7 +93,8 @@ impl RunReport {
 /// Where a run writes, and whether it continues from a checkpoint.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
-    /// The run folder (created if missing).
+    /// The run folder (created if missing, once the run can start). A fresh run replaces the
+    /// files of a previous run there (see the CLI's `--overwrite`); other files stay.
     pub out_dir: PathBuf,
     /// Continue from `out_dir/checkpoint.json` instead of starting afresh.
     pub resume: bool,
@@ -88,15 +116,15 @@ pub(crate) struct Driver<'a> {
 }
 
 impl<'a> Driver<'a> {
-    /// Prepare the run folder: create it, read the checkpoint when resuming (it must be of
-    /// the same run), write `config.toml`.
+    /// Prepare a run: read the checkpoint when resuming (it must be of the same run). Writes
+    /// nothing: the folder is made by [`Driver::run`], once the loop has been built, so a run
+    /// that cannot start (a bad component, a meta-solver for other games) leaves no folder.
     pub(crate) fn new(
         config: &'a ExperimentConfig,
         options: &'a RunOptions,
         observer: &'a mut dyn FnMut(&IterationReport) -> ControlFlow<()>,
     ) -> Result<Self> {
         let dir = &options.out_dir;
-        std::fs::create_dir_all(dir).map_err(|e| output_err(dir, e))?;
         let saved = if options.resume {
             let path = dir.join(CHECKPOINT_FILE);
             let saved: RunCheckpoint = checkpoint::load(&path)?;
@@ -110,7 +138,6 @@ impl<'a> Driver<'a> {
         } else {
             None
         };
-        checkpoint::write_atomic(&dir.join("config.toml"), config.to_toml().as_bytes())?;
         Ok(Self { config, options, observer, saved })
     }
 
@@ -141,6 +168,11 @@ impl<'a> Driver<'a> {
     pub(crate) fn run<L: TrainingLoop>(self, mut lp: L) -> Result<Option<RunReport>> {
         let Driver { config, options, observer, .. } = self;
         let dir = &options.out_dir;
+        std::fs::create_dir_all(dir).map_err(|e| output_err(dir, e))?;
+        if !options.resume {
+            clear_previous_run(dir)?;
+        }
+        checkpoint::write_atomic(&dir.join(CONFIG_FILE), config.to_toml().as_bytes())?;
         let limits: &RunLimits = config.limits();
         let writer = CheckpointWriter::new(dir.join(CHECKPOINT_FILE));
         let save =
@@ -159,7 +191,13 @@ impl<'a> Driver<'a> {
         }
         let kill = Cell::new(false);
         let mut failed: Option<Error> = None;
+        // A resumed run's observer sees only the iterations this run computes, not the
+        // checkpoint's again (the loop re-announces a checkpoint of iteration 0).
+        let resumed_at = options.resume.then(|| lp.iteration());
         let mut observe = |report: &IterationReport| {
+            if resumed_at.is_some_and(|c| report.iteration <= c) {
+                return ControlFlow::Continue(());
+            }
             if observer(report).is_break() || kill.get() {
                 ControlFlow::Break(())
             } else {

@@ -18,6 +18,21 @@ pub enum Error {
         /// What is wrong, naming the field.
         reason: String,
     },
+    /// A config file that is not valid TOML. Its message has three lines more: the offending
+    /// line of the file, numbered, with a caret under the column.
+    #[error("{path}:{line}:{column}: {message}\n{snippet}")]
+    ConfigSyntax {
+        /// The config file (or `<string>`).
+        path: PathBuf,
+        /// The line, from 1.
+        line: usize,
+        /// The column, in characters from 1.
+        column: usize,
+        /// What is wrong there.
+        message: String,
+        /// The line of the file with a caret under the column (three lines).
+        snippet: String,
+    },
     /// A name the registry does not know.
     #[error("unknown {kind} `{name}`{hint}; known: {known}")]
     UnknownComponent {

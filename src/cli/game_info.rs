@@ -4,6 +4,8 @@ use anyhow::Context;
 use metagame::games::{Game, GameTree, NodeKind, registry};
 use serde_json::json;
 
+use super::outln;
+
 #[derive(clap::Args)]
 pub struct Args {
     /// OpenSpiel-style game string, e.g. `kuhn_poker(players=3)`.
@@ -35,15 +37,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "utility_sum": tree.utility_sum(),
         }));
     } else {
-        println!("game                 {}", game.name());
-        println!("players              {}", tree.num_players());
-        println!("histories            {}", tree.num_nodes());
-        println!("terminals            {}", tree.num_terminals());
-        println!("decision nodes       {}", tree.count(NodeKind::Decision));
-        println!("chance nodes         {}", tree.count(NodeKind::Chance));
-        println!("infosets per player  {infosets:?}");
-        println!("infoset-actions      {sequences:?}");
-        println!("distinct actions     {}", tree.num_actions());
+        outln!("game                 {}", game.name());
+        outln!("players              {}", tree.num_players());
+        outln!("histories            {}", tree.num_nodes());
+        outln!("terminals            {}", tree.num_terminals());
+        outln!("decision nodes       {}", tree.count(NodeKind::Decision));
+        outln!("chance nodes         {}", tree.count(NodeKind::Chance));
+        outln!("infosets per player  {infosets:?}");
+        outln!("infoset-actions      {sequences:?}");
+        outln!("distinct actions     {}", tree.num_actions());
     }
     Ok(())
 }

@@ -1,13 +1,14 @@
 //! `metagame matches --game SPEC --policies P1 P2 … [--episodes N] [--seed S]
 //! [--evaluator exact|cpu|gpu] [--json]`: the full payoff table among policies.
 
-use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Context;
 use metagame::EvaluatorName;
 use metagame::games::{Game, GameTree, Matchup, TabularPolicy, registry};
 use serde_json::json;
+
+use super::outln;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -64,12 +65,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let policies = args
         .policies
         .iter()
-        .map(|name| match name.as_str() {
-            "uniform" => Ok(TabularPolicy::uniform(&tree)),
-            "first-action" => Ok(TabularPolicy::first_action(&tree)),
-            file => TabularPolicy::read_openspiel_json(&tree, Path::new(file))
-                .with_context(|| format!("reading policy {file}")),
-        })
+        .map(|name| super::read_policy(&tree, name))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let evaluator = kind.build()?;
     let refs: Vec<&TabularPolicy> = policies.iter().collect();
@@ -107,11 +103,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "episodes_per_second": episodes_per_second,
         }));
     } else {
-        println!("game        {} ({} players)", game.name(), tree.num_players());
+        outln!("game        {} ({} players)", game.name(), tree.num_players());
         if exact {
-            println!("evaluator   exact (expected returns)");
+            outln!("evaluator   exact (expected returns)");
         } else {
-            println!(
+            outln!(
                 "evaluator   {}, {} episodes per entry, seed {}",
                 evaluator.name(),
                 args.episodes,
@@ -119,17 +115,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
         }
         for (i, name) in args.policies.iter().enumerate() {
-            println!("policy {i:<4} {name}");
+            outln!("policy {i:<4} {name}");
         }
-        println!("{:<14} {:<40} {:<40} episodes", "entry", "mean", "stderr");
+        outln!("{:<14} {:<40} {:<40} episodes", "entry", "mean", "stderr");
         let fmt = |v: Vec<f64>| v.iter().map(|x| format!("{x:+.6}")).collect::<Vec<_>>().join(" ");
         for (m, t) in entries.iter().zip(&totals) {
             let seats = format!("{:?}", m.seats);
             let episodes = if exact { 0 } else { t.episodes };
-            println!("{seats:<14} {:<40} {:<40} {episodes}", fmt(t.mean()), fmt(t.stderr()));
+            outln!("{seats:<14} {:<40} {:<40} {episodes}", fmt(t.mean()), fmt(t.stderr()));
         }
         if let Some(rate) = episodes_per_second {
-            println!("episodes per second  {rate:.3e} ({episodes_played} in {seconds:.3} s)");
+            outln!("episodes per second  {rate:.3e} ({episodes_played} in {seconds:.3} s)");
         }
     }
     Ok(())

@@ -1,6 +1,12 @@
 //! Subcommands of the `metagame` binary, one file each.
 
+use std::fmt;
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use clap::{Parser, Subcommand};
+use metagame::games::{GameTree, TabularPolicy};
 
 mod exploitability;
 mod game_info;
@@ -12,7 +18,7 @@ mod solve;
 
 /// Game-theoretic population training: PSRO, meta-game solvers and exact exploitability.
 #[derive(Parser)]
-#[command(name = "metagame", version, about)]
+#[command(name = "metagame", version)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -51,12 +57,95 @@ pub fn run() -> anyhow::Result<()> {
     }
 }
 
-/// Print one JSON value on one line of stdout. A closed pipe (`| head`) ends the process
-/// quietly, as command-line tools do.
-pub fn print_json(value: &serde_json::Value) {
-    use std::io::Write;
+/// Set once a write to stdout failed (a closed pipe, as in `| head -1`): later output is
+/// dropped and the command goes on with its work (a run finishes and writes its folder,
+/// `respond --out` writes its policy).
+static STDOUT_GONE: AtomicBool = AtomicBool::new(false);
+
+/// Write `args` and a newline to stdout, unless stdout has gone away. A failed write is not
+/// an error: the output is for the reader, the files are the command's result.
+pub fn print_line(args: fmt::Arguments<'_>) {
+    if STDOUT_GONE.load(Ordering::Relaxed) {
+        return;
+    }
     let mut out = std::io::stdout().lock();
-    if writeln!(out, "{value}").and_then(|()| out.flush()).is_err() {
-        std::process::exit(0);
+    if writeln!(out, "{args}").and_then(|()| out.flush()).is_err() {
+        STDOUT_GONE.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Write `args` and a newline to stderr; a closed stderr is ignored (`2>&1 | head -1`).
+pub fn eprint_line(args: fmt::Arguments<'_>) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{args}");
+}
+
+/// `println!` that never panics: see [`print_line`].
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cli::print_line(format_args!($($arg)*))
+    };
+}
+pub(crate) use outln;
+
+/// Print one JSON value on one line of stdout (see [`print_line`]).
+pub fn print_json(value: &serde_json::Value) {
+    print_line(format_args!("{value}"));
+}
+
+/// A NashConv (or another non-negative gap) as people write it: `0`, `0.115`, `0.4123`;
+/// scientific notation only below 1e-4 (`3.20e-9`); below 1e-12, the rounding noise of
+/// payoffs of order 1, `0` (the JSON output and report.json keep the exact value).
+pub fn gap(x: f64) -> String {
+    if !x.is_finite() {
+        return format!("{x}");
+    }
+    if x.abs() < 1e-12 {
+        return "0".into();
+    }
+    if x.abs() < 1e-4 {
+        return format!("{x:.2e}");
+    }
+    let text = format!("{x:.6}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// A tabular policy of `tree`'s game: `uniform`, `first-action`, or an OpenSpiel policy
+/// JSON file. A file none of whose information states the game has is named as a policy of
+/// another game.
+pub fn read_policy(tree: &GameTree, spec: &str) -> anyhow::Result<TabularPolicy> {
+    Ok(match spec {
+        "uniform" => TabularPolicy::uniform(tree),
+        "first-action" => TabularPolicy::first_action(tree),
+        file => TabularPolicy::read_openspiel_json(tree, Path::new(file)).map_err(|e| {
+            let unknown = matches!(e, metagame::games::Error::UnknownInfoState(_));
+            let what = if unknown && !shares_an_infoset(tree, Path::new(file)) {
+                format!("{file} is not a policy of {}", tree.name())
+            } else {
+                format!("reading policy {file}")
+            };
+            anyhow::Error::new(e).context(what)
+        })?,
+    })
+}
+
+/// True when the policy file has at least one of `tree`'s information states.
+fn shares_an_infoset(tree: &GameTree, file: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(file) else { return true };
+    let Ok(serde_json::Value::Object(states)) = serde_json::from_str(&text) else { return true };
+    states.keys().any(|key| tree.infoset_by_key(key).is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn gaps_read_as_plain_numbers() {
+        assert_eq!(super::gap(0.0), "0");
+        assert_eq!(super::gap(6.938893903907228e-17), "0");
+        assert_eq!(super::gap(0.114828_123), "0.114828");
+        assert_eq!(super::gap(0.5), "0.5");
+        assert_eq!(super::gap(2.0), "2");
+        assert_eq!(super::gap(120.0), "120");
+        assert_eq!(super::gap(3.2e-9), "3.20e-9");
     }
 }

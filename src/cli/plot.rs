@@ -8,6 +8,8 @@ use anyhow::{Context, bail};
 use metagame::plots::{Curve, compare_svg};
 use serde_json::Value;
 
+use super::outln;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum XAxis {
     /// Iteration number.
@@ -128,8 +130,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     compare_svg(&curves, &title, x_label, "NashConv", &args.out)?;
     for c in &curves {
-        println!("{}: {} run(s)", c.label, c.runs.len());
+        outln!("{}: {} run(s)", c.label, c.runs.len());
     }
-    println!("wrote {}", args.out.display());
+    outln!("wrote {}", args.out.display());
     Ok(())
 }

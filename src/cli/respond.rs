@@ -14,6 +14,8 @@ use metagame::games::{GameTree, TabularPolicy, best_response, expected_returns, 
 use metagame::learners::{OpponentSampler, ValueTable};
 use serde_json::json;
 
+use super::outln;
+
 #[derive(clap::Args)]
 pub struct Args {
     /// OpenSpiel-style game string, e.g. `leduc_poker`.
@@ -115,11 +117,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bar
     });
     if !args.json {
-        println!(
+        outln!(
             "{} seat {} vs {}: {} for {} episodes (seed {}); exact best-response value {best_value:.6}",
-            args.game, args.seat, args.against, args.learner, args.episodes, args.seed
+            args.game,
+            args.seat,
+            args.against,
+            args.learner,
+            args.episodes,
+            args.seed
         );
-        println!("{:>12} {:>12} {:>12} {:>10} {:>10}", "episodes", "value", "best value", "gap", "gap/range");
+        outln!("{:>12} {:>12} {:>12} {:>10} {:>10}", "episodes", "value", "best value", "gap", "gap/range");
     }
     let started = Instant::now();
     let mut done = 0;
@@ -155,7 +162,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
             match &bar {
                 Some(bar) => bar.println(line),
-                None => println!("{line}"),
+                None => outln!("{line}"),
             }
         }
     }
@@ -184,7 +191,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "out": args.out,
         }));
     } else {
-        println!(
+        outln!(
             "gap {:.6} ({:.3}% of the payoff range {lo}..{hi}) after {done} episodes in {seconds:.2} s{}",
             last.1,
             100.0 * last.1 / range,

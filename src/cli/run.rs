@@ -1,21 +1,41 @@
-//! `metagame run CONFIG.toml [--out DIR] [--json] [--resume DIR]`.
+//! `metagame run CONFIG.toml [--out DIR] [--overwrite] [--json]`, `metagame run --resume DIR
+//! [CONFIG.toml]`.
+//!
+//! Progress: a bar with an ETA on a terminal, a line every 5 s or 10% of the iterations on
+//! stderr otherwise, one JSON object per iteration and a final summary object with `--json`.
+//! A closed stdout does not stop the run: it finishes and writes its folder.
 
+use std::io::IsTerminal;
 use std::ops::ControlFlow;
-use std::path::PathBuf;
-use std::time::Duration;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use metagame::{ExperimentConfig, RunOptions, run_experiment};
+use metagame::populations::{IterationReport, StopReason};
+use metagame::{Algorithm, ExperimentConfig, RunOptions, run_experiment};
+use serde_json::json;
+
+use super::{eprint_line, gap, outln, print_json};
+
+/// The config file a run folder holds.
+const CONFIG_FILE: &str = "config.toml";
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The experiment config (TOML), e.g. examples/kuhn_psro.toml.
-    config: PathBuf,
-    /// The run folder (default: runs/<config name>).
+    /// The experiment config (TOML), e.g. examples/kuhn_psro.toml. With `--resume DIR` it
+    /// may be left out (DIR's config.toml is used); given, it must describe the same run (it
+    /// may change max_iterations, target_nash_conv and time_budget_seconds).
+    #[arg(required_unless_present = "resume")]
+    config: Option<PathBuf>,
+    /// The run folder (default: runs/<config name>). It must be new or empty unless
+    /// `--overwrite` is given.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Print one JSON object per iteration instead of a progress bar.
+    /// Replace the run in the output folder (its config, checkpoint, report and figures).
+    #[arg(long, conflicts_with = "resume")]
+    overwrite: bool,
+    /// Print one JSON object per iteration and a final summary object instead of progress.
     #[arg(long)]
     json: bool,
     /// Continue the run in DIR from its checkpoint (DIR is also the output folder).
@@ -27,68 +47,226 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let config = ExperimentConfig::read(&args.config)?;
+    let config_path = match (&args.config, &args.resume) {
+        (Some(path), _) => path.clone(),
+        (None, Some(dir)) => dir.join(CONFIG_FILE),
+        // INVARIANT: clap requires CONFIG unless --resume is given.
+        (None, None) => unreachable!("clap requires CONFIG or --resume"),
+    };
+    let config = ExperimentConfig::read(&config_path)?;
     let out_dir = match (&args.resume, &args.out) {
         (Some(dir), _) | (None, Some(dir)) => dir.clone(),
         (None, None) => {
             let stem =
-                args.config.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or("run".into());
+                config_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or("run".into());
             PathBuf::from("runs").join(stem)
         }
     };
+    if args.resume.is_none() {
+        check_out_dir(&out_dir, args.overwrite)?;
+    }
     let options =
         RunOptions { out_dir: out_dir.clone(), resume: args.resume.is_some(), stop_after: args.stop_after };
 
-    let bar = (!args.json).then(|| {
-        let bar = ProgressBar::new(config.limits().max_iterations() as u64);
-        bar.set_style(
-            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] it {pos}/{len} {msg}")
-                // INVARIANT: the template is a literal that parses.
-                .expect("valid template")
-                .progress_chars("=> "),
-        );
-        bar.enable_steady_tick(Duration::from_millis(200));
-        bar
-    });
-    let json_mode = args.json;
-    let mut observer = |r: &metagame::populations::IterationReport| {
-        if json_mode {
-            // The report's core and, for loops with a meta-game, its meta-game part; the
-            // phase times stay in report.json.
-            let mut line = serde_json::to_value(r).unwrap_or_default();
-            if let Some(fields) = line.as_object_mut() {
-                fields.remove("times");
-            }
-            super::print_json(&line);
-        } else if let Some(bar) = &bar {
-            bar.set_position(r.iteration as u64);
-            bar.set_message(format!("pop {:?}  NashConv {:.3e}", r.population_sizes, r.nash_conv));
-        }
+    let mut progress = Progress::new(&config, args.json);
+    let mut observer = |r: &IterationReport| {
+        progress.report(r);
         ControlFlow::Continue(())
     };
     let report = run_experiment(&config, &options, &mut observer)
-        .with_context(|| format!("running {}", args.config.display()))?;
-    if let Some(bar) = &bar {
-        bar.finish();
-    }
-    match report {
-        None => {
-            // Stopped after a checkpoint on request: behave like a killed process.
-            std::process::exit(130);
-        }
-        Some(report) if !args.json => {
-            let last = report.iterations.last();
-            println!(
-                "{} {} after {} iterations: NashConv {:.6e} ({:?}); results in {}",
-                config.game(),
-                config.algorithm().algorithm().as_str(),
-                last.map_or(0, |r| r.iteration),
-                last.map_or(f64::NAN, |r| r.nash_conv),
-                report.stop_reason,
-                out_dir.display()
-            );
-        }
-        Some(_) => {}
+        .with_context(|| format!("running {}", config_path.display()));
+    progress.finish();
+    let Some(report) = report? else {
+        // Stopped after a checkpoint on request: behave like a killed process.
+        std::process::exit(130);
+    };
+    let last = report.iterations.last();
+    let iterations = last.map_or(0, |r| r.iteration);
+    let nash_conv = last.map_or(f64::NAN, |r| r.nash_conv);
+    if args.json {
+        print_json(&json!({
+            "summary": true,
+            "stop_reason": report.stop_reason,
+            "run_dir": out_dir,
+            "iterations": iterations,
+            "nash_conv": nash_conv,
+            "elapsed_s": last.map_or(0.0, |r| r.elapsed_s),
+        }));
+    } else {
+        outln!(
+            "{} {} after {iterations} iterations: NashConv {} ({}); results in {}",
+            config.game(),
+            algorithm_name(config.algorithm().algorithm()),
+            gap(nash_conv),
+            stop_reason_name(report.stop_reason),
+            out_dir.display()
+        );
     }
     Ok(())
+}
+
+/// A fresh run goes into a new or empty folder; a folder holding a run is replaced only with
+/// `--overwrite`; other non-empty folders are refused.
+fn check_out_dir(dir: &Path, overwrite: bool) -> anyhow::Result<()> {
+    let Ok(mut entries) = std::fs::read_dir(dir) else {
+        // Missing (the driver makes it), or not a folder (the driver says so).
+        return Ok(());
+    };
+    if entries.next().is_none() {
+        return Ok(());
+    }
+    let d = dir.display();
+    if !dir.join(CONFIG_FILE).is_file() {
+        bail!(
+            "{d} is not empty and holds no run (no {CONFIG_FILE}); choose a new or empty folder with --out"
+        );
+    }
+    if !overwrite {
+        bail!("{d} already holds a run; add --overwrite to replace it, or continue it with --resume {d}");
+    }
+    Ok(())
+}
+
+/// The algorithm's name as papers write it.
+fn algorithm_name(algorithm: Algorithm) -> &'static str {
+    match algorithm {
+        Algorithm::Psro => "PSRO",
+        Algorithm::Xfp => "XFP",
+        Algorithm::DoubleOracle => "Double Oracle",
+        _ => algorithm.as_str(),
+    }
+}
+
+/// Why a run stopped, in words.
+fn stop_reason_name(reason: StopReason) -> String {
+    match reason {
+        StopReason::MaxIterations => "max iterations".into(),
+        StopReason::TargetReached => "target NashConv".into(),
+        StopReason::TimeBudget => "time budget".into(),
+        StopReason::Converged => "converged".into(),
+        StopReason::Observer => "stopped".into(),
+        other => serde_json::to_value(other)
+            .ok()
+            .and_then(|v| v.as_str().map(|s| s.replace('_', " ")))
+            .unwrap_or_else(|| format!("{other:?}")),
+    }
+}
+
+/// `m:ss`, or `h:mm:ss` from an hour.
+fn clock(seconds: f64) -> String {
+    let s = seconds.max(0.0).round() as u64;
+    match s / 3600 {
+        0 => format!("{}:{:02}", s / 60, s % 60),
+        h => format!("{h}:{:02}:{:02}", s / 60 % 60, s % 60),
+    }
+}
+
+/// How a run shows its progress.
+enum Shown {
+    /// One JSON object per iteration on stdout.
+    Json,
+    /// A bar on the terminal (stderr).
+    Bar(ProgressBar),
+    /// A line on stderr every [`Progress::LINE_EVERY`] or 10% of the iterations.
+    Lines { last_line: Option<Instant>, next_mark: usize },
+}
+
+/// The progress of a run as its iterations come in, with an estimate of the time left.
+struct Progress {
+    shown: Shown,
+    max_iterations: usize,
+    time_budget: Option<f64>,
+    started: Instant,
+    /// The first iteration this process reported (after a resume, the one after the
+    /// checkpoint's).
+    first: Option<usize>,
+}
+
+impl Progress {
+    const LINE_EVERY: Duration = Duration::from_secs(5);
+
+    fn new(config: &ExperimentConfig, json: bool) -> Self {
+        let max_iterations = config.limits().max_iterations();
+        let shown = if json {
+            Shown::Json
+        } else if std::io::stderr().is_terminal() {
+            let bar = ProgressBar::new(max_iterations as u64);
+            // 41 columns before the message at most; `wide_msg` takes what is left of the
+            // terminal's width and is cut there, so the line never wraps.
+            bar.set_style(
+                ProgressStyle::with_template("{elapsed_precise} [{bar:20}] {pos}/{len} {wide_msg}")
+                    // INVARIANT: the template is a literal that parses.
+                    .expect("valid template")
+                    .progress_chars("=> "),
+            );
+            bar.enable_steady_tick(Duration::from_millis(200));
+            Shown::Bar(bar)
+        } else {
+            Shown::Lines { last_line: None, next_mark: 0 }
+        };
+        Progress {
+            shown,
+            max_iterations,
+            time_budget: config.limits().time_budget_seconds(),
+            started: Instant::now(),
+            first: None,
+        }
+    }
+
+    /// Seconds left, from this process's pace: at most the remaining iterations at the mean
+    /// time per iteration so far, and at most what is left of the time budget.
+    fn eta(&self, r: &IterationReport) -> Option<f64> {
+        let first = self.first?;
+        let done = r.iteration + 1 - first;
+        let per_iteration = self.started.elapsed().as_secs_f64() / done as f64;
+        let mut eta = per_iteration * self.max_iterations.saturating_sub(r.iteration) as f64;
+        if let Some(budget) = self.time_budget {
+            eta = eta.min((budget - r.elapsed_s).max(0.0));
+        }
+        Some(eta)
+    }
+
+    fn report(&mut self, r: &IterationReport) {
+        self.first.get_or_insert(r.iteration);
+        let eta = self.eta(r).map_or("?".into(), clock);
+        let population = r.population_sizes.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
+        match &mut self.shown {
+            Shown::Json => {
+                // The report's core and, for loops with a meta-game, its meta-game part; the
+                // phase times stay in report.json.
+                let mut line = serde_json::to_value(r).unwrap_or_default();
+                if let Some(fields) = line.as_object_mut() {
+                    fields.remove("times");
+                }
+                print_json(&line);
+            }
+            Shown::Bar(bar) => {
+                bar.set_position(r.iteration as u64);
+                bar.set_message(format!("ETA {eta}  NashConv {}  pop {population}", gap(r.nash_conv)));
+            }
+            Shown::Lines { last_line, next_mark } => {
+                let due =
+                    last_line.is_none_or(|t| t.elapsed() >= Self::LINE_EVERY) || r.iteration >= *next_mark;
+                if due {
+                    eprint_line(format_args!(
+                        "iteration {}/{}  NashConv {}  pop {population}  elapsed {}  ETA {eta}",
+                        r.iteration,
+                        self.max_iterations,
+                        gap(r.nash_conv),
+                        clock(r.elapsed_s),
+                    ));
+                    *last_line = Some(Instant::now());
+                    // The next tenth of the run from here.
+                    let step = self.max_iterations.div_ceil(10).max(1);
+                    *next_mark = (r.iteration / step + 1) * step;
+                }
+            }
+        }
+    }
+
+    fn finish(&self) {
+        if let Shown::Bar(bar) = &self.shown {
+            bar.finish_and_clear();
+        }
+    }
 }

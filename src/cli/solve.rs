@@ -9,6 +9,8 @@ use metagame::games::{AnyGame, NormalFormGame, nfg, registry};
 use metagame::solvers::{MetaSolver, Solution};
 use serde_json::{Value, json};
 
+use super::outln;
+
 #[derive(clap::Args)]
 pub struct Args {
     /// A Gambit `.nfg` file (give this or `--game`).
@@ -88,13 +90,13 @@ fn print_profiles(shape: &[usize], flat: &[f64]) {
         }
         index.reverse();
         index.push(":".into());
-        println!("      ({}) {}", index.join(", "), probabilities(chunk));
+        outln!("      ({}) {}", index.join(", "), probabilities(chunk));
     }
 }
 
 fn print_marginals(strategies: &[Vec<f64>]) {
     for (p, strategy) in strategies.iter().enumerate() {
-        println!("      player {p}: {}", probabilities(strategy));
+        outln!("      player {p}: {}", probabilities(strategy));
     }
 }
 
@@ -154,16 +156,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let shape: Vec<String> = game.shape().iter().map(ToString::to_string).collect();
     let shape = shape.join("x");
-    println!("game         {source} ({shape})");
-    println!("solver       {}", args.solver);
-    println!("status       {}", status.as_str().unwrap_or("?"));
+    outln!("game         {source} ({shape})");
+    outln!("solver       {}", args.solver);
+    outln!("status       {}", status.as_str().unwrap_or("?"));
     if let Some(joint) = joint {
         let flat: Vec<f64> = joint.iter().copied().collect();
-        println!("joint        distribution over the {shape} pure profiles");
+        outln!("joint        distribution over the {shape} pure profiles");
         print_profiles(joint.shape(), &flat);
-        println!("marginals    of the joint distribution");
+        outln!("marginals    of the joint distribution");
         print_marginals(&first.strategies);
-        println!("nash_conv    {nash_conv:.3e} (of the marginals)");
+        outln!("nash_conv    {} (of the marginals)", super::gap(nash_conv));
     } else if let Some(stationary) = stationary {
         let over_profiles = stationary.first().is_some_and(|pi| pi.len() == game.num_profiles());
         let over = if over_profiles {
@@ -175,34 +177,34 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             1 => "1 distribution".to_string(),
             n => format!("{n} distributions (one per closed class)"),
         };
-        println!("stationary   {count} over {over}");
+        outln!("stationary   {count} over {over}");
         for (k, pi) in stationary.iter().enumerate() {
-            println!("  #{k}");
+            outln!("  #{k}");
             if over_profiles {
                 print_profiles(game.shape(), pi);
             } else {
-                println!("      {}", probabilities(pi));
+                outln!("      {}", probabilities(pi));
             }
         }
-        println!("marginals    of the mean stationary distribution");
+        outln!("marginals    of the mean stationary distribution");
         print_marginals(&first.strategies);
-        println!("nash_conv    {nash_conv:.3e} (of the marginals)");
+        outln!("nash_conv    {} (of the marginals)", super::gap(nash_conv));
     } else {
-        println!("equilibria   {}", solutions.len());
+        outln!("equilibria   {}", solutions.len());
         for (k, s) in solutions.iter().enumerate() {
-            println!("  #{k}  nash_conv {:.3e}", s.certificate.nash_conv);
+            outln!("  #{k}  nash_conv {}", super::gap(s.certificate.nash_conv));
             print_marginals(&s.strategies);
         }
-        println!("nash_conv    {nash_conv:.3e} (largest over the equilibria)");
+        outln!("nash_conv    {} (largest over the equilibria)", super::gap(nash_conv));
     }
     if let Some(v) = first.value() {
-        println!("value        {v}");
+        outln!("value        {v}");
     }
     if let Some(mv) = first.certificate.max_violation {
-        println!("max_violation {mv:.3e}");
+        outln!("max_violation {mv:.3e}");
     }
     if let Some(s) = seconds_per_solve {
-        println!("seconds per solve {s:.3e}");
+        outln!("seconds per solve {s:.3e}");
     }
     Ok(())
 }
