@@ -340,9 +340,12 @@ class Metagame:
                 line = line.strip()
                 if line.startswith("{"):
                     try:
-                        lines.append(json.loads(line))
+                        obj = json.loads(line)
                     except json.JSONDecodeError:
-                        pass
+                        continue
+                    # The final summary object is not an iteration.
+                    if not obj.get("summary"):
+                        lines.append(obj)
             rec["lines"] = lines
             rep_path = os.path.join(out_dir, "report.json")
             if os.path.exists(rep_path):

@@ -258,18 +258,17 @@ fn learner_seed(seed: u64, agent: usize, seat: usize, generation: u64) -> u64 {
 fn win_probability(tree: &GameTree, profile: &[&TabularPolicy], seat: usize) -> Result<f64> {
     let reach = reach_probabilities(tree, profile, None)?;
     let mut p = 0.0;
-    for node in 0..tree.num_nodes() {
+    for (node, &r) in reach.iter().enumerate() {
         if tree.node_kind(node) == NodeKind::Terminal {
             let u = tree.terminal_utilities(node);
             let other = u[1 - seat];
-            p += reach[node]
-                * if u[seat] > other {
-                    1.0
-                } else if u[seat] == other {
-                    0.5
-                } else {
-                    0.0
-                };
+            p += r * if u[seat] > other {
+                1.0
+            } else if u[seat] == other {
+                0.5
+            } else {
+                0.0
+            };
         }
     }
     Ok(p)

@@ -351,10 +351,10 @@ fn trained_response_oracle_answers_a_weighted_mixture() {
     let unlimited = ResponseRequest::new(&tree, PlayerId(0), opponents.clone(), &mixed, 3);
     assert_eq!(oracle.respond(&unlimited).unwrap().stats.episodes, 2_048);
     let zero = unlimited.clone().with_budget(Budget::Episodes(0));
-    assert!(matches!(oracle.respond(&zero), Err(PopError::Config(_))));
+    assert!(matches!(oracle.respond(&zero), Err(PopError::Learner(Error::ZeroBudget))));
     let mut bad = QLearningConfig::default();
     bad.discount = 2.0;
-    assert!(matches!(TrainedResponse::q_learning(bad), Err(PopError::Config(_))));
+    assert!(matches!(TrainedResponse::q_learning(bad), Err(PopError::Learner(Error::Config(_)))));
 }
 
 #[test]
