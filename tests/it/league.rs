@@ -94,7 +94,7 @@ fn league_curves() {
     let mut league = League::new(&tree, small(1)).unwrap();
     for _ in 0..200 {
         let r = league.step().unwrap();
-        if r.iteration % 10 == 0 {
+        if r.iteration.is_multiple_of(10) {
             let l = r.league.as_ref().unwrap();
             println!(
                 "round {} members {} main current {:.4} average {:.4} elo {:?}",

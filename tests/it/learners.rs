@@ -447,7 +447,7 @@ fn minimax_study() {
         for &seat in seats {
             let main_seat = 1 - seat;
             for (main_name, main) in psro_members(&tree, main_seat, iterations) {
-                let values = ValueTable::exact(&tree, main_seat, &vec![&main; 2]).unwrap();
+                let values = ValueTable::exact(&tree, main_seat, &[&main; 2]).unwrap();
                 let mut profile = vec![&main; 2];
                 let (_, best) = best_response(&tree, seat, &profile).unwrap();
                 let uniform = TabularPolicy::uniform(&tree);
