@@ -16,13 +16,15 @@
 //! | `psro` | `meta_solver`, `oracle`, `tremble` (oracle `exact-br-trembling`), `[learner]` (the learned oracles, see [`LearnerSettings`]), `evaluator`, `episodes_per_entry` (sampled evaluators), [`PsroConfig`]'s fields, [`RunLimits`]'s |
 //! | `xfp` | [`RunLimits`]'s |
 //! | `double-oracle` | `tolerance` ([`DoubleOracleConfig`]), [`RunLimits`]'s |
+//! | `league` | [`LeagueConfig`]'s fields and its `[learner]` table, [`RunLimits`]'s |
 //!
 //! Each default is written once, in the type that reads the field.
 
 use std::path::Path;
 
 use metagame_populations::{
-    DoubleOracleConfig, DoubleOracleConfigBuilder, PsroConfig, PsroConfigBuilder, RunLimits, RunLimitsBuilder,
+    DoubleOracleConfig, DoubleOracleConfigBuilder, LeagueConfig, PsroConfig, PsroConfigBuilder, RunLimits,
+    RunLimitsBuilder,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -43,10 +45,12 @@ pub enum Algorithm {
     /// Double Oracle on the game's normal form (matrix games, or small trees via their pure
     /// strategies).
     DoubleOracle,
+    /// An AlphaStar league of learning agents ([`LeagueConfig`]).
+    League,
 }
 
 impl Algorithm {
-    const ALL: &[Algorithm] = &[Algorithm::Psro, Algorithm::Xfp, Algorithm::DoubleOracle];
+    const ALL: &[Algorithm] = &[Algorithm::Psro, Algorithm::Xfp, Algorithm::DoubleOracle, Algorithm::League];
 
     /// The name configs use.
     pub fn as_str(self) -> &'static str {
@@ -54,6 +58,7 @@ impl Algorithm {
             Algorithm::Psro => "psro",
             Algorithm::Xfp => "xfp",
             Algorithm::DoubleOracle => "double-oracle",
+            Algorithm::League => "league",
         }
     }
 }
@@ -112,6 +117,33 @@ pub struct DoubleOracleSection {
     pub limits: RunLimits,
 }
 
+/// The league section: the [`LeagueConfig`] fields (the `[learner]` table holds the
+/// agents' Q-learning settings).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct LeagueSection {
+    /// The league's settings.
+    pub league: LeagueConfig,
+    /// How long the run lasts (one iteration is one round).
+    pub limits: RunLimits,
+}
+
+impl LeagueSection {
+    const FIELDS: &[&str] = &[
+        "main_agents",
+        "main_exploiters",
+        "league_exploiters",
+        "episodes_per_round",
+        "snapshot_min_episodes",
+        "snapshot_max_episodes",
+        "snapshot_win_rate",
+        "league_exploiter_reset",
+        "exploiter_alpha",
+        "seed",
+        "learner",
+    ];
+}
+
 /// The chosen algorithm with its section.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
@@ -122,6 +154,8 @@ pub enum AlgorithmConfig {
     Xfp(XfpSection),
     /// `algorithm = "double-oracle"`.
     DoubleOracle(DoubleOracleSection),
+    /// `algorithm = "league"`.
+    League(LeagueSection),
 }
 
 impl AlgorithmConfig {
@@ -131,6 +165,7 @@ impl AlgorithmConfig {
             AlgorithmConfig::Psro(_) => Algorithm::Psro,
             AlgorithmConfig::Xfp(_) => Algorithm::Xfp,
             AlgorithmConfig::DoubleOracle(_) => Algorithm::DoubleOracle,
+            AlgorithmConfig::League(_) => Algorithm::League,
         }
     }
     /// How long the run lasts.
@@ -139,6 +174,7 @@ impl AlgorithmConfig {
             AlgorithmConfig::Psro(s) => &s.limits,
             AlgorithmConfig::Xfp(s) => &s.limits,
             AlgorithmConfig::DoubleOracle(s) => &s.limits,
+            AlgorithmConfig::League(s) => &s.limits,
         }
     }
     fn limits_mut(&mut self) -> &mut RunLimits {
@@ -146,6 +182,7 @@ impl AlgorithmConfig {
             AlgorithmConfig::Psro(s) => &mut s.limits,
             AlgorithmConfig::Xfp(s) => &mut s.limits,
             AlgorithmConfig::DoubleOracle(s) => &mut s.limits,
+            AlgorithmConfig::League(s) => &mut s.limits,
         }
     }
 }
@@ -253,6 +290,7 @@ impl ExperimentConfig {
             }
             Algorithm::Xfp => {}
             Algorithm::DoubleOracle => reads.extend(DoubleOracleConfigBuilder::FIELDS),
+            Algorithm::League => reads.extend(LeagueSection::FIELDS),
         }
         reads.extend(RunLimitsBuilder::FIELDS);
         for key in table.keys() {
@@ -268,6 +306,7 @@ impl ExperimentConfig {
                     }
                     Algorithm::Xfp => false,
                     Algorithm::DoubleOracle => DoubleOracleConfigBuilder::FIELDS.contains(&key.as_str()),
+                    Algorithm::League => LeagueSection::FIELDS.contains(&key.as_str()),
                 })
                 .map(|a| a.as_str())
                 .collect();
@@ -342,6 +381,11 @@ impl ExperimentConfig {
                 let double_oracle =
                     group::<DoubleOracleConfigBuilder>(&table, DoubleOracleConfigBuilder::FIELDS)?.build()?;
                 AlgorithmConfig::DoubleOracle(DoubleOracleSection { double_oracle, limits })
+            }
+            Algorithm::League => {
+                let league: LeagueConfig = group(&table, LeagueSection::FIELDS)?;
+                league.validate()?;
+                AlgorithmConfig::League(LeagueSection { league, limits })
             }
         };
         Ok(ExperimentConfig { game, algorithm })
@@ -435,6 +479,10 @@ impl From<ExperimentConfig> for Table {
             AlgorithmConfig::Xfp(s) => s.limits,
             AlgorithmConfig::DoubleOracle(s) => {
                 t.extend(table_of(DoubleOracleConfigBuilder::from(s.double_oracle)));
+                s.limits
+            }
+            AlgorithmConfig::League(s) => {
+                t.extend(table_of(s.league));
                 s.limits
             }
         };

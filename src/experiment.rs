@@ -8,7 +8,7 @@
 use std::ops::ControlFlow;
 
 use metagame_games::{AnyGame, GameTree, MatchEvaluator, NormalFormGame, registry};
-use metagame_populations::{DoubleOracle, IterationReport, Oracle, Psro, Xfp};
+use metagame_populations::{DoubleOracle, IterationReport, League, Oracle, Psro, Xfp};
 use metagame_solvers::MetaSolver;
 
 use crate::config::{AlgorithmConfig, ExperimentConfig};
@@ -103,6 +103,13 @@ pub fn run_experiment_with(
                 None => Xfp::new(&tree)?,
             };
             driver.run(xfp)
+        }
+        AlgorithmConfig::League(s) => {
+            let league = match driver.saved_state()? {
+                Some(state) => League::resume(&tree, s.league.clone(), state)?,
+                None => League::new(&tree, s.league.clone())?,
+            };
+            driver.run(league)
         }
         AlgorithmConfig::DoubleOracle(s) => {
             let normal_form = match &game {

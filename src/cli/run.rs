@@ -133,6 +133,7 @@ fn algorithm_name(algorithm: Algorithm) -> &'static str {
         Algorithm::Psro => "PSRO",
         Algorithm::Xfp => "XFP",
         Algorithm::DoubleOracle => "Double Oracle",
+        Algorithm::League => "league",
         _ => algorithm.as_str(),
     }
 }

@@ -118,6 +118,8 @@ fn every_example_config_round_trips_through_toml_and_json() {
         "kuhn_psro",
         "kuhn_psro_sampled",
         "kuhn_psro_rl",
+        "kuhn_league",
+        "leduc_league",
         "leduc_psro",
         "leduc_psro_rl",
         "leduc_xfp",
