@@ -154,6 +154,27 @@ pub fn payoffs_svg(game: &NormalFormGame, mixtures: &[Vec<f64>], path: &Path) ->
     Ok(())
 }
 
+/// A tick label on a log axis: 1, 2 and 5 times each decade (`1e-2`, `2e-2`, `5e-2`),
+/// nothing between them.
+fn decade_label(v: f64) -> String {
+    let mantissa = v / 10f64.powf(v.log10().floor());
+    if [1.0, 2.0, 5.0, 10.0].iter().any(|m| (mantissa - m).abs() < 1e-6) {
+        format!("{v:.0e}")
+    } else {
+        String::new()
+    }
+}
+
+/// A tick label on a linear axis: integers as integers, large ones with k or M.
+fn axis_number(v: f64, integer: bool) -> String {
+    match (integer, v.abs()) {
+        (true, a) if a >= 1e6 => format!("{}M", v / 1e6),
+        (true, a) if a >= 1e4 => format!("{}k", v / 1e3),
+        (true, _) => format!("{}", v.round() as i64),
+        (false, _) => format!("{v:.3}"),
+    }
+}
+
 /// Curve colours, distinguishable on white (matplotlib's tab10).
 const CURVE_COLORS: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
@@ -237,8 +258,8 @@ pub fn compare_svg(curves: &[Curve], title: &str, x_label: &str, y_label: &str, 
         .configure_mesh()
         .x_desc(x_label)
         .y_desc(y_desc.as_str())
-        .x_label_formatter(&|v| if integer_x { format!("{}", v.round() as i64) } else { format!("{v:.3}") })
-        .y_label_formatter(&|v| format!("{v:.0e}"))
+        .x_label_formatter(&|v| axis_number(*v, integer_x))
+        .y_label_formatter(&|v| decade_label(*v))
         .draw()
         .map_err(|e| plot_err(path, e))?;
     for (k, (curve, points)) in curves.iter().zip(&summaries).enumerate() {

@@ -74,14 +74,21 @@ fn read_run(dir: &Path, x: XAxis) -> anyhow::Result<Run> {
     Ok(Run { dir: dir.to_path_buf(), key, points })
 }
 
-/// The config fields whose values differ between groups, as `field=value` per group.
+/// The config fields whose values tell the groups apart, as `field=value` per group.
 fn labels(groups: &[Vec<Run>]) -> Vec<String> {
     let keys: Vec<&serde_json::Map<String, Value>> = groups.iter().map(|g| &g[0].key).collect();
     let mut fields: Vec<&String> = keys.iter().flat_map(|k| k.keys()).collect();
     fields.sort();
     fields.dedup();
-    let differing: Vec<&String> =
-        fields.into_iter().filter(|f| keys.iter().any(|k| k.get(*f) != keys[0].get(*f))).collect();
+    // A field tells groups apart when two groups that both have it give it different values
+    // (a field only one algorithm reads says nothing more than `algorithm`).
+    let differing: Vec<&String> = fields
+        .into_iter()
+        .filter(|f| {
+            let values: Vec<&Value> = keys.iter().filter_map(|k| k.get(*f)).collect();
+            values.iter().any(|v| *v != values[0])
+        })
+        .collect();
     groups
         .iter()
         .map(|g| {

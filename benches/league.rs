@@ -1,0 +1,35 @@
+//! League training throughput on Leduc poker: rounds of the default league (one main agent,
+//! one main exploiter, one league exploiter; 10 000 episodes per agent per round, so 30 000
+//! training episodes per round) on 1 and 2 rayon threads. `Throughput::Elements` = training
+//! episodes, so criterion prints episodes per second; each iteration is one round, including
+//! opponent choice, exact match results, snapshots and the main agent's exact NashConv.
+//!
+//! `cargo bench --bench league`
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use metagame::games::{GameTree, registry};
+use metagame::populations::{League, LeagueConfig};
+
+fn leduc_league(c: &mut Criterion) {
+    let tree = GameTree::build(&registry::load("leduc_poker").expect("leduc loads")).expect("tree builds");
+    let mut config = LeagueConfig::default();
+    config.episodes_per_round = 10_000;
+    config.snapshot_min_episodes = 30_000;
+    config.snapshot_max_episodes = 60_000;
+    let mut group = c.benchmark_group("league_rounds");
+    group.throughput(Throughput::Elements(3 * config.episodes_per_round));
+    group.sample_size(10);
+    group.warm_up_time(std::time::Duration::from_millis(500));
+    group.measurement_time(std::time::Duration::from_secs(4));
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool starts");
+        let mut league = League::new(&tree, config.clone()).expect("league starts");
+        group.bench_with_input(BenchmarkId::new("leduc", format!("{threads}t")), &threads, |b, _| {
+            b.iter(|| pool.install(|| league.step().map(|_| ()).expect("a round")))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, leduc_league);
+criterion_main!(benches);
