@@ -211,6 +211,50 @@ impl LeagueState {
     }
 }
 
+/// Which branch of its role's rule chose an agent's opponent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Branch {
+    /// Main agent, 50%: PFSP-squared over every historical player.
+    Pfsp,
+    /// Main agent, 15%: verification (historical main exploiters that beat it, or
+    /// snapshots it forgets how to beat), self-play when neither check triggers.
+    Verification,
+    /// Main agent, 35% (and the PFSP share while the league has no history): a main agent,
+    /// or its snapshots by PFSP-variance when it beats us.
+    SelfPlay,
+    /// Main exploiter: a main agent, or its snapshots by PFSP-variance.
+    Exploit,
+    /// League exploiter: PFSP-linear-capped over every historical player.
+    History,
+}
+
+/// One match of a round: a learning agent's training opponent and the exact result.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct LeagueMatch {
+    /// The learning agent.
+    pub agent: usize,
+    /// Its member id.
+    pub member: usize,
+    /// The opponent's member id.
+    pub opponent: usize,
+    /// How the opponent was chosen.
+    pub branch: Branch,
+    /// The agent's score after training: its win probability against the opponent, ties
+    /// ½, averaged over the seats.
+    pub score: f64,
+}
+
+/// What happened in a round besides training.
+#[derive(Default)]
+struct RoundEvents {
+    matches: Vec<LeagueMatch>,
+    snapshots: Vec<usize>,
+    resets: Vec<usize>,
+}
+
 /// The per-round part of a league's report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -228,6 +272,12 @@ pub struct LeagueReport {
     pub matches_by_role: BTreeMap<Role, u64>,
     /// Members (learning agents and snapshots).
     pub members: usize,
+    /// This round's matches, in agent order.
+    pub matches: Vec<LeagueMatch>,
+    /// Learning agents that added a snapshot this round.
+    pub snapshots: Vec<usize>,
+    /// Learning agents that reset to fresh learners this round.
+    pub resets: Vec<usize>,
 }
 
 /// An AlphaStar league on a 2-player game's tree.
@@ -335,7 +385,7 @@ impl<'t> League<'t> {
             reports: Vec::new(),
         };
         let mut league = Self { tree, config, state, learners, started: Instant::now(), elapsed_before: 0.0 };
-        let report = league.report(0, 0, PhaseTimes::default())?;
+        let report = league.report(0, 0, PhaseTimes::default(), RoundEvents::default())?;
         league.state.reports.push(report);
         Ok(league)
     }
@@ -409,8 +459,9 @@ impl<'t> League<'t> {
         pick(candidates, &probs, u)
     }
 
-    /// The opponent (a member id) of learning agent `agent` this round, by its role's rule.
-    fn choose_opponent(&self, agent: usize) -> usize {
+    /// The opponent (a member id) of learning agent `agent` this round, by its role's rule,
+    /// and the branch of the rule that chose it.
+    fn choose_opponent(&self, agent: usize) -> (usize, Branch) {
         let (seed, round) = (self.config.seed, self.state.round);
         let me = self.state.agents[agent].member;
         let u = |purpose| draw(seed, round, agent, purpose);
@@ -422,48 +473,59 @@ impl<'t> League<'t> {
                 let coin = u(0);
                 let all = self.historical(None, None);
                 if coin < 0.5 && !all.is_empty() {
-                    return self.pfsp(me, &all, PfspWeighting::Squared, u(2));
+                    return (self.pfsp(me, &all, PfspWeighting::Squared, u(2)), Branch::Pfsp);
                 }
                 let main_agent = self.state.members[random_main].agent;
-                if coin < 0.65 {
+                let branch = if coin < 0.5 {
+                    // No history yet: the PFSP branch has nobody to choose from.
+                    Branch::SelfPlay
+                } else if coin < 0.65 {
                     // Verification: historical main exploiters that beat us.
                     let exploiters = self.historical(Some(Role::MainExploiter), None);
                     if !exploiters.is_empty() && exploiters.iter().map(|&e| wr(e)).fold(1.0, f64::min) < 0.3 {
-                        return self.pfsp(me, &exploiters, PfspWeighting::Squared, u(2));
+                        return (
+                            self.pfsp(me, &exploiters, PfspWeighting::Squared, u(2)),
+                            Branch::Verification,
+                        );
                     }
-                    // Forgetting: the chosen main agent's snapshots, without the trailing run
-                    // where our win rate does not increase.
+                    // Forgetting: the chosen main agent's snapshots up to the last one our win
+                    // rate increased at (AlphaStar's remove_monotonic_suffix: none if it never does).
                     let mut snaps = self.historical(Some(Role::MainAgent), Some(main_agent));
-                    while snaps.len() > 1 && wr(snaps[snaps.len() - 1]) <= wr(snaps[snaps.len() - 2]) {
-                        snaps.pop();
-                    }
+                    let keep = (1..snaps.len())
+                        .rev()
+                        .find(|&i| wr(snaps[i - 1]) < wr(snaps[i]))
+                        .map_or(0, |i| i + 1);
+                    snaps.truncate(keep);
                     if !snaps.is_empty() && snaps.iter().map(|&s| wr(s)).fold(1.0, f64::min) < 0.7 {
-                        return self.pfsp(me, &snaps, PfspWeighting::Squared, u(2));
+                        return (self.pfsp(me, &snaps, PfspWeighting::Squared, u(2)), Branch::Verification);
                     }
-                }
+                    Branch::Verification
+                } else {
+                    Branch::SelfPlay
+                };
                 // Self-play against the chosen main agent, or its snapshots when it beats us.
                 let snaps = self.historical(Some(Role::MainAgent), Some(main_agent));
                 if wr(random_main) > 0.3 || snaps.is_empty() {
-                    random_main
+                    (random_main, branch)
                 } else {
-                    self.pfsp(me, &snaps, PfspWeighting::Variance, u(2))
+                    (self.pfsp(me, &snaps, PfspWeighting::Variance, u(2)), branch)
                 }
             }
             Role::MainExploiter => {
                 let snaps =
                     self.historical(Some(Role::MainAgent), Some(self.state.members[random_main].agent));
                 if wr(random_main) > 0.1 || snaps.is_empty() {
-                    random_main
+                    (random_main, Branch::Exploit)
                 } else {
-                    self.pfsp(me, &snaps, PfspWeighting::Variance, u(2))
+                    (self.pfsp(me, &snaps, PfspWeighting::Variance, u(2)), Branch::Exploit)
                 }
             }
             Role::LeagueExploiter => {
                 let all = self.historical(None, None);
                 if all.is_empty() {
-                    random_main
+                    (random_main, Branch::History)
                 } else {
-                    self.pfsp(me, &all, PfspWeighting::LinearCapped, u(2))
+                    (self.pfsp(me, &all, PfspWeighting::LinearCapped, u(2)), Branch::History)
                 }
             }
         }
@@ -478,7 +540,8 @@ impl<'t> League<'t> {
         let round = self.state.round + 1;
         let t = Instant::now();
         let current: Vec<TabularPolicy> = (0..self.learners.len()).map(|a| self.agent_policy(a)).collect();
-        let opponents: Vec<usize> = (0..self.learners.len()).map(|a| self.choose_opponent(a)).collect();
+        let (opponents, branches): (Vec<usize>, Vec<Branch>) =
+            (0..self.learners.len()).map(|a| self.choose_opponent(a)).unzip();
         // Minimax main exploiters: shaped by the exact action values of the main agent they play.
         let alpha = self.config.exploiter_alpha;
         let mut trained: Vec<[QLearner; 2]> = self.learners.clone();
@@ -517,6 +580,7 @@ impl<'t> League<'t> {
         state.round = round;
         let mut elo = state.elo.clone();
         let new_policies: Vec<TabularPolicy> = trained.iter().map(|pair| combined(tree, pair)).collect();
+        let mut matches = Vec::with_capacity(opponents.len());
         for (a, &opp) in opponents.iter().enumerate() {
             let me = state.agents[a].member;
             let opp_policy = match &state.members[opp].policy {
@@ -529,9 +593,11 @@ impl<'t> League<'t> {
             let result = MatchResult::new(me, opp, s.clamp(0.0, 1.0)).expect("a score in [0, 1]");
             state.win_rates.record(&result);
             elo.update(&result);
+            matches.push(LeagueMatch { agent: a, member: me, opponent: opp, branch: branches[a], score: s });
             *state.matches_by_role.entry(state.agents[a].role).or_default() += 1;
         }
         let mut learners = trained;
+        let (mut snapshots, mut resets) = (Vec::new(), Vec::new());
         for a in 0..learners.len() {
             let agent = &mut state.agents[a];
             agent.episodes_since_snapshot += self.config.episodes_per_round;
@@ -551,6 +617,7 @@ impl<'t> League<'t> {
             if !ready {
                 continue;
             }
+            snapshots.push(a);
             state.members.push(LeagueMember {
                 role,
                 agent: a,
@@ -569,6 +636,7 @@ impl<'t> League<'t> {
                 }
             };
             if reset {
+                resets.push(a);
                 agent.generation += 1;
                 learners[a] = fresh_learners(tree, &self.config, a, agent.generation)
                     .map_err(|e| Error::AtIteration { iteration: round, source: Box::new(e) })?;
@@ -582,7 +650,7 @@ impl<'t> League<'t> {
         let old_learners = std::mem::replace(&mut self.learners, learners);
         let old_state = std::mem::replace(&mut self.state, state);
         let episodes = self.config.episodes_per_round * self.learners.len() as u64;
-        match self.report(round, episodes, times) {
+        match self.report(round, episodes, times, RoundEvents { matches, snapshots, resets }) {
             Ok(report) => {
                 self.state.reports.push(report);
                 // INVARIANT: just pushed.
@@ -596,7 +664,13 @@ impl<'t> League<'t> {
         }
     }
 
-    fn report(&self, round: usize, episodes: u64, mut times: PhaseTimes) -> Result<IterationReport> {
+    fn report(
+        &self,
+        round: usize,
+        episodes: u64,
+        mut times: PhaseTimes,
+        events: RoundEvents,
+    ) -> Result<IterationReport> {
         let t = Instant::now();
         let mut main_nash_conv = Vec::new();
         let mut main_average_nash_conv = Vec::new();
@@ -638,6 +712,9 @@ impl<'t> League<'t> {
             elo: self.state.elo.ratings().to_vec(),
             matches_by_role: self.state.matches_by_role.clone(),
             members: self.state.members.len(),
+            matches: events.matches,
+            snapshots: events.snapshots,
+            resets: events.resets,
         });
         Ok(report)
     }
@@ -700,5 +777,110 @@ impl TrainingLoop for League<'_> {
     }
     fn stop_reason(&self) -> Option<StopReason> {
         None
+    }
+    /// Members as nodes (learning agents as boxes, snapshots as ellipses with their round),
+    /// snapshot edges (dashed) from each agent to its snapshots, and for each agent the
+    /// opponents it trained against with the number of rounds; resets in the agents' labels.
+    fn lineage_dot(&self) -> Option<String> {
+        use std::fmt::Write;
+        let mut dot = String::from("digraph league {\n  rankdir=LR;\n");
+        for (id, m) in self.state.members.iter().enumerate() {
+            let label = match m.snapped_at {
+                None => {
+                    let resets = self.state.agents[m.agent].generation;
+                    format!("{} {} (agent {}; {resets} resets)", m.role.as_str(), id, m.agent)
+                }
+                Some(r) => format!("{} {} (snapshot of agent {} at round {r})", m.role.as_str(), id, m.agent),
+            };
+            let shape = if m.snapped_at.is_none() { "box" } else { "ellipse" };
+            let _ = writeln!(dot, "  m{id} [label=\"{label}\", shape={shape}];");
+            if m.snapped_at.is_some() {
+                let _ = writeln!(dot, "  m{} -> m{id} [style=dashed];", self.state.agents[m.agent].member);
+            }
+        }
+        let mut trained: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+        for r in &self.state.reports {
+            for m in r.league.iter().flat_map(|l| &l.matches) {
+                *trained.entry((m.member, m.opponent)).or_default() += 1;
+            }
+        }
+        for ((a, b), n) in trained {
+            let _ = writeln!(dot, "  m{a} -> m{b} [label=\"{n}\", color=gray40];");
+        }
+        dot.push_str("}\n");
+        Some(dot)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use metagame_games::registry;
+
+    /// With history in the league and no check triggering (every win rate at the 0.5
+    /// prior), the main agent's branches come 50/15/35 over many rounds, and the 15%
+    /// verification branch falls through to self-play against the main agent.
+    #[test]
+    fn main_agent_branches_are_50_15_35_when_no_check_triggers() {
+        let tree = GameTree::build(&registry::load("kuhn_poker").unwrap()).unwrap();
+        let mut league = League::new(&tree, LeagueConfig::default()).unwrap();
+        // Historical players: the initial snapshot, plus a main-exploiter snapshot.
+        league.state.members.push(LeagueMember {
+            role: Role::MainExploiter,
+            agent: 1,
+            snapped_at: Some(0),
+            policy: Some(TabularPolicy::uniform(&tree)),
+        });
+        league.state.win_rates.add_member();
+        let n = 20_000;
+        let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
+        for round in 0..n {
+            league.state.round = round;
+            let (opponent, branch) = league.choose_opponent(0);
+            let name = match branch {
+                Branch::Pfsp => "pfsp",
+                Branch::Verification => {
+                    assert_eq!(opponent, 0, "no check triggers: verification plays the main agent");
+                    "verification"
+                }
+                Branch::SelfPlay => {
+                    assert_eq!(opponent, 0);
+                    "self-play"
+                }
+                other => panic!("a main agent took branch {other:?}"),
+            };
+            *counts.entry(name).or_default() += 1;
+        }
+        for (name, share) in [("pfsp", 0.5), ("verification", 0.15), ("self-play", 0.35)] {
+            let f = counts[name] as f64 / n as f64;
+            // 4 standard deviations of a binomial share at n = 20 000 is below 0.015.
+            assert!((f - share).abs() < 0.015, "{name}: {f} (expected {share})");
+        }
+    }
+
+    #[test]
+    fn squared_pfsp_never_picks_an_opponent_we_always_beat() {
+        let tree = GameTree::build(&registry::load("kuhn_poker").unwrap()).unwrap();
+        let mut league = League::new(&tree, LeagueConfig::default()).unwrap();
+        // Member 3 is the initial snapshot; add two more and make us always beat member 3.
+        for _ in 0..2 {
+            league.state.members.push(LeagueMember {
+                role: Role::MainAgent,
+                agent: 0,
+                snapped_at: Some(0),
+                policy: Some(TabularPolicy::uniform(&tree)),
+            });
+            league.state.win_rates.add_member();
+        }
+        for _ in 0..50 {
+            league.state.win_rates.record(&MatchResult::win(0, 3));
+        }
+        for round in 0..5_000 {
+            league.state.round = round;
+            let (opponent, branch) = league.choose_opponent(0);
+            if branch == Branch::Pfsp {
+                assert_ne!(opponent, 3);
+            }
+        }
     }
 }

@@ -153,3 +153,62 @@ fn bad_league_configs_fail_in_one_line() {
         assert!(!out.exists(), "no run folder is left behind");
     }
 }
+
+/// Ratings fitted on the first 80% of a Leduc league's matches, scored (Brier) on the last
+/// 20%. `cargo test --release --test it league::rating_calibration -- --nocapture` prints
+/// the scores.
+#[test]
+#[allow(clippy::print_stdout)] // The scores are part of the report.
+fn rating_calibration_on_held_out_league_matches() {
+    use metagame::populations::rating::{
+        BatchElo, BatchEloConfig, Elo, EloConfig, MElo, MEloConfig, MatchResult, OnlineRating, Rating,
+        brier_score,
+    };
+    let tree = tree("leduc_poker");
+    let mut league = League::new(&tree, small(2)).unwrap();
+    for _ in 0..100 {
+        league.step().unwrap();
+    }
+    let members = league.state().members().len();
+    let results: Vec<MatchResult> = league
+        .reports()
+        .iter()
+        .flat_map(|r| r.league.as_ref().unwrap().matches.clone())
+        .map(|m| MatchResult::new(m.member, m.opponent, m.score).unwrap())
+        .collect();
+    let split = results.len() * 4 / 5;
+    let (train, held_out) = results.split_at(split);
+
+    let mut elo = Elo::new(EloConfig::default(), members);
+    let mut melo = MElo::new(MEloConfig::default(), members);
+    let mut wins = ndarray::Array2::<f64>::zeros((members, members));
+    for r in train {
+        elo.update(r);
+        melo.update(r);
+        wins[[r.first(), r.second()]] += r.score();
+        wins[[r.second(), r.first()]] += 1.0 - r.score();
+    }
+    let batch = BatchElo::fit(&BatchEloConfig::default(), wins.view(), None).unwrap();
+    struct Half(usize);
+    impl Rating for Half {
+        fn name(&self) -> &'static str {
+            "constant-1/2"
+        }
+        fn num_members(&self) -> usize {
+            self.0
+        }
+        fn predict(&self, _: usize, _: usize) -> f64 {
+            0.5
+        }
+    }
+    let scores: Vec<(&str, f64)> = [&elo as &dyn Rating, &batch, &melo, &Half(members)]
+        .iter()
+        .map(|r| (r.name(), brier_score(*r, held_out).unwrap()))
+        .collect();
+    println!("Brier on {} held-out league matches (trained on {}): {scores:?}", held_out.len(), train.len());
+    for (name, b) in &scores {
+        assert!(b.is_finite() && (0.0..=1.0).contains(b), "{name}: {b}");
+    }
+    // The league's results are predictable: batch Elo beats the constant ½ predictor.
+    assert!(scores[1].1 < scores[3].1, "{scores:?}");
+}
