@@ -332,7 +332,7 @@ impl MatchEvaluator for GpuEvaluator {
     /// # Errors
     ///
     /// Bad input as the games crate reports it; a CUDA failure as
-    /// [`metagame_games::Error::Unsupported`] with the driver's message.
+    /// [`metagame_games::Error::Backend`] with this crate's [`Error`] as its source.
     fn evaluate(
         &self,
         tree: &GameTree,
@@ -343,7 +343,7 @@ impl MatchEvaluator for GpuEvaluator {
     ) -> metagame_games::Result<Vec<MatchTotals>> {
         self.evaluate_on_device(tree, policies, matchups, episodes, seed).map_err(|e| match e {
             Error::Games(e) => e,
-            other => metagame_games::Error::Unsupported(format!("gpu evaluator: {other}")),
+            other => metagame_games::Error::Backend { backend: "gpu", source: Box::new(other) },
         })
     }
 }

@@ -32,6 +32,15 @@ pub enum Error {
         /// The offending value.
         value: f64,
     },
+    /// A match-evaluation backend (e.g. the GPU) failed; the backend's own error is the source.
+    #[error("{backend} evaluator failed")]
+    Backend {
+        /// The backend's name (`"gpu"`).
+        backend: &'static str,
+        /// The backend's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// Arrays whose shapes do not fit together.
     #[error("shape mismatch: {0}")]
     Shape(String),
