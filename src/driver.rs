@@ -246,20 +246,7 @@ impl<'a> Driver<'a> {
             checkpoint::write_atomic(&dir.join(META_GAME_FILE), nfg.as_bytes())?;
         }
         #[cfg(feature = "plots")]
-        {
-            crate::plots::exploitability_svg(&report, &dir.join("exploitability.svg"))?;
-            if let Some(g) = &meta_game
-                && g.num_players() == 2
-            {
-                let last = report
-                    .iterations
-                    .last()
-                    .and_then(|r| r.meta_game.as_ref())
-                    .map(|m| m.meta_strategies.clone())
-                    .unwrap_or_default();
-                crate::plots::payoffs_svg(g, &last, &dir.join("payoffs.svg"))?;
-            }
-        }
+        crate::plots::write_run_figures(&report, meta_game.as_ref(), dir)?;
         Ok(Some(report))
     }
 }

@@ -1,168 +1,238 @@
-//! SVG plots of a run: NashConv curves and the final meta-game (plotters, no fonts needed).
+//! Figures of a run, as SVG: NashConv curves, the final meta-game, the meta-mixtures over
+//! time, and several runs on one figure.
+//!
+//! Every figure follows the same conventions: integer axes (iterations, members) have integer
+//! ticks; log axes have ticks at decades (and at 2 and 5 times them when the range spans
+//! few decades), and a value of 0 is drawn on an explicit floor, a tick labelled `0`; one
+//! quantity keeps one colour and style in every panel; matrices put row 0 at the top, ticks
+//! at cell centres, and a colour bar beside them.
+//!
+//! SVG only: plotters' SVG backend writes text as SVG text, so no font or system library is
+//! needed. Its bitmap backend needs the `ttf` feature (font-kit, with the system's fontconfig
+//! and FreeType) or a font file built into the binary to draw text, so PNG is left to an
+//! SVG converter (`rsvg-convert -w 900 exploitability.svg -o exploitability.png`).
 
 use std::path::Path;
 
 use metagame_games::NormalFormGame;
+use std::ops::Range;
+
+use plotters::coord::Shift;
+use plotters::coord::combinators::LogCoord;
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
+use crate::config::AlgorithmConfig;
 use crate::driver::RunReport;
 use crate::error::{Error, Result};
 
-/// Values below this are drawn at this height on log scales (NashConv can be exactly 0).
-const LOG_FLOOR: f64 = 1e-16;
+/// A drawing failure, as text (plotters' errors are generic over the backend).
+type Drawn<T = ()> = std::result::Result<T, String>;
+
+fn text_err(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
 
 fn plot_err(path: &Path, e: impl std::fmt::Display) -> Error {
     Error::Output { path: path.into(), source: format!("plot: {e}").into() }
 }
 
-/// NashConv against iteration and against wall time, log scale, side by side.
-///
-/// # Errors
-///
-/// [`Error::Output`] when the file cannot be written.
-pub fn exploitability_svg(report: &RunReport, path: &Path) -> Result<()> {
-    let points: Vec<(f64, f64, f64)> = report
-        .iterations
-        .iter()
-        .map(|r| (r.iteration as f64, r.elapsed_s.max(1e-6), r.nash_conv.max(LOG_FLOOR)))
-        .collect();
-    let root = SVGBackend::new(path, (1100, 440)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| plot_err(path, e))?;
-    let algorithm = report.config.algorithm();
-    let title = format!(
-        "{} — {} {}",
-        report.config.game(),
-        algorithm.algorithm().as_str(),
-        match algorithm {
-            crate::config::AlgorithmConfig::Psro(s) => s.meta_solver.as_str(),
-            _ => "",
+/// Draw a `size` figure on a white page and return its SVG text.
+fn svg_text(
+    size: (u32, u32),
+    draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> Drawn,
+) -> Drawn<String> {
+    let mut text = String::new();
+    {
+        let root = SVGBackend::with_string(&mut text, size).into_drawing_area();
+        root.fill(&WHITE).map_err(text_err)?;
+        draw(&root)?;
+        root.present().map_err(text_err)?;
+    }
+    // Cells of heat maps and colour bars meet without anti-aliased seams.
+    if let Some(end) = text.find('>') {
+        text.insert_str(end + 1, "\n<style>rect { shape-rendering: crispEdges; }</style>");
+    }
+    Ok(text)
+}
+
+/// Write a figure's SVG text atomically (a reader never sees half a figure).
+fn write_figure(path: &Path, figure: Drawn<String>) -> Result<()> {
+    let text = figure.map_err(|e| plot_err(path, e))?;
+    metagame_populations::checkpoint::write_atomic(path, text.as_bytes()).map_err(|e| plot_err(path, e))
+}
+
+/// The colour of NashConv in every figure of one run (matplotlib's tab10 blue).
+const NASH_CONV_COLOR: RGBColor = RGBColor(31, 119, 180);
+/// The colour of mixture bars: muted, so the heat map stays the figure's subject.
+const BAR_COLOR: RGBColor = RGBColor(126, 146, 178);
+/// The grid: light enough to read values off without competing with the data.
+const GRID_COLOR: RGBAColor = RGBAColor(0, 0, 0, 0.12);
+/// Where no value exists (a member not yet added).
+const ABSENT_COLOR: RGBColor = RGBColor(236, 236, 236);
+
+/// NashConv below this is drawn as 0 (the CLI's `gap` prints it as 0 too).
+const NASH_CONV_ZERO: f64 = 1e-12;
+
+const TITLE_FONT: (&str, u32) = ("sans-serif", 20);
+const CAPTION_FONT: (&str, u32) = ("sans-serif", 16);
+const DESC_FONT: (&str, u32) = ("sans-serif", 15);
+const LABEL_FONT: (&str, u32) = ("sans-serif", 13);
+
+/// An axis with ticks chosen here, not by plotters (whose `WithKeyPoints` has no default
+/// label formatting, so the mesh would not draw).
+struct Ticked<R> {
+    inner: R,
+    ticks: Vec<f64>,
+}
+
+impl<R: Ranged<ValueType = f64>> Ranged for Ticked<R> {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.inner.map(value, limit)
+    }
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        if hint.weight().allow_light_points() { Vec::new() } else { self.ticks.clone() }
+    }
+    fn range(&self) -> Range<f64> {
+        self.inner.range()
+    }
+    fn axis_pixel_range(&self, limit: (i32, i32)) -> Range<i32> {
+        self.inner.axis_pixel_range(limit)
+    }
+}
+
+/// A linear axis over `range` with ticks at `ticks`.
+fn linear_axis(range: Range<f64>, ticks: Vec<f64>) -> Ticked<RangedCoordf64> {
+    Ticked { inner: range.into(), ticks }
+}
+
+/// A log axis over `range` with ticks at `ticks`.
+fn log_axis(range: Range<f64>, ticks: Vec<f64>) -> Ticked<LogCoord<f64>> {
+    Ticked { inner: range.log_scale().into(), ticks }
+}
+
+/// An exponent in superscript digits: `-3` → `⁻³`.
+fn superscript(k: i32) -> String {
+    k.to_string()
+        .chars()
+        .map(|c| match c {
+            '-' => '⁻',
+            d => ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'][d.to_digit(10).unwrap_or(0) as usize],
+        })
+        .collect()
+}
+
+/// The decade of a positive value: `k` with `10^k ≤ v < 10^(k+1)`.
+fn decade(v: f64) -> i32 {
+    (v.log10() + 1e-9).floor() as i32
+}
+
+/// A log axis: its drawn range, its ticks, and the floor that stands for 0 (if any value
+/// is 0 or below).
+#[derive(Clone, Debug, PartialEq)]
+struct LogAxis {
+    low: f64,
+    high: f64,
+    ticks: Vec<f64>,
+    zero_floor: Option<f64>,
+    /// Values below this are drawn on the floor.
+    zero: f64,
+    plain: bool,
+}
+
+impl LogAxis {
+    /// The axis for `values`: from the smallest positive value (or, when some values are 0
+    /// or below, a floor one decade under it) to the largest, with margins.
+    fn new(values: impl IntoIterator<Item = f64>) -> LogAxis {
+        Self::with_zero_below(values, 0.0)
+    }
+
+    /// As [`LogAxis::new`], with values below `zero` counted as 0 (NashConv below 1e-12 is
+    /// the rounding noise of payoffs of order 1; the CLI prints it as 0 too).
+    fn with_zero_below(values: impl IntoIterator<Item = f64>, zero: f64) -> LogAxis {
+        let values: Vec<f64> =
+            values.into_iter().filter(|v| v.is_finite()).map(|v| if v < zero { 0.0 } else { v }).collect();
+        let min_positive = values.iter().copied().filter(|&v| v > 0.0).fold(f64::INFINITY, f64::min);
+        let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let any_zero = values.iter().any(|&v| v <= 0.0);
+        let (min_positive, max) = if min_positive.is_finite() { (min_positive, max) } else { (1.0, 1.0) };
+        let zero_floor = any_zero.then(|| 10f64.powi(decade(min_positive) - 1));
+        let zero = zero.max(zero_floor.unwrap_or(0.0));
+        let low = zero_floor.map_or(min_positive / 1.5, |f| f / 1.6);
+        let high = max.max(min_positive * 1.01) * 1.5;
+        let mut ticks = log_ticks(zero_floor.unwrap_or(low), high);
+        if let Some(f) = zero_floor {
+            ticks.retain(|&t| t > f * 1.5);
+            ticks.insert(0, f);
         }
-    );
-    let root = root.titled(&title, ("sans-serif", 20)).map_err(|e| plot_err(path, e))?;
-    let (left, right) = root.split_horizontally(550);
-    let y_min = points.iter().map(|p| p.2).fold(f64::INFINITY, f64::min).min(1.0) / 2.0;
-    let y_max = points.iter().map(|p| p.2).fold(0.0, f64::max).max(1e-12) * 2.0;
-    let x_max = points.iter().map(|p| p.0).fold(1.0, f64::max);
-    let t_min = points.iter().map(|p| p.1).fold(f64::INFINITY, f64::min).min(1e-3) / 2.0;
-    let t_max = points.iter().map(|p| p.1).fold(1e-3, f64::max) * 2.0;
+        let plain = ticks.iter().all(|&t| (1e-3..1e4).contains(&t) || zero_floor == Some(t));
+        LogAxis { low, high, ticks, zero_floor, zero, plain }
+    }
 
-    let mut chart = ChartBuilder::on(&left)
-        .margin(15)
-        .x_label_area_size(35)
-        .y_label_area_size(70)
-        .build_cartesian_2d(0f64..x_max, (y_min..y_max).log_scale())
-        .map_err(|e| plot_err(path, e))?;
-    chart
-        .configure_mesh()
-        .x_desc("iteration")
-        .y_desc("NashConv")
-        .y_label_formatter(&|v| format!("{v:.0e}"))
-        .draw()
-        .map_err(|e| plot_err(path, e))?;
-    chart
-        .draw_series(LineSeries::new(points.iter().map(|p| (p.0, p.2)), BLUE.stroke_width(2)))
-        .map_err(|e| plot_err(path, e))?;
-    chart
-        .draw_series(points.iter().map(|p| Circle::new((p.0, p.2), 3, BLUE.filled())))
-        .map_err(|e| plot_err(path, e))?;
+    /// Where a value is drawn: at the floor when it counts as 0.
+    fn place(&self, v: f64) -> f64 {
+        match self.zero_floor {
+            Some(f) if v < self.zero || v <= 0.0 => f,
+            _ => v.max(self.low),
+        }
+    }
 
-    let mut chart = ChartBuilder::on(&right)
-        .margin(15)
-        .x_label_area_size(35)
-        .y_label_area_size(70)
-        .build_cartesian_2d((t_min..t_max).log_scale(), (y_min..y_max).log_scale())
-        .map_err(|e| plot_err(path, e))?;
-    chart
-        .configure_mesh()
-        .x_desc("wall time (s)")
-        .y_desc("NashConv")
-        .x_label_formatter(&|v| format!("{v:.0e}"))
-        .y_label_formatter(&|v| format!("{v:.0e}"))
-        .draw()
-        .map_err(|e| plot_err(path, e))?;
-    chart
-        .draw_series(LineSeries::new(points.iter().map(|p| (p.1, p.2)), RED.stroke_width(2)))
-        .map_err(|e| plot_err(path, e))?;
-    root.present().map_err(|e| plot_err(path, e))?;
-    Ok(())
+    /// A tick's label: `0` at the floor; plain numbers when every tick is between 0.001
+    /// and 10 000, else `10⁻³` and `2×10⁻³`.
+    fn label(&self, v: f64) -> String {
+        if self.zero_floor.is_some_and(|f| (v - f).abs() <= f * 1e-9) {
+            return "0".into();
+        }
+        let k = decade(v);
+        let mantissa = (v / 10f64.powi(k)).round();
+        if self.plain {
+            format!("{:.*}", (-k).max(0) as usize, v)
+        } else if mantissa == 1.0 {
+            format!("10{}", superscript(k))
+        } else {
+            format!("{mantissa}×10{}", superscript(k))
+        }
+    }
 }
 
-/// The final 2-player meta-game as a heat map of player 0's payoffs, with both players'
-/// meta-mixtures as bars beside it.
-///
-/// # Errors
-///
-/// [`Error::Output`] when the file cannot be written.
-pub fn payoffs_svg(game: &NormalFormGame, mixtures: &[Vec<f64>], path: &Path) -> Result<()> {
-    let Some(a) = game.matrix(0) else { return Ok(()) };
-    let (rows, cols) = a.dim();
-    let lo = a.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = a.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let span = (hi - lo).max(1e-12);
-    let root = SVGBackend::new(path, (1000, 640)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| plot_err(path, e))?;
-    let (left, right) = root.split_horizontally(640);
-    let mut chart = ChartBuilder::on(&left)
-        .caption(
-            format!("meta-game: player 0 payoffs ({rows}×{cols}; {lo:.3} blue … {hi:.3} red)"),
-            ("sans-serif", 16),
-        )
-        .margin(15)
-        .x_label_area_size(35)
-        .y_label_area_size(45)
-        .build_cartesian_2d(0..cols, 0..rows)
-        .map_err(|e| plot_err(path, e))?;
-    chart
-        .configure_mesh()
-        .disable_mesh()
-        .x_desc("player 1 member")
-        .y_desc("player 0 member")
-        .draw()
-        .map_err(|e| plot_err(path, e))?;
-    chart
-        .draw_series((0..rows).flat_map(|i| (0..cols).map(move |j| (i, j))).map(|(i, j)| {
-            let t = (a[[i, j]] - lo) / span;
-            let color = RGBColor(
-                (255.0 * t) as u8,
-                (80.0 * (1.0 - (2.0 * t - 1.0).abs())) as u8,
-                (255.0 * (1.0 - t)) as u8,
-            );
-            Rectangle::new([(j, i), (j + 1, i + 1)], color.filled())
-        }))
-        .map_err(|e| plot_err(path, e))?;
-
-    let areas = right.split_evenly((2, 1));
-    for (p, area) in areas.iter().enumerate() {
-        let mix = mixtures.get(p).cloned().unwrap_or_default();
-        let n = mix.len().max(1);
-        let top = (mix.iter().copied().fold(0.0, f64::max) * 1.15).clamp(0.05, 1.0);
-        let mut chart = ChartBuilder::on(area)
-            .caption(format!("player {p} meta-mixture"), ("sans-serif", 15))
-            .margin(10)
-            .x_label_area_size(30)
-            .y_label_area_size(40)
-            .build_cartesian_2d(0..n, 0f64..top)
-            .map_err(|e| plot_err(path, e))?;
-        chart.configure_mesh().disable_x_mesh().x_desc("member").draw().map_err(|e| plot_err(path, e))?;
-        chart
-            .draw_series(
-                mix.iter().enumerate().map(|(k, &w)| Rectangle::new([(k, 0.0), (k + 1, w)], GREEN.filled())),
-            )
-            .map_err(|e| plot_err(path, e))?;
+/// Ticks on a log range: every decade (every second or third when there are many), and 2
+/// and 5 times each decade when at most 3 decades fit.
+fn log_ticks(low: f64, high: f64) -> Vec<f64> {
+    let (first, last) = (decade(low), decade(high));
+    let step = ((last - first + 1) as usize).div_ceil(8).max(1) as i32;
+    let in_range = |v: &f64| *v >= low * (1.0 - 1e-9) && *v <= high * (1.0 + 1e-9);
+    // Every `step`-th decade, counted from 10⁰ so that 1 stays labelled.
+    let decades: Vec<f64> =
+        (first..=last).filter(|k| k.rem_euclid(step) == 0).map(|k| 10f64.powi(k)).filter(in_range).collect();
+    if decades.len() > 3 {
+        return decades;
     }
-    root.present().map_err(|e| plot_err(path, e))?;
-    Ok(())
+    let mut ticks: Vec<f64> =
+        (first..=last).flat_map(|k| [1.0, 2.0, 5.0].map(|m| m * 10f64.powi(k))).filter(in_range).collect();
+    if ticks.len() < 2 {
+        // Less than one 1-2-5 step: every mantissa.
+        ticks = (first..=last).flat_map(|k| (1..10).map(move |m| f64::from(m) * 10f64.powi(k))).collect();
+        ticks.retain(in_range);
+    }
+    ticks
 }
 
-/// A tick label on a log axis: 1, 2 and 5 times each decade (`1e-2`, `2e-2`, `5e-2`),
-/// nothing between them.
-fn decade_label(v: f64) -> String {
-    let mantissa = v / 10f64.powf(v.log10().floor());
-    if [1.0, 2.0, 5.0, 10.0].iter().any(|m| (mantissa - m).abs() < 1e-6) {
-        format!("{v:.0e}")
-    } else {
-        String::new()
-    }
+/// A step of 1, 2 or 5 times a power of ten that cuts `span` into at most `max_ticks` parts.
+fn nice_step(span: f64, max_ticks: usize, integer: bool) -> f64 {
+    let raw = (span / max_ticks.max(1) as f64).max(if integer { 1.0 } else { f64::MIN_POSITIVE });
+    let base = 10f64.powi(decade(raw));
+    [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * base).find(|&s| s >= raw * (1.0 - 1e-9)).unwrap_or(10.0 * base)
+}
+
+/// Ticks at multiples of a 1-2-5 step between `low` and `high`.
+fn linear_ticks(low: f64, high: f64, max_ticks: usize, integer: bool) -> Vec<f64> {
+    let step = nice_step(high - low, max_ticks, integer);
+    let first = (low / step).ceil() as i64;
+    let last = (high / step + 1e-9).floor() as i64;
+    (first..=last).map(|i| i as f64 * step).collect()
 }
 
 /// A tick label on a linear axis: integers as integers, large ones with k or M.
@@ -171,8 +241,416 @@ fn axis_number(v: f64, integer: bool) -> String {
         (true, a) if a >= 1e6 => format!("{}M", v / 1e6),
         (true, a) if a >= 1e4 => format!("{}k", v / 1e3),
         (true, _) => format!("{}", v.round() as i64),
-        (false, _) => format!("{v:.3}"),
+        (false, _) => {
+            let text = format!("{v:.3}");
+            text.trim_end_matches('0').trim_end_matches('.').to_string()
+        }
     }
+}
+
+/// Tick positions at the centres of cells `0..n` (cell `k` spans `[k, k + 1]`), at most
+/// `max_ticks` of them, at multiples of a 1-2-5 step.
+fn cell_ticks(n: usize, max_ticks: usize) -> Vec<f64> {
+    let step = nice_step(n as f64, max_ticks, true) as usize;
+    (0..n).step_by(step.max(1)).map(|k| k as f64 + 0.5).collect()
+}
+
+/// The algorithm's name as papers write it (PSRO with its meta-solver).
+fn algorithm_name(config: &AlgorithmConfig) -> String {
+    if let AlgorithmConfig::Psro(s) = config {
+        return format!("PSRO ({})", s.meta_solver.as_str());
+    }
+    match config.algorithm().as_str() {
+        "double-oracle" => "Double Oracle".into(),
+        "league" => "league (main agents' average)".into(),
+        other => other.to_uppercase(),
+    }
+}
+
+/// The title of a run's figures: game and algorithm.
+pub(crate) fn run_title(report: &RunReport) -> String {
+    format!("{}: {}", report.config.game(), algorithm_name(report.config.algorithm()))
+}
+
+/// ColorBrewer's RdBu, blue for negative, white at 0, red for positive: `t` in [-1, 1].
+fn diverging(t: f64) -> RGBColor {
+    const STOPS: [(u8, u8, u8); 7] = [
+        (33, 102, 172),
+        (103, 169, 207),
+        (209, 229, 240),
+        (247, 247, 247),
+        (253, 219, 199),
+        (239, 138, 98),
+        (178, 24, 43),
+    ];
+    interpolate(&STOPS, (t.clamp(-1.0, 1.0) + 1.0) / 2.0)
+}
+
+/// ColorBrewer's Blues, white at 0 to dark blue at 1: `t` in [0, 1].
+fn sequential(t: f64) -> RGBColor {
+    const STOPS: [(u8, u8, u8); 5] =
+        [(255, 255, 255), (198, 219, 239), (107, 174, 214), (33, 113, 181), (8, 48, 107)];
+    interpolate(&STOPS, t.clamp(0.0, 1.0))
+}
+
+fn interpolate(stops: &[(u8, u8, u8)], t: f64) -> RGBColor {
+    let x = t * (stops.len() - 1) as f64;
+    let i = (x.floor() as usize).min(stops.len() - 2);
+    let f = x - i as f64;
+    let mix = |a: u8, b: u8| (f64::from(a) + f * (f64::from(b) - f64::from(a))).round() as u8;
+    let (a, b) = (stops[i], stops[i + 1]);
+    RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+}
+
+/// A vertical colour bar for `color` over `low..high`, with `ticks` labelled on its right.
+fn colour_bar<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    caption: &str,
+    low: f64,
+    high: f64,
+    ticks: Vec<f64>,
+    color: impl Fn(f64) -> RGBColor,
+    label: impl Fn(f64) -> String,
+) -> Drawn {
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, LABEL_FONT)
+        .margin_top(40)
+        .margin_bottom(52)
+        .margin_left(4)
+        .right_y_label_area_size(52)
+        .build_cartesian_2d(0f64..1.0, linear_axis(low..high, ticks))
+        .map_err(text_err)?;
+    let steps = 120;
+    chart
+        .draw_series((0..steps).map(|k| {
+            let a = low + (high - low) * k as f64 / steps as f64;
+            let b = low + (high - low) * (k + 1) as f64 / steps as f64;
+            Rectangle::new([(0.0, a), (1.0, b)], color((a + b) / 2.0).filled())
+        }))
+        .map_err(text_err)?;
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .disable_x_axis()
+        .label_style(LABEL_FONT)
+        .y_label_formatter(&|v| label(*v))
+        .draw()
+        .map_err(text_err)?;
+    chart
+        .plotting_area()
+        .draw(&Rectangle::new([(0.0, low), (1.0, high)], BLACK.stroke_width(1)))
+        .map_err(text_err)?;
+    Ok(())
+}
+
+/// NashConv against iteration and against wall time, log scale, side by side: the same
+/// colour, line and markers in both panels, on one shared y axis.
+///
+/// # Errors
+///
+/// [`Error::Output`] when the file cannot be written.
+pub fn exploitability_svg(report: &RunReport, path: &Path) -> Result<()> {
+    write_figure(path, exploitability_figure(report))
+}
+
+pub(crate) fn exploitability_figure(report: &RunReport) -> Drawn<String> {
+    let points: Vec<(f64, f64, f64)> =
+        report.iterations.iter().map(|r| (r.iteration as f64, r.elapsed_s, r.nash_conv)).collect();
+    let y = LogAxis::with_zero_below(points.iter().map(|p| p.2), NASH_CONV_ZERO);
+    let t = LogAxis::new(points.iter().map(|p| p.1));
+    let x_max = points.iter().map(|p| p.0).fold(1.0, f64::max);
+    let pad = x_max * 0.02;
+    let x_ticks = linear_ticks(0.0, x_max, 10, true);
+    let markers = if points.len() > 60 { 2 } else { 3 };
+    let y_desc = match y.zero_floor {
+        Some(_) => "NashConv (log scale; 0 at the bottom)",
+        None => "NashConv (log scale)",
+    };
+    let t_desc = match t.zero_floor {
+        Some(_) => "wall time, s (log scale; 0 at the left)",
+        None => "wall time, s (log scale)",
+    };
+    let title = run_title(report);
+    svg_text((1100, 460), |root| {
+        let root = root.titled(&title, TITLE_FONT).map_err(text_err)?;
+        let (left, right) = root.split_horizontally(550);
+        let style = NASH_CONV_COLOR.stroke_width(2);
+        let mut chart = ChartBuilder::on(&left)
+            .margin(15)
+            .x_label_area_size(45)
+            .y_label_area_size(75)
+            .build_cartesian_2d(
+                linear_axis(-pad..x_max + pad, x_ticks),
+                log_axis(y.low..y.high, y.ticks.clone()),
+            )
+            .map_err(text_err)?;
+        chart
+            .configure_mesh()
+            .bold_line_style(GRID_COLOR)
+            .x_desc("iteration")
+            .y_desc(y_desc)
+            .axis_desc_style(DESC_FONT)
+            .label_style(LABEL_FONT)
+            .x_label_formatter(&|v| axis_number(*v, true))
+            .y_label_formatter(&|v| y.label(*v))
+            .draw()
+            .map_err(text_err)?;
+        chart
+            .draw_series(LineSeries::new(points.iter().map(|p| (p.0, y.place(p.2))), style))
+            .map_err(text_err)?;
+        chart
+            .draw_series(
+                points.iter().map(|p| Circle::new((p.0, y.place(p.2)), markers, NASH_CONV_COLOR.filled())),
+            )
+            .map_err(text_err)?;
+
+        let mut chart = ChartBuilder::on(&right)
+            .margin(15)
+            .x_label_area_size(45)
+            .y_label_area_size(75)
+            .build_cartesian_2d(
+                log_axis(t.low..t.high, t.ticks.clone()),
+                log_axis(y.low..y.high, y.ticks.clone()),
+            )
+            .map_err(text_err)?;
+        chart
+            .configure_mesh()
+            .bold_line_style(GRID_COLOR)
+            .x_desc(t_desc)
+            .y_desc(y_desc)
+            .axis_desc_style(DESC_FONT)
+            .label_style(LABEL_FONT)
+            .x_label_formatter(&|v| t.label(*v))
+            .y_label_formatter(&|v| y.label(*v))
+            .draw()
+            .map_err(text_err)?;
+        chart
+            .draw_series(LineSeries::new(points.iter().map(|p| (t.place(p.1), y.place(p.2))), style))
+            .map_err(text_err)?;
+        chart
+            .draw_series(
+                points
+                    .iter()
+                    .map(|p| Circle::new((t.place(p.1), y.place(p.2)), markers, NASH_CONV_COLOR.filled())),
+            )
+            .map_err(text_err)?;
+        Ok(())
+    })
+}
+
+/// The final 2-player meta-game as a heat map of player 0's payoffs (a diverging colour map
+/// centred on 0, a colour bar, row 0 at the top, ticks at cell centres), with both players'
+/// meta-mixtures as bars beside it. Meta-games of other sizes write nothing.
+///
+/// # Errors
+///
+/// [`Error::Output`] when the file cannot be written.
+pub fn payoffs_svg(game: &NormalFormGame, mixtures: &[Vec<f64>], path: &Path) -> Result<()> {
+    match payoffs_figure(game, mixtures) {
+        Some(figure) => write_figure(path, figure),
+        None => Ok(()),
+    }
+}
+
+pub(crate) fn payoffs_figure(game: &NormalFormGame, mixtures: &[Vec<f64>]) -> Option<Drawn<String>> {
+    let a = game.matrix(0)?;
+    let (rows, cols) = a.dim();
+    let scale = a.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let scale = if scale > 0.0 { scale } else { 1.0 };
+    let (lo, hi) = a.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
+    let caption = format!(
+        "player 0's payoff, {rows}×{cols} meta-game (from {} to {})",
+        axis_number(lo, false),
+        axis_number(hi, false)
+    );
+    Some(svg_text((1150, 640), |root| {
+        let (left, right) = root.split_horizontally(760);
+        let (map_area, bar_area) = left.split_horizontally(670);
+        let mut chart = ChartBuilder::on(&map_area)
+            .caption(&caption, CAPTION_FONT)
+            .margin(15)
+            .x_label_area_size(45)
+            .y_label_area_size(55)
+            .build_cartesian_2d(
+                linear_axis(0f64..cols as f64, cell_ticks(cols, 12)),
+                linear_axis(
+                    0f64..rows as f64,
+                    cell_ticks(rows, 12).iter().map(|y| rows as f64 - y).collect(),
+                ),
+            )
+            .map_err(text_err)?;
+        chart
+            .configure_mesh()
+            .disable_mesh()
+            .x_desc("player 1's member")
+            .y_desc("player 0's member")
+            .axis_desc_style(DESC_FONT)
+            .label_style(LABEL_FONT)
+            .x_label_formatter(&|v| format!("{}", (v - 0.5).round() as i64))
+            .y_label_formatter(&|v| format!("{}", (rows as f64 - v - 0.5).round() as i64))
+            .draw()
+            .map_err(text_err)?;
+        chart
+            .draw_series((0..rows).flat_map(|i| (0..cols).map(move |j| (i, j))).map(|(i, j)| {
+                let top = (rows - i) as f64;
+                Rectangle::new(
+                    [(j as f64, top - 1.0), (j as f64 + 1.0, top)],
+                    diverging(a[[i, j]] / scale).filled(),
+                )
+            }))
+            .map_err(text_err)?;
+        let bar_ticks = linear_ticks(-scale, scale, 8, false);
+        colour_bar(
+            &bar_area,
+            "payoff",
+            -scale,
+            scale,
+            bar_ticks,
+            |v| diverging(v / scale),
+            |v| axis_number(v, false),
+        )?;
+
+        for (p, area) in right.split_evenly((2, 1)).iter().enumerate() {
+            let mix = mixtures.get(p).cloned().unwrap_or_default();
+            let n = mix.len().max(1);
+            let top = (mix.iter().copied().fold(0.0, f64::max) * 1.15).clamp(0.05, 1.0);
+            let mut chart = ChartBuilder::on(area)
+                .caption(format!("player {p}'s meta-mixture"), CAPTION_FONT)
+                .margin(12)
+                .x_label_area_size(40)
+                .y_label_area_size(50)
+                .build_cartesian_2d(
+                    linear_axis(0f64..n as f64, cell_ticks(n, 8)),
+                    linear_axis(0f64..top, linear_ticks(0.0, top, 5, false)),
+                )
+                .map_err(text_err)?;
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .bold_line_style(GRID_COLOR)
+                .x_desc("member")
+                .y_desc("probability")
+                .axis_desc_style(DESC_FONT)
+                .label_style(LABEL_FONT)
+                .x_label_formatter(&|v| format!("{}", (v - 0.5).round() as i64))
+                .y_label_formatter(&|v| axis_number(*v, false))
+                .draw()
+                .map_err(text_err)?;
+            chart
+                .draw_series(mix.iter().enumerate().filter(|(_, w)| **w > 0.0).map(|(k, &w)| {
+                    Rectangle::new([(k as f64 + 0.1, 0.0), (k as f64 + 0.9, w)], BAR_COLOR.filled())
+                }))
+                .map_err(text_err)?;
+        }
+        Ok(())
+    }))
+}
+
+/// Every player's meta-mixture at every iteration: one panel per player, iterations across,
+/// members down (member 0 at the top), the probability as colour (white 0 to dark blue 1,
+/// by its square root so that small weights show; grey where the member did not exist yet). Written for any number of players. `None`
+/// when the run's loop has no meta-game.
+///
+/// # Errors
+///
+/// [`Error::Output`] when the file cannot be written.
+pub fn mixtures_svg(report: &RunReport, path: &Path) -> Result<bool> {
+    match mixtures_figure(report) {
+        Some(figure) => write_figure(path, figure).map(|()| true),
+        None => Ok(false),
+    }
+}
+
+pub(crate) fn mixtures_figure(report: &RunReport) -> Option<Drawn<String>> {
+    let steps: Vec<(usize, &Vec<Vec<f64>>)> = report
+        .iterations
+        .iter()
+        .filter_map(|r| r.meta_game.as_ref().map(|m| (r.iteration, &m.meta_strategies)))
+        .collect();
+    let players = steps.iter().map(|(_, m)| m.len()).max()?;
+    if players == 0 {
+        return None;
+    }
+    let first = steps.first()?.0;
+    let last = steps.last()?.0;
+    let panel = 250;
+    let title = format!("{}: meta-mixtures by iteration", run_title(report));
+    Some(svg_text((1100, 50 + panel * players as u32), |root| {
+        let root = root.titled(&title, TITLE_FONT).map_err(text_err)?;
+        let (panels, bar_area) = root.split_horizontally(1010);
+        for (p, area) in panels.split_evenly((players, 1)).iter().enumerate() {
+            let members = steps.iter().map(|(_, m)| m.get(p).map_or(0, Vec::len)).max().unwrap_or(0).max(1);
+            let (x0, x1) = (first as f64 - 0.5, last as f64 + 0.5);
+            let mut chart = ChartBuilder::on(area)
+                .margin(10)
+                .x_label_area_size(40)
+                .y_label_area_size(60)
+                .build_cartesian_2d(
+                    linear_axis(x0..x1, linear_ticks(first as f64, last as f64, 12, true)),
+                    linear_axis(
+                        0f64..members as f64,
+                        cell_ticks(members, 8).iter().map(|y| members as f64 - y).collect(),
+                    ),
+                )
+                .map_err(text_err)?;
+            chart
+                .configure_mesh()
+                .disable_mesh()
+                .x_desc(if p + 1 == players { "iteration" } else { "" })
+                .y_desc(format!("player {p}'s member"))
+                .axis_desc_style(DESC_FONT)
+                .label_style(LABEL_FONT)
+                .x_label_formatter(&|v| axis_number(*v, true))
+                .y_label_formatter(&|v| format!("{}", (members as f64 - v - 0.5).round() as i64))
+                .draw()
+                .map_err(text_err)?;
+            chart
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(x0, 0.0), (x1, members as f64)],
+                    ABSENT_COLOR.filled(),
+                )))
+                .map_err(text_err)?;
+            chart
+                .draw_series(steps.iter().flat_map(|&(it, m)| {
+                    let mix = m.get(p).cloned().unwrap_or_default();
+                    mix.into_iter().enumerate().map(move |(k, w)| {
+                        let top = (members - k) as f64;
+                        let x = it as f64;
+                        Rectangle::new([(x - 0.5, top - 1.0), (x + 0.5, top)], sequential(w.sqrt()).filled())
+                    })
+                }))
+                .map_err(text_err)?;
+        }
+        // The colour is the square root of the probability, so that small weights show; the
+        // bar runs in that square root and is labelled in probabilities.
+        let ticks = [0.0, 0.01, 0.05, 0.2, 0.5, 1.0].iter().map(|p: &f64| p.sqrt()).collect();
+        colour_bar(&bar_area, "probability", 0.0, 1.0, ticks, sequential, |s| axis_number(s * s, false))
+    }))
+}
+
+/// Write every figure of a finished run into `dir`: `exploitability.svg`; for loops with a
+/// meta-game `mixtures.svg` (any number of players) and, for 2 players, `payoffs.svg`.
+///
+/// # Errors
+///
+/// [`Error::Output`] when a file cannot be written.
+pub fn write_run_figures(report: &RunReport, meta_game: Option<&NormalFormGame>, dir: &Path) -> Result<()> {
+    exploitability_svg(report, &dir.join("exploitability.svg"))?;
+    mixtures_svg(report, &dir.join("mixtures.svg"))?;
+    if let Some(game) = meta_game {
+        payoffs_svg(game, &final_mixtures(report), &dir.join("payoffs.svg"))?;
+    }
+    Ok(())
+}
+
+/// The last iteration's meta-mixtures (empty without a meta-game).
+pub(crate) fn final_mixtures(report: &RunReport) -> Vec<Vec<f64>> {
+    report
+        .iterations
+        .last()
+        .and_then(|r| r.meta_game.as_ref())
+        .map(|m| m.meta_strategies.clone())
+        .unwrap_or_default()
 }
 
 /// Curve colours, distinguishable on white (matplotlib's tab10).
@@ -201,8 +679,7 @@ pub struct Curve {
 
 /// Several curves on one log-scale figure: each curve's mean over its runs, and for curves
 /// of 2 or more runs a band of the mean ± 1.96 standard errors. Values at or below 0 are
-/// drawn on a floor one decade below the smallest positive value, named in the axis label
-/// when a mean reaches it.
+/// drawn on a floor one decade below the smallest positive value, the tick labelled `0`.
 ///
 /// # Errors
 ///
@@ -230,72 +707,114 @@ pub fn compare_svg(curves: &[Curve], title: &str, x_label: &str, y_label: &str, 
                 .collect()
         })
         .collect();
-    let positive = summaries.iter().flatten().flat_map(|&(_, y, h)| [y, y - h]).filter(|&v| v > 0.0);
-    let min_positive = positive.fold(f64::INFINITY, f64::min);
-    let any_zero = summaries.iter().flatten().any(|&(_, y, _)| y <= 0.0);
-    let floor = match (min_positive.is_finite(), any_zero) {
-        (false, _) => 1e-3,
-        (true, true) => min_positive / 10.0,
-        (true, false) => min_positive / 1.5,
-    };
-    let y_max = summaries.iter().flatten().map(|&(_, y, h)| y + h).fold(floor * 10.0, f64::max) * 1.5;
+    let y = LogAxis::with_zero_below(
+        summaries.iter().flatten().flat_map(|&(_, y, h)| [y, y - h, y + h]),
+        NASH_CONV_ZERO,
+    );
     let x_min = summaries.iter().flatten().map(|p| p.0).fold(f64::INFINITY, f64::min);
     let x_max = summaries.iter().flatten().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
     let (x_min, x_max) = if x_min < x_max { (x_min, x_max) } else { (0.0, 1.0) };
     let integer_x = summaries.iter().flatten().all(|p| p.0.fract() == 0.0);
-
-    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| plot_err(path, e))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 20))
-        .margin(20)
-        .x_label_area_size(45)
-        .y_label_area_size(80)
-        .build_cartesian_2d(x_min..x_max, (floor..y_max).log_scale())
-        .map_err(|e| plot_err(path, e))?;
-    let y_desc = if any_zero { format!("{y_label} (0 drawn at {floor:.0e})") } else { y_label.to_string() };
-    chart
-        .configure_mesh()
-        .x_desc(x_label)
-        .y_desc(y_desc.as_str())
-        .x_label_formatter(&|v| axis_number(*v, integer_x))
-        .y_label_formatter(&|v| decade_label(*v))
-        .draw()
-        .map_err(|e| plot_err(path, e))?;
-    for (k, (curve, points)) in curves.iter().zip(&summaries).enumerate() {
-        let color = CURVE_COLORS[k % CURVE_COLORS.len()].to_rgba();
-        if curve.runs.len() > 1 {
-            let upper = points.iter().map(|&(x, y, h)| (x, (y + h).max(floor)));
-            let lower = points.iter().rev().map(|&(x, y, h)| (x, (y - h).max(floor)));
-            chart
-                .draw_series(std::iter::once(Polygon::new(
-                    upper.chain(lower).collect::<Vec<_>>(),
-                    color.mix(0.2),
-                )))
-                .map_err(|e| plot_err(path, e))?;
-        }
-        let runs = curve.runs.len();
-        let label = if runs > 1 {
-            format!("{} (mean of {runs}, 95% band)", curve.label)
-        } else {
-            curve.label.clone()
-        };
+    let x_ticks = linear_ticks(x_min, x_max, 10, integer_x);
+    let y_desc = match y.zero_floor {
+        Some(_) => format!("{y_label} (log scale; 0 at the bottom)"),
+        None => format!("{y_label} (log scale)"),
+    };
+    let figure = svg_text((900, 560), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, TITLE_FONT)
+            .margin(20)
+            .x_label_area_size(45)
+            .y_label_area_size(80)
+            .build_cartesian_2d(linear_axis(x_min..x_max, x_ticks), log_axis(y.low..y.high, y.ticks.clone()))
+            .map_err(text_err)?;
         chart
-            .draw_series(LineSeries::new(
-                points.iter().map(|&(x, y, _)| (x, y.max(floor))),
-                color.stroke_width(2),
-            ))
-            .map_err(|e| plot_err(path, e))?
-            .label(label)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+            .configure_mesh()
+            .bold_line_style(GRID_COLOR)
+            .x_desc(x_label)
+            .y_desc(y_desc.as_str())
+            .axis_desc_style(DESC_FONT)
+            .label_style(LABEL_FONT)
+            .x_label_formatter(&|v| axis_number(*v, integer_x))
+            .y_label_formatter(&|v| y.label(*v))
+            .draw()
+            .map_err(text_err)?;
+        for (k, (curve, points)) in curves.iter().zip(&summaries).enumerate() {
+            let color = CURVE_COLORS[k % CURVE_COLORS.len()].to_rgba();
+            if curve.runs.len() > 1 {
+                let upper = points.iter().map(|&(x, v, h)| (x, y.place(v + h)));
+                let lower = points.iter().rev().map(|&(x, v, h)| (x, y.place(v - h)));
+                chart
+                    .draw_series(std::iter::once(Polygon::new(
+                        upper.chain(lower).collect::<Vec<_>>(),
+                        color.mix(0.2),
+                    )))
+                    .map_err(text_err)?;
+            }
+            let runs = curve.runs.len();
+            let label = if runs > 1 {
+                format!("{} (mean of {runs}, 95% band)", curve.label)
+            } else {
+                curve.label.clone()
+            };
+            chart
+                .draw_series(LineSeries::new(
+                    points.iter().map(|&(x, v, _)| (x, y.place(v))),
+                    color.stroke_width(2),
+                ))
+                .map_err(text_err)?
+                .label(label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperRight)
+            .label_font(LABEL_FONT)
+            .draw()
+            .map_err(text_err)?;
+        Ok(())
+    });
+    write_figure(path, figure)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{LogAxis, cell_ticks, linear_ticks, log_ticks};
+
+    #[test]
+    fn log_ticks_label_decades_and_fill_short_ranges() {
+        assert_eq!(log_ticks(1e-6, 2e1), vec![1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0]);
+        // Less than 3 decades: 1, 2 and 5 times each.
+        assert_eq!(log_ticks(0.3, 12.0), vec![0.5, 1.0, 2.0, 5.0, 10.0]);
+        // Many decades: every third, 1 among them.
+        assert_eq!(log_ticks(1e-16, 10.0), vec![1e-15, 1e-12, 1e-9, 1e-6, 1e-3, 1.0]);
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
-        .map_err(|e| plot_err(path, e))?;
-    root.present().map_err(|e| plot_err(path, e))?;
-    Ok(())
+
+    #[test]
+    fn a_zero_sits_on_a_labelled_floor_below_the_smallest_positive_value() {
+        let axis = LogAxis::new([0.0, 3e-3, 2.5]);
+        assert_eq!(axis.zero_floor, Some(1e-4));
+        assert_eq!(axis.ticks[0], 1e-4);
+        assert_eq!(axis.label(1e-4), "0");
+        assert_eq!(axis.place(0.0), 1e-4);
+        assert!(axis.low < 1e-4 && axis.high > 2.5);
+        let axis = LogAxis::new([0.5, 4.0]);
+        assert_eq!(axis.zero_floor, None);
+        assert_eq!(axis.label(0.5), "0.5");
+        let axis = LogAxis::new([1e-9, 4.0]);
+        assert_eq!(axis.label(1e-6), "10⁻⁶");
+    }
+
+    #[test]
+    fn integer_ticks_are_integers_and_cell_ticks_sit_at_centres() {
+        assert_eq!(linear_ticks(0.0, 7.0, 10, true), (0..=7).map(f64::from).collect::<Vec<_>>());
+        assert_eq!(
+            linear_ticks(0.0, 100.0, 10, true),
+            (0..=10).map(|k| f64::from(k) * 10.0).collect::<Vec<_>>()
+        );
+        assert_eq!(cell_ticks(3, 12), vec![0.5, 1.5, 2.5]);
+        assert_eq!(cell_ticks(101, 12)[..3], [0.5, 10.5, 20.5]);
+    }
 }

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use clap::{Parser, Subcommand};
 use metagame::games::{GameTree, TabularPolicy};
 
+mod config_example;
 mod exploitability;
 mod game_info;
 mod matches;
@@ -41,6 +42,8 @@ enum Command {
     Respond(respond::Args),
     /// Run an experiment config (PSRO, XFP, Double Oracle) into a run folder.
     Run(run::Args),
+    /// Print an annotated experiment config (`--example psro|xfp|double-oracle|league`).
+    Config(config_example::Args),
 }
 
 /// Parse the command line and run the subcommand.
@@ -54,6 +57,7 @@ pub fn run() -> anyhow::Result<()> {
         Command::Plot(args) => plot::run(args),
         Command::Respond(args) => respond::run(args),
         Command::Run(args) => run::run(args),
+        Command::Config(args) => config_example::run(args),
     }
 }
 

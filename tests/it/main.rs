@@ -18,6 +18,7 @@ mod openspiel_fixtures;
 mod psro;
 mod psro_long;
 mod ratings;
+mod readme;
 mod run_cli;
 mod solvers_exact;
 mod solvers_iterative;

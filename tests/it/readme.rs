@@ -1,0 +1,154 @@
+//! Every ```` ```sh ```` block of README.md, run with bash as written, in order, from a
+//! scratch folder that links the repository's files (so the runs the README makes land in
+//! the scratch folder's `runs/`, not the repository's). `cargo run --release --` is replaced
+//! by the test's `metagame` binary, which is also first in `PATH`; nothing else is changed,
+//! and a block fails the test if any of its commands fails (`set -eo pipefail`).
+//!
+//! Blocks marked `<!-- slow -->` on the line before their fence are skipped; there is one,
+//! [`SLOW_BLOCKS`]: the whole test suite (`cargo test --workspace --release`, which would
+//! run this test again). Every other block runs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::cli::temp_dir;
+
+/// How many blocks are marked slow and skipped (see the module docs for which).
+const SLOW_BLOCKS: usize = 1;
+
+/// One fenced `sh` block: its first line number in the file, its text and whether it is
+/// marked slow.
+struct Block {
+    line: usize,
+    text: String,
+    slow: bool,
+}
+
+fn sh_blocks(readme: &str) -> Vec<Block> {
+    let mut blocks = Vec::new();
+    let mut current: Option<Block> = None;
+    let mut previous = "";
+    for (i, line) in readme.lines().enumerate() {
+        match &mut current {
+            Some(block) if line.trim_start().starts_with("```") => {
+                blocks.push(std::mem::replace(block, Block { line: 0, text: String::new(), slow: false }));
+                current = None;
+            }
+            Some(block) => {
+                block.text.push_str(line);
+                block.text.push('\n');
+            }
+            None if line.trim() == "```sh" => {
+                current = Some(Block {
+                    line: i + 1,
+                    text: String::new(),
+                    slow: previous.trim() == "<!-- slow -->",
+                });
+            }
+            None => {}
+        }
+        if !line.trim().is_empty() {
+            previous = line;
+        }
+    }
+    assert!(current.is_none(), "README.md ends inside a code block");
+    blocks
+}
+
+/// A scratch folder whose entries link the repository's (except `target`, `runs` and
+/// `.git`), and a `bin/` folder holding `metagame`.
+fn scratch(root: &Path) -> (PathBuf, PathBuf) {
+    let dir = temp_dir("readme");
+    let work = dir.join("work");
+    let bin = dir.join("bin");
+    for d in [&work, &bin] {
+        if d.exists() {
+            std::fs::remove_dir_all(d).unwrap();
+        }
+        std::fs::create_dir_all(d).unwrap();
+    }
+    for entry in std::fs::read_dir(root).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if ["target", "runs", ".git"].iter().any(|n| name == *n) {
+            continue;
+        }
+        std::os::unix::fs::symlink(entry.path(), work.join(&name)).unwrap();
+    }
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_metagame"), bin.join("metagame")).unwrap();
+    (work, bin)
+}
+
+#[test]
+fn every_sh_block_of_the_readme_runs_as_written() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let blocks = sh_blocks(&readme);
+    assert!(blocks.len() >= 5, "README.md has only {} sh blocks", blocks.len());
+    let slow = blocks.iter().filter(|b| b.slow).count();
+    assert_eq!(slow, SLOW_BLOCKS, "slow blocks changed: update SLOW_BLOCKS and the module docs");
+    let (work, bin) = scratch(root);
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    for block in blocks.iter().filter(|b| !b.slow) {
+        let script =
+            format!("set -eo pipefail\n{}", block.text.replace("cargo run --release --", "metagame"));
+        let out = Command::new("bash")
+            .arg("-c")
+            .arg(&script)
+            .current_dir(&work)
+            .env("PATH", &path)
+            .output()
+            .expect("run bash");
+        assert!(
+            out.status.success(),
+            "README.md line {}: the block failed ({})\n{}\nstdout:\n{}\nstderr:\n{}",
+            block.line,
+            out.status,
+            block.text,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    std::fs::remove_dir_all(work.parent().unwrap()).unwrap();
+}
+
+#[test]
+fn config_examples_print_configs_that_parse() {
+    for algorithm in ["psro", "xfp", "double-oracle", "league"] {
+        let out = super::cli::metagame(&["config", "--example", algorithm]);
+        assert!(out.status.success(), "{algorithm}: {}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8(out.stdout).unwrap();
+        let config = metagame::ExperimentConfig::from_toml_str(&text, Path::new("example.toml"))
+            .unwrap_or_else(|e| panic!("{algorithm}: {e}"));
+        assert_eq!(config.algorithm().algorithm().as_str(), algorithm);
+    }
+}
+
+#[test]
+fn the_readme_names_only_files_a_clone_has() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    for outside in ["PEERS.md", "../shared", "REFERENCE.md"] {
+        assert!(!readme.contains(outside), "README.md names {outside}, which a clone lacks");
+    }
+    // Every image and every examples/, tests/, benches/ or scripts/ path the README names.
+    let mut missing = Vec::new();
+    for word in readme.split(|c: char| c.is_whitespace() || "()`,;:[]".contains(c)) {
+        let word = word.trim_end_matches(['.', '\'', '"']);
+        let tracked = ["examples/", "tests/", "benches/", "scripts/"].iter().any(|p| word.starts_with(p));
+        if tracked && !word.contains('*') && !word.contains('$') && !root.join(word).exists() {
+            missing.push(word.to_string());
+        }
+    }
+    assert!(missing.is_empty(), "README.md names files that do not exist: {missing:?}");
+}
+
+#[test]
+fn the_license_file_is_the_license_cargo_toml_names() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains("license = \"Apache-2.0\""), "Cargo.toml's license changed: update LICENSE");
+    let license = std::fs::read_to_string(root.join("LICENSE")).unwrap();
+    assert!(license.contains("Apache License") && license.contains("Version 2.0, January 2004"));
+    assert!(license.contains("END OF TERMS AND CONDITIONS"), "LICENSE is not the full text");
+}
