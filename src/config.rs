@@ -17,14 +17,15 @@
 //! | `xfp` | [`RunLimits`]'s |
 //! | `double-oracle` | `tolerance` ([`DoubleOracleConfig`]), [`RunLimits`]'s |
 //! | `league` | [`LeagueConfig`]'s fields and its `[learner]` table, [`RunLimits`]'s |
+//! | `fxp` | `eta`, `seed` ([`FxpConfig`]), [`RunLimits`]'s |
 //!
 //! Each default is written once, in the type that reads the field.
 
 use std::path::Path;
 
 use metagame_populations::{
-    DoubleOracleConfig, DoubleOracleConfigBuilder, LeagueConfig, PsroConfig, PsroConfigBuilder, RunLimits,
-    RunLimitsBuilder,
+    DoubleOracleConfig, DoubleOracleConfigBuilder, FxpConfig, FxpConfigBuilder, LeagueConfig, PsroConfig,
+    PsroConfigBuilder, RunLimits, RunLimitsBuilder,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -47,10 +48,13 @@ pub enum Algorithm {
     DoubleOracle,
     /// An AlphaStar league of learning agents ([`LeagueConfig`]).
     League,
+    /// Fictitious Cross-Play: a main policy and a counter population ([`FxpConfig`]).
+    Fxp,
 }
 
 impl Algorithm {
-    const ALL: &[Algorithm] = &[Algorithm::Psro, Algorithm::Xfp, Algorithm::DoubleOracle, Algorithm::League];
+    const ALL: &[Algorithm] =
+        &[Algorithm::Psro, Algorithm::Xfp, Algorithm::DoubleOracle, Algorithm::League, Algorithm::Fxp];
 
     /// The name configs use.
     pub fn as_str(self) -> &'static str {
@@ -59,6 +63,7 @@ impl Algorithm {
             Algorithm::Xfp => "xfp",
             Algorithm::DoubleOracle => "double-oracle",
             Algorithm::League => "league",
+            Algorithm::Fxp => "fxp",
         }
     }
 }
@@ -144,6 +149,17 @@ impl LeagueSection {
     ];
 }
 
+/// The FXP section: the [`FxpConfig`] fields (`eta`, `seed`). Its components are exact: the
+/// `nash` meta-solver, exact best responses, exact payoffs (a library user can pass others).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct FxpSection {
+    /// The loop's settings.
+    pub fxp: FxpConfig,
+    /// How long the run lasts.
+    pub limits: RunLimits,
+}
+
 /// The chosen algorithm with its section.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
@@ -156,6 +172,8 @@ pub enum AlgorithmConfig {
     DoubleOracle(DoubleOracleSection),
     /// `algorithm = "league"`.
     League(LeagueSection),
+    /// `algorithm = "fxp"`.
+    Fxp(FxpSection),
 }
 
 impl AlgorithmConfig {
@@ -166,6 +184,7 @@ impl AlgorithmConfig {
             AlgorithmConfig::Xfp(_) => Algorithm::Xfp,
             AlgorithmConfig::DoubleOracle(_) => Algorithm::DoubleOracle,
             AlgorithmConfig::League(_) => Algorithm::League,
+            AlgorithmConfig::Fxp(_) => Algorithm::Fxp,
         }
     }
     /// How long the run lasts.
@@ -175,6 +194,7 @@ impl AlgorithmConfig {
             AlgorithmConfig::Xfp(s) => &s.limits,
             AlgorithmConfig::DoubleOracle(s) => &s.limits,
             AlgorithmConfig::League(s) => &s.limits,
+            AlgorithmConfig::Fxp(s) => &s.limits,
         }
     }
     fn limits_mut(&mut self) -> &mut RunLimits {
@@ -183,6 +203,7 @@ impl AlgorithmConfig {
             AlgorithmConfig::Xfp(s) => &mut s.limits,
             AlgorithmConfig::DoubleOracle(s) => &mut s.limits,
             AlgorithmConfig::League(s) => &mut s.limits,
+            AlgorithmConfig::Fxp(s) => &mut s.limits,
         }
     }
 }
@@ -291,6 +312,7 @@ impl ExperimentConfig {
             Algorithm::Xfp => {}
             Algorithm::DoubleOracle => reads.extend(DoubleOracleConfigBuilder::FIELDS),
             Algorithm::League => reads.extend(LeagueSection::FIELDS),
+            Algorithm::Fxp => reads.extend(FxpConfigBuilder::FIELDS),
         }
         reads.extend(RunLimitsBuilder::FIELDS);
         for key in table.keys() {
@@ -307,6 +329,7 @@ impl ExperimentConfig {
                     Algorithm::Xfp => false,
                     Algorithm::DoubleOracle => DoubleOracleConfigBuilder::FIELDS.contains(&key.as_str()),
                     Algorithm::League => LeagueSection::FIELDS.contains(&key.as_str()),
+                    Algorithm::Fxp => FxpConfigBuilder::FIELDS.contains(&key.as_str()),
                 })
                 .map(|a| a.as_str())
                 .collect();
@@ -386,6 +409,10 @@ impl ExperimentConfig {
                 let league: LeagueConfig = group(&table, LeagueSection::FIELDS)?;
                 league.validate()?;
                 AlgorithmConfig::League(LeagueSection { league, limits })
+            }
+            Algorithm::Fxp => {
+                let fxp = group::<FxpConfigBuilder>(&table, FxpConfigBuilder::FIELDS)?.build()?;
+                AlgorithmConfig::Fxp(FxpSection { fxp, limits })
             }
         };
         Ok(ExperimentConfig { game, algorithm })
@@ -483,6 +510,10 @@ impl From<ExperimentConfig> for Table {
             }
             AlgorithmConfig::League(s) => {
                 t.extend(table_of(s.league));
+                s.limits
+            }
+            AlgorithmConfig::Fxp(s) => {
+                t.extend(table_of(FxpConfigBuilder::from(s.fxp)));
                 s.limits
             }
         };

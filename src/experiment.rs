@@ -7,8 +7,11 @@
 
 use std::ops::ControlFlow;
 
-use metagame_games::{AnyGame, GameTree, MatchEvaluator, NormalFormGame, registry};
-use metagame_populations::{DoubleOracle, IterationReport, League, Oracle, Psro, Xfp};
+use metagame_games::{AnyGame, ExactEvaluator, GameTree, MatchEvaluator, NormalFormGame, registry};
+use metagame_populations::meta::Nash;
+use metagame_populations::{
+    DoubleOracle, ExactBestResponse, Fxp, IterationReport, League, Oracle, Psro, Xfp,
+};
 use metagame_solvers::MetaSolver;
 
 use crate::config::{AlgorithmConfig, ExperimentConfig};
@@ -20,11 +23,11 @@ use crate::error::Result;
 #[derive(Default)]
 #[non_exhaustive]
 pub struct Components {
-    /// The meta-solver (PSRO).
+    /// The meta-solver (PSRO; FXP, default `nash`).
     pub meta_solver: Option<Box<dyn MetaSolver>>,
-    /// The oracle (PSRO).
+    /// The oracle (PSRO; FXP, default exact best responses).
     pub oracle: Option<Box<dyn Oracle>>,
-    /// The payoff evaluator (PSRO).
+    /// The payoff evaluator (PSRO; FXP, default exact).
     pub evaluator: Option<Box<dyn MatchEvaluator>>,
 }
 
@@ -110,6 +113,16 @@ pub fn run_experiment_with(
                 None => League::new(&tree, s.league.clone())?,
             };
             driver.run(league)
+        }
+        AlgorithmConfig::Fxp(s) => {
+            let meta_solver = components.meta_solver.unwrap_or_else(|| Box::new(Nash));
+            let oracle = components.oracle.unwrap_or_else(|| Box::new(ExactBestResponse::default()));
+            let evaluator = components.evaluator.unwrap_or_else(|| Box::new(ExactEvaluator));
+            let fxp = match driver.saved_state()? {
+                Some(state) => Fxp::resume(&tree, s.fxp.clone(), meta_solver, oracle, evaluator, state)?,
+                None => Fxp::new(&tree, s.fxp.clone(), meta_solver, oracle, evaluator)?,
+            };
+            driver.run(fxp)
         }
         AlgorithmConfig::DoubleOracle(s) => {
             let normal_form = match &game {

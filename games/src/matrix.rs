@@ -105,7 +105,18 @@ impl State for MatrixState {
 }
 
 /// The named matrix games of OpenSpiel's `matrix_games.cc`, with the same payoffs and
-/// strategy names.
+/// strategy names, and `matrix_team_rps`, a team game of the Fictitious Cross-Play paper.
+///
+/// `matrix_team_rps` is team rock-paper-scissors (Xu et al. 2023, "Fictitious Cross-Play",
+/// arXiv:2310.03354; the authors' `matrix_games/team_rps/game.py` in zelaix/fxp): each team
+/// has two members who pick 0 or 1 at the same time without seeing each other; the team plays
+/// Rock when both pick 0, Scissors when both pick 1 and Paper when they disagree, and wins 1
+/// (loses 1) by rock-paper-scissors. Here each team is one player whose strategies are the
+/// team's joint actions `(a₁, a₂)`, in the order (0,0), (0,1), (1,0), (1,1). Its equilibrium
+/// plays Rock, Paper and Scissors 1/3 each: the members must correlate (no product of two
+/// independent coin flips gives that), so decentralised self-play stays exploitable, and
+/// self-play by exact team best responses cycles Scissors → Rock → Paper → Scissors from the
+/// uniform start; a population's mixture reaches it.
 pub fn named_matrix_game(name: &str) -> Option<Result<NormalFormGame>> {
     let (labels, a, b): (&[&str], _, _) = match name {
         "matrix_rps" => {
@@ -126,6 +137,11 @@ pub fn named_matrix_game(name: &str) -> Option<Result<NormalFormGame>> {
             array![[0., 0., 1.], [1., 0., 0.], [0., 1., 0.]],
             Some(array![[0., 1., 0.], [0., 0., 1.], [1., 0., 0.]]),
         ),
+        "matrix_team_rps" => (
+            &["Rock (0,0)", "Paper (0,1)", "Paper (1,0)", "Scissors (1,1)"],
+            array![[0., -1., -1., 1.], [1., 0., 0., -1.], [1., 0., 0., -1.], [-1., 1., 1., 0.]],
+            None,
+        ),
         _ => return None,
     };
     let names: Vec<String> = labels.iter().map(|s| s.to_string()).collect();
@@ -133,11 +149,60 @@ pub fn named_matrix_game(name: &str) -> Option<Result<NormalFormGame>> {
         None => NormalFormGame::zero_sum(a),
         Some(b) => NormalFormGame::bimatrix(a, b),
     };
+    let players = if name == "matrix_team_rps" { ["Team 1", "Team 2"] } else { ["Player 1", "Player 2"] };
     Some(game.and_then(|g| {
-        g.with_title(name).with_names(vec!["Player 1".into(), "Player 2".into()], vec![names.clone(), names])
+        g.with_title(name)
+            .with_names(players.iter().map(|p| p.to_string()).collect(), vec![names.clone(), names])
     }))
 }
 
 /// Names accepted by [`named_matrix_game`].
-pub const MATRIX_GAMES: &[&str] =
-    &["matrix_rps", "matrix_mp", "matrix_brps", "matrix_pd", "matrix_bos", "matrix_shapleys_game"];
+pub const MATRIX_GAMES: &[&str] = &[
+    "matrix_rps",
+    "matrix_mp",
+    "matrix_brps",
+    "matrix_pd",
+    "matrix_bos",
+    "matrix_shapleys_game",
+    "matrix_team_rps",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::check_game;
+
+    /// Team rock-paper-scissors as the FXP authors define it (zelaix/fxp,
+    /// `matrix_games/team_rps/game.py`): both 0 is Rock, both 1 Scissors, otherwise Paper.
+    #[test]
+    fn team_rps_pays_rock_paper_scissors_on_the_teams_joint_actions() {
+        let game = named_matrix_game("matrix_team_rps").unwrap().unwrap();
+        assert_eq!(game.shape(), &[4, 4]);
+        let hand = |joint: usize| match (joint / 2, joint % 2) {
+            (0, 0) => 0, // rock
+            (1, 1) => 2, // scissors
+            _ => 1,      // paper
+        };
+        for a in 0..4 {
+            for b in 0..4 {
+                // Paper beats Rock, Scissors beats Paper, Rock beats Scissors.
+                let expected = match (hand(a) + 3 - hand(b)) % 3 {
+                    0 => 0.0,
+                    1 => 1.0,
+                    _ => -1.0,
+                };
+                assert_eq!(game.payoff(0, &[a, b]), expected, "{a} vs {b}");
+                assert_eq!(game.payoff(1, &[a, b]), -expected, "{a} vs {b}");
+            }
+        }
+        assert!(game.is_symmetric(0.0));
+        // The uniform team strategy plays Paper half the time; Scissors wins 1/4 against it.
+        let uniform = vec![vec![0.25; 4]; 2];
+        assert_eq!(game.deviation_payoffs(&uniform)[0], vec![-0.25, 0.0, 0.0, 0.25]);
+        // Rock, Paper, Scissors 1/3 each (Paper split over its two joint actions) is the
+        // equilibrium.
+        let nash = vec![vec![1.0 / 3.0, 1.0 / 6.0, 1.0 / 6.0, 1.0 / 3.0]; 2];
+        assert!(game.nash_conv(&nash) < 1e-15);
+        check_game(&MatrixGame::new("matrix_team_rps", game), 50, 0).unwrap();
+    }
+}

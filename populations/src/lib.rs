@@ -27,6 +27,7 @@
 pub mod checkpoint;
 mod double_oracle;
 mod error;
+mod fxp;
 mod league;
 pub mod matchmaking;
 pub mod meta;
@@ -48,6 +49,7 @@ pub use double_oracle::{
     double_oracle,
 };
 pub use error::{Error, Result};
+pub use fxp::{Fxp, FxpConfig, FxpConfigBuilder, FxpMember, FxpReport, FxpRole, FxpState};
 pub use league::{League, LeagueConfig, LeagueMember, LeagueReport, LeagueState, Role};
 pub use matchmaking::{Matchmaker, MatchmakingConfig};
 pub use oracle::{

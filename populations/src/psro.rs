@@ -443,6 +443,7 @@ impl<'t> Psro<'t> {
             elapsed_s: self.elapsed(),
             times,
             league: None,
+            fxp: None,
             meta_game: Some(MetaGameReport::new(
                 meta_strategies.clone(),
                 solution.certificate.nash_conv,

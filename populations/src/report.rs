@@ -86,6 +86,9 @@ pub struct IterationReport {
     /// The league's part (main agents' NashConv, ratings, matches), for leagues.
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub league: Option<crate::league::LeagueReport>,
+    /// Fictitious Cross-Play's part (the main policy's NashConv), for FXP.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub fxp: Option<crate::fxp::FxpReport>,
 }
 
 impl IterationReport {
@@ -107,6 +110,7 @@ impl IterationReport {
             times: PhaseTimes::default(),
             meta_game: None,
             league: None,
+            fxp: None,
         }
     }
 

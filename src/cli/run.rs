@@ -134,6 +134,7 @@ fn algorithm_name(algorithm: Algorithm) -> &'static str {
         Algorithm::Xfp => "XFP",
         Algorithm::DoubleOracle => "Double Oracle",
         Algorithm::League => "league",
+        Algorithm::Fxp => "FXP",
         _ => algorithm.as_str(),
     }
 }

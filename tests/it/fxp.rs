@@ -1,0 +1,255 @@
+//! Fictitious Cross-Play (issue 12 item 5, REFERENCE.md §6): on the FXP paper's team game
+//! and on Kuhn poker, the population's Nash mixture reaches an equilibrium while self-play
+//! (η = 1) does not; η = 1 is self-play; atomic steps and resumes; the CLI.
+
+use std::path::Path;
+
+use metagame::ExperimentConfig;
+use metagame::games::{
+    GameTree, MatchEvaluator, MatchTotals, Matchup, TabularPolicy, best_response, registry,
+};
+use metagame::populations::meta::Nash;
+use metagame::populations::{
+    ExactBestResponse, Fxp, FxpConfig, FxpRole, FxpState, IterationReport, RunLimits, run_loop,
+};
+
+fn tree(game: &str) -> GameTree {
+    GameTree::build(&registry::load(game).unwrap()).unwrap()
+}
+
+fn run(tree: &GameTree, eta: f64, iterations: usize) -> Fxp<'_> {
+    let mut fxp = Fxp::exact(tree, FxpConfig::builder().eta(eta).build().unwrap()).unwrap();
+    run_loop(&mut fxp, &RunLimits::iterations(iterations), &mut ()).unwrap();
+    fxp
+}
+
+fn main_nash_conv(r: &IterationReport) -> f64 {
+    r.fxp.as_ref().unwrap().main_policy_nash_conv
+}
+
+/// Self-play by exact best responses: each seat answers the previous policy at the other
+/// seat, from the uniform policy.
+fn self_play(tree: &GameTree, iterations: usize) -> Vec<TabularPolicy> {
+    let mut policy = TabularPolicy::uniform(tree);
+    let mut out = Vec::new();
+    for _ in 0..iterations {
+        let mut next = best_response(tree, 0, &[&policy, &policy]).unwrap().0;
+        next.copy_player_rows(tree, 1, &best_response(tree, 1, &[&policy, &policy]).unwrap().0);
+        out.push(next.clone());
+        policy = next;
+    }
+    out
+}
+
+fn main_checkpoints(state: &FxpState) -> Vec<&TabularPolicy> {
+    state.members.iter().filter(|m| m.role == FxpRole::Main).map(|m| &m.policy).collect()
+}
+
+/// Team rock-paper-scissors (matrix_team_rps): the population's Nash mixture is an exact
+/// equilibrium from the first iteration on (the initial policy's Paper, the first main's
+/// Scissors and the first counter's Rock mix to 1/3 each), while self-play's policy is one
+/// pure hand, exploitable by 1 (NashConv 2), cycling Scissors → Rock → Paper.
+#[test]
+fn on_the_team_game_fxp_reaches_the_equilibrium_and_self_play_does_not() {
+    let tree = tree("matrix_team_rps");
+    let fxp = run(&tree, 0.3, 10);
+    assert!((fxp.reports()[0].nash_conv - 0.5).abs() < 1e-12, "uniform: Scissors gains 1/4 per seat");
+    for r in &fxp.reports()[1..] {
+        assert!(r.nash_conv < 1e-12, "iteration {}: population NashConv {}", r.iteration, r.nash_conv);
+    }
+    let population = fxp.population_policy().unwrap();
+    assert!(metagame::games::nash_conv(&tree, &[&population, &population]).unwrap() < 1e-12);
+
+    let sp = run(&tree, 1.0, 10);
+    for r in &sp.reports()[1..] {
+        assert_eq!(main_nash_conv(r), 2.0, "iteration {}", r.iteration);
+    }
+    let row = |p: &TabularPolicy| p.row(metagame::games::InfosetId(0)).to_vec();
+    let hands: Vec<Vec<f64>> = main_checkpoints(sp.state()).into_iter().map(row).collect();
+    let pure = |k: usize| (0..4).map(|a| if a == k { 1.0 } else { 0.0 }).collect::<Vec<f64>>();
+    // Scissors (1,1), Rock (0,0), Paper (0,1), Scissors, …
+    assert_eq!(&hands[..4], &[pure(3), pure(0), pure(1), pure(3)]);
+    assert_eq!(hands[9], hands[0], "period 3");
+}
+
+/// Kuhn poker: FXP's population Nash is exact by iteration 11 (measured: 0.917, 0.333,
+/// 0.192, …, 0.0602, then < 1e-15), while with η = 1 the main policy cycles with period 4
+/// (NashConv 1.33, 2.33, 1, 0.333) and even the population with its counters stalls at 0.119.
+#[test]
+fn on_kuhn_fxp_reaches_the_equilibrium_and_self_play_stalls() {
+    let tree = tree("kuhn_poker");
+    let fxp = run(&tree, 0.3, 15);
+    let first = fxp.reports().iter().position(|r| r.nash_conv < 1e-9).unwrap();
+    assert_eq!(first, 11, "{:?}", fxp.reports().iter().map(|r| r.nash_conv).collect::<Vec<_>>());
+    assert!(fxp.reports()[first..].iter().all(|r| r.nash_conv < 1e-9));
+
+    let sp = run(&tree, 1.0, 30);
+    for r in &sp.reports()[1..] {
+        assert!(main_nash_conv(r) > 0.3, "iteration {}: {}", r.iteration, main_nash_conv(r));
+    }
+    assert!(sp.reports().iter().all(|r| r.nash_conv > 0.1));
+    let last = sp.reports().last().unwrap();
+    assert!((last.nash_conv - 0.119).abs() < 1e-3, "{}", last.nash_conv);
+}
+
+#[test]
+fn eta_one_is_self_play() {
+    for game in ["matrix_team_rps", "kuhn_poker", "leduc_poker"] {
+        let tree = tree(game);
+        let n = if game == "leduc_poker" { 4 } else { 8 };
+        let fxp = run(&tree, 1.0, n);
+        let expected = self_play(&tree, n);
+        let mains = main_checkpoints(fxp.state());
+        assert_eq!(mains.len(), n);
+        for (k, (main, sp)) in mains.iter().zip(&expected).enumerate() {
+            assert_eq!(*main, sp, "{game}: main checkpoint {k}");
+        }
+        // Each main answered only the previous main policy (the initial policy first).
+        for (k, m) in fxp.state().members.iter().filter(|m| m.role == FxpRole::Main).enumerate() {
+            let previous = if k == 0 { 0 } else { 2 * k - 1 };
+            assert_eq!(m.answered, vec![(previous, 1.0)], "{game}: main {k}");
+        }
+        for r in &fxp.reports()[1..] {
+            let main = &expected[r.iteration - 1];
+            let nash_conv = metagame::games::nash_conv(&tree, &[main, main]).unwrap();
+            assert_eq!(main_nash_conv(r), nash_conv, "{game}: iteration {}", r.iteration);
+        }
+    }
+}
+
+#[test]
+fn counters_answer_the_main_checkpoints_and_the_population_grows_by_two() {
+    let tree = tree("kuhn_poker");
+    let fxp = run(&tree, 0.3, 5);
+    let members = &fxp.state().members;
+    assert_eq!(members.len(), 11);
+    assert_eq!(members[0].role, FxpRole::Initial);
+    for (i, m) in members.iter().enumerate().skip(1) {
+        assert_eq!(m.role, if i % 2 == 1 { FxpRole::Main } else { FxpRole::Counter }, "member {i}");
+        assert_eq!(m.iteration, i.div_ceil(2));
+        let total: f64 = m.answered.iter().map(|(_, w)| w).sum();
+        assert!((total - 1.0).abs() < 1e-9, "member {i} answered a distribution: {total}");
+        if m.role == FxpRole::Counter {
+            // Only main checkpoints, never a counter or the initial policy.
+            assert!(m.answered.iter().all(|&(j, _)| j % 2 == 1 && j < i), "{:?}", m.answered);
+        }
+    }
+    for r in fxp.reports() {
+        assert_eq!(r.population_sizes, vec![1 + 2 * r.iteration; 2]);
+        let meta = r.meta_game.as_ref().unwrap();
+        assert!((meta.meta_strategies[0].iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    }
+}
+
+/// An evaluator that fails once, at its `fail_at`-th call.
+struct FailsOnce {
+    calls: std::sync::atomic::AtomicUsize,
+    fail_at: usize,
+}
+
+impl MatchEvaluator for FailsOnce {
+    fn name(&self) -> &'static str {
+        "fails-once"
+    }
+    fn evaluate(
+        &self,
+        tree: &GameTree,
+        policies: &[&TabularPolicy],
+        matchups: &[Matchup],
+        episodes: u64,
+        seed: u64,
+    ) -> metagame::games::Result<Vec<MatchTotals>> {
+        if self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == self.fail_at {
+            return Err(metagame::games::Error::Unsupported("the backend went away".into()));
+        }
+        metagame::games::ExactEvaluator.evaluate(tree, policies, matchups, episodes, seed)
+    }
+}
+
+#[test]
+fn a_failed_step_commits_nothing_and_a_saved_state_resumes_to_the_same_run() {
+    let tree = tree("kuhn_poker");
+    let strip = |r: &[IterationReport]| r.iter().map(|r| r.without_times()).collect::<Vec<_>>();
+    let whole = run(&tree, 0.3, 6);
+
+    // Call 0 fills iteration 0, calls 1 and 2 iteration 1, call 4 is iteration 2's second.
+    let evaluator = Box::new(FailsOnce { calls: 0.into(), fail_at: 4 });
+    let oracle = Box::new(ExactBestResponse::default());
+    let mut fxp = Fxp::new(&tree, FxpConfig::default(), Box::new(Nash), oracle, evaluator).unwrap();
+    fxp.step().unwrap();
+    let before = fxp.state().clone();
+    let err = fxp.step().unwrap_err().to_string();
+    assert!(err.contains("iteration 2") && err.contains("the backend went away"), "{err}");
+    assert_eq!(fxp.state(), &before, "a failed step commits nothing");
+    fxp.step().unwrap();
+
+    // Through JSON, as a checkpoint.
+    let saved: FxpState = serde_json::from_str(&serde_json::to_string(fxp.state()).unwrap()).unwrap();
+    assert_eq!(&saved, fxp.state());
+    let oracle = Box::new(ExactBestResponse::default());
+    let exact = Box::new(metagame::games::ExactEvaluator);
+    let mut resumed = Fxp::resume(&tree, FxpConfig::default(), Box::new(Nash), oracle, exact, saved).unwrap();
+    run_loop(&mut resumed, &RunLimits::iterations(6), &mut ()).unwrap();
+    assert_eq!(strip(resumed.reports()), strip(whole.reports()));
+    assert_eq!(resumed.state().members, whole.state().members);
+}
+
+#[test]
+fn fxp_refuses_games_that_are_not_two_player_zero_sum_and_bad_settings() {
+    for game in ["matrix_pd", "kuhn_poker(players=3)"] {
+        let tree = tree(game);
+        let err = Fxp::exact(&tree, FxpConfig::default()).err().unwrap().to_string();
+        assert!(err.contains("2-player zero-sum"), "{game}: {err}");
+    }
+    for eta in [-0.1, 1.5, f64::NAN] {
+        let err = FxpConfig::builder().eta(eta).build().unwrap_err().to_string();
+        assert!(err.contains("eta"), "{err}");
+    }
+    assert_eq!(FxpConfig::default().eta(), 0.3);
+}
+
+#[test]
+fn the_fxp_example_runs_from_the_cli_with_json_lines() {
+    use crate::cli::{metagame, temp_dir};
+    let out = temp_dir("fxp-team");
+    let config = format!("{}/examples/fxp_team.toml", env!("CARGO_MANIFEST_DIR"));
+    let o = metagame(&["run", &config, "--out", out.to_str().unwrap(), "--overwrite", "--json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8_lossy(&o.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let iterations: Vec<&serde_json::Value> = lines.iter().filter(|l| l.get("summary").is_none()).collect();
+    assert_eq!(iterations.len(), 11);
+    let last = iterations[10];
+    for field in ["nash_conv", "main_policy_nash_conv", "counter_mass", "meta_strategies"] {
+        assert!(last.get(field).is_some(), "{field} in {last}");
+    }
+    assert!(last["nash_conv"].as_f64().unwrap() < 1e-12);
+    assert_eq!(last["main_policy_nash_conv"].as_f64().unwrap(), 2.0);
+    for file in ["checkpoint.json", "report.json", "lineage.dot"] {
+        assert!(out.join(file).is_file(), "{file}");
+    }
+    let config = ExperimentConfig::read(Path::new(&config)).unwrap();
+    let again = ExperimentConfig::from_toml_str(&config.to_toml(), Path::new("<again>")).unwrap();
+    assert_eq!(config, again);
+}
+
+#[test]
+fn bad_fxp_configs_fail_in_one_line() {
+    use crate::cli::{metagame, one_line_error, temp_dir};
+    let dir = temp_dir("fxp-bad");
+    for (game, extra, expected) in [
+        ("matrix_team_rps", "eta = 1.5", "eta: 1.5 is not in [0, 1]"),
+        ("matrix_team_rps", "eta = -0.2", "eta: -0.2 is not in [0, 1]"),
+        ("matrix_team_rps", "eta = \"high\"", "invalid type: string \"high\", expected f64"),
+        ("matrix_team_rps", "counters = 2", "unknown field `counters`"),
+        ("matrix_team_rps", "meta_solver = \"nash\"", "not read by algorithm `fxp`"),
+        ("matrix_pd", "eta = 0.3", "2-player zero-sum"),
+    ] {
+        let path = dir.join("bad.toml");
+        std::fs::write(&path, format!("game = \"{game}\"\nalgorithm = \"fxp\"\n{extra}\n")).unwrap();
+        let out = dir.join("out");
+        let err = one_line_error(&metagame(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap()]));
+        assert!(err.contains(expected), "{extra}: {err}");
+        assert!(!out.exists(), "no run folder is left behind");
+    }
+}
