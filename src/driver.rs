@@ -247,6 +247,8 @@ impl<'a> Driver<'a> {
         }
         #[cfg(feature = "plots")]
         crate::plots::write_run_figures(&report, meta_game.as_ref(), dir)?;
+        #[cfg(feature = "plots")]
+        crate::report_html::write(&report, meta_game.as_ref(), lp.lineage_dot().as_deref(), dir)?;
         Ok(Some(report))
     }
 }

@@ -46,6 +46,8 @@ mod experiment;
 #[cfg(feature = "plots")]
 pub mod plots;
 pub mod registry;
+#[cfg(feature = "plots")]
+mod report_html;
 
 pub use config::{
     Algorithm, AlgorithmConfig, DoubleOracleSection, ExperimentConfig, PsroSection, XfpSection,

@@ -548,8 +548,8 @@ pub(crate) fn payoffs_figure(game: &NormalFormGame, mixtures: &[Vec<f64>]) -> Op
 
 /// Every player's meta-mixture at every iteration: one panel per player, iterations across,
 /// members down (member 0 at the top), the probability as colour (white 0 to dark blue 1,
-/// by its square root so that small weights show; grey where the member did not exist yet). Written for any number of players. `None`
-/// when the run's loop has no meta-game.
+/// by its square root so that small weights show; grey where the member did not exist yet). Written for any number of players; `Ok(false)`,
+/// and nothing written, when the run's loop has no meta-game.
 ///
 /// # Errors
 ///

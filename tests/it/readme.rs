@@ -152,3 +152,35 @@ fn the_license_file_is_the_license_cargo_toml_names() {
     assert!(license.contains("Apache License") && license.contains("Version 2.0, January 2004"));
     assert!(license.contains("END OF TERMS AND CONDITIONS"), "LICENSE is not the full text");
 }
+
+/// `report.html` in a run folder: one page that needs nothing else (no URL, no script, no
+/// linked file), with its figures inline and a row per iteration.
+#[test]
+fn run_folders_hold_a_self_contained_report_html() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (config, figures) in [("kuhn_psro.toml", 4), ("rps_double_oracle.toml", 2)] {
+        let out = temp_dir(&format!("report-html-{config}"));
+        let run = super::cli::metagame(&[
+            "run",
+            root.join("examples").join(config).to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--overwrite",
+            "--json",
+        ]);
+        assert!(run.status.success(), "{config}: {}", String::from_utf8_lossy(&run.stderr));
+        let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+        assert!(html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"), "{config}");
+        for outside in ["http:", "https:", "<script", "src=", "href=", "<link", "@import", "url("] {
+            assert!(!html.contains(outside), "{config}: report.html has {outside}");
+        }
+        // The curves, the meta-game and mixtures (PSRO), the lineage: inline SVG.
+        assert_eq!(html.matches("<svg").count(), figures, "{config}");
+        assert!(html.contains("algorithm = "), "{config}: the config");
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+        let iterations = report["iterations"].as_array().unwrap().len();
+        assert_eq!(html.matches("<tr>").count(), iterations + 1, "{config}: a row per iteration");
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+}
