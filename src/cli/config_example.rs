@@ -14,6 +14,8 @@ pub enum Example {
     DoubleOracle,
     /// An AlphaStar league.
     League,
+    /// Fictitious Cross-Play.
+    Fxp,
 }
 
 impl Example {
@@ -24,6 +26,7 @@ impl Example {
             Example::Xfp => include_str!("../../examples/config/xfp.toml"),
             Example::DoubleOracle => include_str!("../../examples/config/double-oracle.toml"),
             Example::League => include_str!("../../examples/config/league.toml"),
+            Example::Fxp => include_str!("../../examples/config/fxp.toml"),
         }
     }
 }

@@ -42,7 +42,7 @@ enum Command {
     Respond(respond::Args),
     /// Run an experiment config (PSRO, XFP, Double Oracle) into a run folder.
     Run(run::Args),
-    /// Print an annotated experiment config (`--example psro|xfp|double-oracle|league`).
+    /// Print an annotated experiment config (`--example psro|xfp|double-oracle|league|fxp`).
     Config(config_example::Args),
 }
 
