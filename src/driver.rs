@@ -1,8 +1,17 @@
 //! The one driver: runs any [`TrainingLoop`] into a run folder with observers, checkpoints
 //! after every committed iteration, the time budget and the other [`RunLimits`], resumption,
 //! and the final report, meta-game, lineage and plots. It never asks which loop it runs.
+//!
+//! A run folder is written by one run at a time: the run holds [`LOCK_FILE`] while it
+//! writes (created exclusively, holding its process id; removed when the run ends, however
+//! it ends; a lock whose process is gone is taken over). Every file is written atomically
+//! (a temporary file in the folder, then a rename), so a run killed at any moment leaves
+//! complete files, each the old version or the new one; the temporary files of killed runs
+//! are removed when the next run starts there.
 
 use std::cell::Cell;
+use std::fs::{self, OpenOptions};
+use std::io::Write as _;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
@@ -22,6 +31,8 @@ pub const REPORT_FILE: &str = "report.json";
 pub const META_GAME_FILE: &str = "meta_game.nfg";
 /// Name of the config file in a run folder (what `--resume DIR` reads).
 pub(crate) const CONFIG_FILE: &str = "config.toml";
+/// Name of the lock file a run holds in its folder while it writes there.
+pub(crate) const LOCK_FILE: &str = ".metagame.lock";
 
 /// Files a run writes besides its figures.
 const RUN_FILES: &[&str] = &[CONFIG_FILE, CHECKPOINT_FILE, REPORT_FILE, META_GAME_FILE, "lineage.dot"];
@@ -29,23 +40,189 @@ const RUN_FILES: &[&str] = &[CONFIG_FILE, CHECKPOINT_FILE, REPORT_FILE, META_GAM
 const FIGURE_EXTENSIONS: &[&str] = &["svg", "png", "pdf", "html"];
 
 /// Before a fresh run into a folder that holds a previous run (it has `config.toml`): remove
-/// that run's files (its checkpoint, report, meta-game, lineage, figures), so the folder
-/// never mixes two runs. Other files are left alone.
+/// that run's files (its figures, report, meta-game, lineage, then its checkpoint and last
+/// its config, so that a folder cleared only in part still holds a run), so the folder never
+/// mixes two runs. Other files are left alone.
 fn clear_previous_run(dir: &Path) -> Result<()> {
     if !dir.join(CONFIG_FILE).is_file() {
         return Ok(());
     }
-    let entries = std::fs::read_dir(dir).map_err(|e| output_err(dir, e))?;
+    let entries = fs::read_dir(dir).map_err(|e| output_err(dir, e))?;
+    let mut doomed = Vec::new();
     for entry in entries {
         let path = entry.map_err(|e| output_err(dir, e))?.path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
         let figure =
             path.extension().and_then(|e| e.to_str()).is_some_and(|e| FIGURE_EXTENSIONS.contains(&e));
         if path.is_file() && (RUN_FILES.contains(&name) || figure) {
-            std::fs::remove_file(&path).map_err(|e| output_err(&path, e))?;
+            doomed.push(path);
+        }
+    }
+    let last = |p: &PathBuf| match p.file_name().and_then(|n| n.to_str()) {
+        Some(CONFIG_FILE) => 2,
+        Some(CHECKPOINT_FILE) => 1,
+        _ => 0,
+    };
+    doomed.sort_by_key(last);
+    for path in doomed {
+        fs::remove_file(&path).map_err(|e| output_err(&path, e))?;
+    }
+    Ok(())
+}
+
+/// Remove the temporary files of killed runs (`.<name>.tmp-<pid>`, see
+/// [`checkpoint::temporary_path`], and locks set aside while taking one over) from `dir`. Called while holding the folder's lock, so no
+/// other run is writing them.
+fn remove_stale_temporaries(dir: &Path) -> Result<()> {
+    let entries = fs::read_dir(dir).map_err(|e| output_err(dir, e))?;
+    for entry in entries {
+        let path = entry.map_err(|e| output_err(dir, e))?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let stale = checkpoint::temporary_file_pid(name).is_some_and(|pid| pid != std::process::id())
+            || name.starts_with(&format!("{LOCK_FILE}.stale-"));
+        if stale && path.is_file() {
+            fs::remove_file(&path).map_err(|e| output_err(&path, e))?;
         }
     }
     Ok(())
+}
+
+/// This process's identity as a lock file holds it: `<pid> <start time>`, the start time as
+/// the kernel counts it (Linux; empty elsewhere), so that a lock of a dead process whose pid
+/// has been reused is still seen as stale.
+fn lock_holder_text(pid: u32) -> String {
+    format!("{pid} {}\n", process_start_time(pid).unwrap_or_default())
+}
+
+/// The start time of process `pid` (field 22 of `/proc/<pid>/stat`), where it can be read.
+fn process_start_time(pid: u32) -> Option<String> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces: count after it.
+    let after = &stat[stat.rfind(')')? + 1..];
+    after.split_whitespace().nth(19).map(str::to_string)
+}
+
+/// Whether the process a lock names is alive: a process with that pid exists (and, where the
+/// lock holds a start time, started then).
+fn holder_alive(pid: u32, start: Option<&str>) -> bool {
+    if pid == std::process::id() {
+        return true;
+    }
+    if Path::new("/proc/self/stat").exists() {
+        return match (process_start_time(pid), start) {
+            (None, _) => false,
+            (Some(now), Some(then)) => now == then,
+            (Some(_), None) => true,
+        };
+    }
+    #[cfg(unix)]
+    {
+        std::process::Command::new("kill")
+            .args(["-0", &pid.to_string()])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .map_or(true, |s| s.success())
+    }
+    #[cfg(not(unix))]
+    true
+}
+
+/// The lock of a run folder, held while a run writes there; the lock file is removed when
+/// this is dropped (at the end of a run, on its error paths, and when a panic unwinds).
+#[derive(Debug)]
+struct RunLock {
+    path: PathBuf,
+    holder: String,
+}
+
+impl RunLock {
+    /// How long a lock file may stay empty (its holder between creating and writing it)
+    /// before it counts as left by a killed run.
+    const EMPTY_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
+    /// Take `dir`'s lock: create [`LOCK_FILE`] exclusively (`O_EXCL`) with this process's id,
+    /// taking over a lock whose process is gone.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::FolderInUse`] when a live process holds it; [`Error::Output`] for I/O errors.
+    fn acquire(dir: &Path) -> Result<RunLock> {
+        let path = dir.join(LOCK_FILE);
+        let holder = lock_holder_text(std::process::id());
+        let mut held_by = 0;
+        for _ in 0..8 {
+            match OpenOptions::new().write(true).create_new(true).open(&path) {
+                Ok(mut file) => {
+                    let lock = RunLock { path: path.clone(), holder: holder.clone() };
+                    file.write_all(holder.as_bytes())
+                        .and_then(|()| file.sync_all())
+                        .map_err(|e| output_err(&path, e))?;
+                    return Ok(lock);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    let Some(text) = read_lock(&path)? else { continue };
+                    let mut fields = text.split_whitespace();
+                    let pid = fields.next().and_then(|p| p.parse::<u32>().ok());
+                    let stale = match pid {
+                        Some(pid) => !holder_alive(pid, fields.next()),
+                        // Empty or unreadable: being written, or left by a killed run.
+                        None => fs::metadata(&path)
+                            .and_then(|m| m.modified())
+                            .ok()
+                            .and_then(|t| t.elapsed().ok())
+                            .is_some_and(|age| age > Self::EMPTY_GRACE),
+                    };
+                    held_by = pid.unwrap_or(0);
+                    if !stale || !take_over(&path, &text)? {
+                        break;
+                    }
+                }
+                Err(e) => return Err(output_err(&path, e)),
+            }
+        }
+        Err(Error::FolderInUse { dir: dir.into(), pid: held_by, lock: path })
+    }
+}
+
+/// The text of a lock file; `None` when it vanished meanwhile.
+fn read_lock(path: &Path) -> Result<Option<String>> {
+    match fs::read(path) {
+        Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(output_err(path, e)),
+    }
+}
+
+/// Remove a stale lock whose text was `text`: move it aside (atomically) and check that what
+/// was moved is that lock and not one another run took meanwhile (which is put back).
+/// Returns whether the stale lock is gone.
+fn take_over(path: &Path, text: &str) -> Result<bool> {
+    let aside = path.with_file_name(format!("{LOCK_FILE}.stale-{}", std::process::id()));
+    match fs::rename(path, &aside) {
+        Ok(()) => {}
+        // Another run took it over first: try again.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(true),
+        Err(e) => return Err(output_err(path, e)),
+    }
+    if read_lock(&aside)?.as_deref() == Some(text) {
+        fs::remove_file(&aside).map_err(|e| output_err(&aside, e))?;
+        return Ok(true);
+    }
+    // A live run's lock: put it back (if a third run has locked meanwhile, it keeps the
+    // folder and this one gives up).
+    if fs::hard_link(&aside, path).is_ok() {
+        let _ = fs::remove_file(&aside);
+    }
+    Ok(false)
+}
+
+impl Drop for RunLock {
+    fn drop(&mut self) {
+        // Only our own lock: never one another run took over.
+        if read_lock(&self.path).ok().flatten().as_deref() == Some(self.holder.as_str()) {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
 }
 
 /// What a checkpoint file holds: the config and the loop state (`S`: the loop's
@@ -94,9 +271,12 @@ impl RunReport {
 #[derive(Clone, Debug)]
 pub struct RunOptions {
     /// The run folder (created if missing, once the run can start). A fresh run replaces the
-    /// files of a previous run there (see the CLI's `--overwrite`); other files stay.
+    /// files of a previous run there (see the CLI's `--overwrite`); other files stay. A run
+    /// into a folder that another run is writing fails ([`Error::FolderInUse`]).
     pub out_dir: PathBuf,
-    /// Continue from `out_dir/checkpoint.json` instead of starting afresh.
+    /// Continue from `out_dir/checkpoint.json` instead of starting afresh. A folder whose
+    /// run stopped before its first checkpoint (it holds the same run's `config.toml` and no
+    /// checkpoint) starts again from iteration 0, since nothing of it was saved.
     pub resume: bool,
     /// Stop right after the checkpoint of this iteration, without the final report (used to
     /// test resumption; behaves like a process killed after that checkpoint).
@@ -113,6 +293,12 @@ pub(crate) struct Driver<'a> {
     options: &'a RunOptions,
     observer: &'a mut dyn FnMut(&IterationReport) -> ControlFlow<()>,
     saved: Option<serde_json::Value>,
+    /// Continuing from a checkpoint (not a fresh start, nor a start again).
+    resumed: bool,
+}
+
+fn checkpoint_err(path: PathBuf, reason: impl Into<String>) -> Error {
+    Error::Checkpoint { path, reason: reason.into() }
 }
 
 impl<'a> Driver<'a> {
@@ -127,32 +313,57 @@ impl<'a> Driver<'a> {
         let dir = &options.out_dir;
         let saved = if options.resume {
             let path = dir.join(CHECKPOINT_FILE);
-            let saved: RunCheckpoint = checkpoint::load(&path)?;
-            if !saved.config.same_run_as(config) {
-                return Err(Error::Config {
-                    path,
-                    reason: "the checkpoint was written by a different config (only max_iterations, target_nash_conv and time_budget_seconds may change)".into(),
-                });
+            if !path.exists() && Self::started_without_checkpoint(config, dir)? {
+                // Stopped before its first checkpoint: nothing to continue, start again.
+                None
+            } else {
+                let saved: RunCheckpoint = checkpoint::load(&path)?;
+                if !saved.config.same_run_as(config) {
+                    return Err(checkpoint_err(
+                        path,
+                        "the checkpoint was written by a different config (only max_iterations, target_nash_conv and time_budget_seconds may change)",
+                    ));
+                }
+                Some(saved.state)
             }
-            Some(saved.state)
         } else {
             None
         };
-        Ok(Self { config, options, observer, saved })
+        let resumed = saved.is_some();
+        Ok(Self { config, options, observer, saved, resumed })
     }
 
-    /// The saved loop state when resuming.
+    /// Whether `dir` holds a run of `config` that stopped before its first checkpoint: its
+    /// `config.toml` is `config`'s run.
+    fn started_without_checkpoint(config: &ExperimentConfig, dir: &Path) -> Result<bool> {
+        let path = dir.join(CONFIG_FILE);
+        if !path.is_file() {
+            return Ok(false);
+        }
+        let started = ExperimentConfig::read(&path)?;
+        if !started.same_run_as(config) {
+            return Err(checkpoint_err(
+                dir.join(CHECKPOINT_FILE),
+                format!("missing, and {} describes another run", path.display()),
+            ));
+        }
+        Ok(true)
+    }
+
+    /// The saved loop state when resuming (`None` when starting afresh, or again).
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] when the checkpoint's state is not a state of this loop.
+    /// [`Error::Checkpoint`] when the checkpoint's state is not a state of this loop.
     pub(crate) fn saved_state<S: DeserializeOwned>(&mut self) -> Result<Option<S>> {
         self.saved
             .take()
             .map(|state| {
-                serde_json::from_value(state).map_err(|e| Error::Config {
-                    path: self.options.out_dir.join(CHECKPOINT_FILE),
-                    reason: format!("the checkpoint's state does not fit the config's algorithm: {e}"),
+                serde_json::from_value(state).map_err(|e| {
+                    checkpoint_err(
+                        self.options.out_dir.join(CHECKPOINT_FILE),
+                        format!("the checkpoint's state does not fit the config's algorithm: {e}"),
+                    )
                 })
             })
             .transpose()
@@ -166,18 +377,35 @@ impl<'a> Driver<'a> {
     /// The loop's errors (the folder then keeps the checkpoint of the last committed
     /// iteration), I/O errors.
     pub(crate) fn run<L: TrainingLoop>(self, mut lp: L) -> Result<Option<RunReport>> {
-        let Driver { config, options, observer, .. } = self;
+        let Driver { config, options, observer, resumed, .. } = self;
         let dir = &options.out_dir;
-        std::fs::create_dir_all(dir).map_err(|e| output_err(dir, e))?;
-        if !options.resume {
+        let limits: &RunLimits = config.limits();
+        if resumed && lp.iteration() > limits.max_iterations() {
+            return Err(checkpoint_err(
+                dir.join(CHECKPOINT_FILE),
+                format!(
+                    "the checkpoint is at iteration {}, past max_iterations = {}; resume with max_iterations of at least {}",
+                    lp.iteration(),
+                    limits.max_iterations(),
+                    lp.iteration()
+                ),
+            ));
+        }
+        if dir.exists() && !dir.is_dir() {
+            return Err(output_err(dir, "not a folder"));
+        }
+        fs::create_dir_all(dir).map_err(|e| output_err(dir, e))?;
+        // Held to the end of the run (dropped after the checkpoint writer, declared below).
+        let _lock = RunLock::acquire(dir)?;
+        remove_stale_temporaries(dir)?;
+        if !resumed {
             clear_previous_run(dir)?;
         }
         checkpoint::write_atomic(&dir.join(CONFIG_FILE), config.to_toml().as_bytes())?;
-        let limits: &RunLimits = config.limits();
         let writer = CheckpointWriter::new(dir.join(CHECKPOINT_FILE));
         let save =
             |state: &L::State| writer.submit(RunCheckpoint { config: config.clone(), state: state.clone() });
-        if !options.resume {
+        if !resumed {
             save(lp.state())?;
         }
         // `stop_after`: exit as if killed once the checkpoint of that iteration is written
@@ -193,7 +421,7 @@ impl<'a> Driver<'a> {
         let mut failed: Option<Error> = None;
         // A resumed run's observer sees only the iterations this run computes, not the
         // checkpoint's again (the loop re-announces a checkpoint of iteration 0).
-        let resumed_at = options.resume.then(|| lp.iteration());
+        let resumed_at = resumed.then(|| lp.iteration());
         let mut observe = |report: &IterationReport| {
             if resumed_at.is_some_and(|c| report.iteration <= c) {
                 return ControlFlow::Continue(());

@@ -67,6 +67,27 @@ pub enum Error {
     /// A training-loop error.
     #[error(transparent)]
     Populations(#[from] metagame_populations::Error),
+    /// A checkpoint that cannot continue this run: written by another config, at an
+    /// iteration past the config's `max_iterations`, or missing.
+    #[error("{path}: {reason}")]
+    Checkpoint {
+        /// The checkpoint file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A run folder that another run is writing (its lock file names a live process).
+    #[error(
+        "{dir} is in use by another metagame run (process {pid}; lock file {lock}); wait for it to end or choose another folder"
+    )]
+    FolderInUse {
+        /// The run folder.
+        dir: PathBuf,
+        /// The process holding it.
+        pid: u32,
+        /// The lock file.
+        lock: PathBuf,
+    },
     /// A file of the run folder that could not be written or read.
     #[error("{path}: {source}")]
     Output {

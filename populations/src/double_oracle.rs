@@ -92,6 +92,52 @@ pub struct DoubleOracleState {
     pub reports: Vec<IterationReport>,
 }
 
+impl DoubleOracleState {
+    /// Check that the state is one Double Oracle on `game` could have saved (see
+    /// [`DoubleOracle::resume`]).
+    fn check(&self, game: &NormalFormGame) -> Result<()> {
+        use crate::checkpoint::{STATE_TOLERANCE, check_distribution, check_nash_conv, check_reports};
+        let bad = |why: String| Error::SavedState(why);
+        if self.restricted.len() != 2 || self.strategies.len() != 2 {
+            return Err(bad("restricted sets or strategies for other than 2 players".into()));
+        }
+        for p in 0..2 {
+            let k = game.num_strategies(p);
+            let set = &self.restricted[p];
+            let distinct = set.iter().enumerate().all(|(i, s)| !set[..i].contains(s));
+            if set.is_empty() || !distinct || set.iter().any(|&s| s >= k) {
+                return Err(bad(format!(
+                    "player {p}'s restricted set {set:?} is not a set of its {k} strategies"
+                )));
+            }
+            check_distribution(&format!("player {p}'s strategy"), &self.strategies[p], k)?;
+            if let Some(s) = (0..k).find(|s| self.strategies[p][*s] > STATE_TOLERANCE && !set.contains(s)) {
+                return Err(bad(format!("player {p}'s strategy plays {s}, outside its restricted set")));
+            }
+        }
+        let scale = game.payoff_scale();
+        let value = game.expected_payoffs(&self.strategies)[0];
+        let close = (self.value - value).abs() <= STATE_TOLERANCE * scale.max(1.0);
+        if !close {
+            return Err(bad(format!("the value {} is not the strategies' value {value}", self.value)));
+        }
+        check_reports(&self.reports, 1, self.iteration)?;
+        if let Some(last) = self.reports.last() {
+            let sizes: Vec<usize> = self.restricted.iter().map(Vec::len).collect();
+            if last.population_sizes != sizes {
+                return Err(bad(format!(
+                    "the last report has restricted sets of {:?}, the state {sizes:?}",
+                    last.population_sizes
+                )));
+            }
+            check_nash_conv(self.iteration, last.nash_conv, game.nash_conv(&self.strategies), scale)?;
+        } else if self.converged {
+            return Err(bad("converged before its first iteration".into()));
+        }
+        Ok(())
+    }
+}
+
 /// An iteration computed but not yet committed.
 struct Staged {
     restricted: Vec<Vec<usize>>,
@@ -137,28 +183,22 @@ impl DoubleOracle {
         Ok(Self { game, config, state, started: Instant::now(), elapsed_before: 0.0 })
     }
 
-    /// Continue from a saved state.
+    /// Continue from a saved state, after checking it: two restricted sets of distinct
+    /// strategies of the game, strategies that are distributions supported on them, the
+    /// value they give, and reports of iterations 1 to `iteration`, the last one with these
+    /// sets and the strategies' NashConv (recomputed).
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] when the state does not fit the game.
+    /// [`Error::Config`] for a game that is not 2-player constant-sum; [`Error::SavedState`]
+    /// naming what does not fit.
     pub fn resume(
         game: NormalFormGame,
         config: DoubleOracleConfig,
         state: DoubleOracleState,
     ) -> Result<Self> {
         check_game(&game)?;
-        let fits = state.restricted.len() == 2
-            && state.strategies.len() == 2
-            && (0..2).all(|p| {
-                state.strategies[p].len() == game.num_strategies(p)
-                    && !state.restricted[p].is_empty()
-                    && state.restricted[p].iter().all(|&s| s < game.num_strategies(p))
-            })
-            && state.reports.len() == state.iteration;
-        if !fits {
-            return Err(Error::Config("saved state does not fit this game".into()));
-        }
+        state.check(&game)?;
         let elapsed_before = state.reports.last().map_or(0.0, |r| r.elapsed_s);
         Ok(Self { game, config, state, started: Instant::now(), elapsed_before })
     }

@@ -31,6 +31,11 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A saved loop state (a checkpoint's) that does not fit the run or contradicts itself:
+    /// a mixture that is not a distribution, a payoff outside the game's range, a report that
+    /// disagrees with the state.
+    #[error("checkpoint state: {0}")]
+    SavedState(String),
     /// A checkpoint that could not be written or parsed as JSON.
     #[error("checkpoint {path}: corrupt or not serialisable: {source}")]
     CheckpointJson {

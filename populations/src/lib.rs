@@ -56,7 +56,7 @@ pub use oracle::{
     Budget, ExactBestResponse, Oracle, Response, ResponseRequest, TrainingStats, WeightedMember,
 };
 pub use payoff_table::{Entry, PayoffTable};
-pub use population::{Member, PolicyId, Population, Provenance};
+pub use population::{Member, PolicyId, Population, Provenance, Reuse};
 pub use psro::{Psro, PsroConfig, PsroConfigBuilder, PsroState};
 pub use rating::{OnlineRating, Rating};
 pub use report::{IterationReport, MetaGameReport, Observer, PhaseTimes, StopReason};

@@ -1,6 +1,7 @@
 //! `Population`: each player's members with stable ids and provenance, and their lineage.
 
 use std::fmt::Write as _;
+use std::ops::Range;
 
 use metagame_games::{PlayerId, TabularPolicy};
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -25,12 +26,39 @@ pub struct Provenance {
     pub answered: Vec<(PolicyId, f64)>,
     /// The oracle that produced it ("initial" for starting members).
     pub oracle: String,
+    /// Later responses that came out identical to this member and were counted as it instead
+    /// of being added again, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reused: Vec<Reuse>,
 }
 
 impl Provenance {
     /// A member added at `iteration` by `oracle`, answering `answered`.
     pub fn new(iteration: usize, answered: Vec<(PolicyId, f64)>, oracle: impl Into<String>) -> Self {
-        Self { iteration, answered, oracle: oracle.into() }
+        Self { iteration, answered, oracle: oracle.into(), reused: Vec::new() }
+    }
+
+    /// How many responses the member stands for: the one that added it and every reuse.
+    pub fn multiplicity(&self) -> usize {
+        1 + self.reused.len()
+    }
+}
+
+/// A response identical to an existing member (the same rows of its player, bit for bit):
+/// the member is reused rather than added again.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Reuse {
+    /// The iteration whose response it was.
+    pub iteration: usize,
+    /// The opponents that response answered, as in [`Provenance::answered`].
+    pub answered: Vec<(PolicyId, f64)>,
+}
+
+impl Reuse {
+    /// A response of `iteration` answering `answered`.
+    pub fn new(iteration: usize, answered: Vec<(PolicyId, f64)>) -> Self {
+        Self { iteration, answered }
     }
 }
 
@@ -76,6 +104,44 @@ impl Population {
         self.next_id += 1;
         self.members[player.0].push(Member { id, player, policy, provenance });
         id
+    }
+
+    /// Record that a response of `player` was identical to its member at `index`.
+    ///
+    /// # Panics
+    ///
+    /// If `player` or `index` is out of range (a caller bug).
+    #[track_caller]
+    pub fn reuse(&mut self, player: PlayerId, index: usize, reuse: Reuse) {
+        self.members[player.0][index].provenance.reused.push(reuse);
+    }
+
+    /// The index of `player`'s member whose rows `infosets` (the player's infosets in the
+    /// tree) equal `policy`'s bit for bit, if any.
+    ///
+    /// # Complexity
+    ///
+    /// O(members × rows).
+    pub fn position_of(
+        &self,
+        player: PlayerId,
+        policy: &TabularPolicy,
+        infosets: Range<usize>,
+    ) -> Option<usize> {
+        self.members[player.0].iter().position(|m| same_rows(&m.policy, policy, infosets.clone()))
+    }
+
+    /// `player`'s responses in the order they were produced, each as the index of the member
+    /// it is: a member's own response first, then its reuses, ordered by iteration (and by
+    /// member within an iteration). Its length is the sum of the members' multiplicities.
+    pub fn responses(&self, player: PlayerId) -> Vec<usize> {
+        let mut out: Vec<(usize, usize)> = Vec::new();
+        for (k, m) in self.members[player.0].iter().enumerate() {
+            out.push((m.provenance.iteration, k));
+            out.extend(m.provenance.reused.iter().map(|r| (r.iteration, k)));
+        }
+        out.sort_unstable();
+        out.into_iter().map(|(_, k)| k).collect()
     }
 
     /// Number of players.
@@ -125,7 +191,7 @@ impl Population {
             index.insert(m.id, graph.add_node(m.id));
         }
         for m in self.members.iter().flatten() {
-            for (from, w) in &m.provenance.answered {
+            for (from, w) in answers(m) {
                 if let (Some(&a), Some(&b)) = (index.get(from), index.get(&m.id)) {
                     graph.add_edge(a, b, *w);
                 }
@@ -134,13 +200,16 @@ impl Population {
         graph
     }
 
-    /// The lineage in Graphviz DOT, nodes labelled `p<player>#<id> it<iteration>`.
+    /// The lineage in Graphviz DOT, nodes labelled `p<player>#<id> it<iteration>` (and the
+    /// iterations that reused the member); a reuse's edges are dashed.
     pub fn lineage_dot(&self) -> String {
         let mut out = String::from("digraph lineage {\n  rankdir=LR;\n");
         for m in self.members.iter().flatten() {
+            let reused: String = m.provenance.reused.iter().map(|r| format!(" it{}", r.iteration)).collect();
+            let reused = if reused.is_empty() { reused } else { format!("; reused{reused}") };
             let _ = writeln!(
                 out,
-                "  n{} [label=\"p{}#{} it{} ({})\"];",
+                "  n{} [label=\"p{}#{} it{} ({}){reused}\"];",
                 m.id.0, m.player.0, m.id.0, m.provenance.iteration, m.provenance.oracle
             );
         }
@@ -148,8 +217,38 @@ impl Population {
             for (from, w) in &m.provenance.answered {
                 let _ = writeln!(out, "  n{} -> n{} [label=\"{w:.3}\"];", from.0, m.id.0);
             }
+            for r in &m.provenance.reused {
+                for (from, w) in &r.answered {
+                    let _ = writeln!(
+                        out,
+                        "  n{} -> n{} [label=\"{w:.3} it{}\", style=dashed];",
+                        from.0, m.id.0, r.iteration
+                    );
+                }
+            }
         }
         out.push_str("}\n");
         out
     }
+}
+
+/// Every `(opponent, weight)` a member's responses answered: the one that added it, then its
+/// reuses'.
+fn answers(m: &Member) -> impl Iterator<Item = &(PolicyId, f64)> {
+    m.provenance.answered.iter().chain(m.provenance.reused.iter().flat_map(|r| &r.answered))
+}
+
+/// True when `a` and `b` have the same rows `infosets`, bit for bit (and the same width).
+pub(crate) fn same_rows(a: &TabularPolicy, b: &TabularPolicy, infosets: Range<usize>) -> bool {
+    let k = a.num_actions();
+    if b.num_actions() != k {
+        return false;
+    }
+    let (Some(x), Some(y)) = (
+        a.as_slice().get(infosets.start * k..infosets.end * k),
+        b.as_slice().get(infosets.start * k..infosets.end * k),
+    ) else {
+        return false;
+    };
+    x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
 }

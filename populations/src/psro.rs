@@ -6,6 +6,19 @@
 //! the meta-mixture's exact NashConv is reported. With the `uniform` meta-solver and exact
 //! best responses PSRO is fictitious play (XFP); with `nash` on a 2-player zero-sum game it
 //! is Double Oracle.
+//!
+//! # Duplicates
+//!
+//! A response identical to a member of its player (the player's rows, bit for bit) is not
+//! added again: the member is reused, and its provenance lists the iteration and what that
+//! response answered ([`Reuse`]). The payoff table gets no new row or column for it and no
+//! entry is evaluated. The meta-solver still sees one strategy per response, as it would have
+//! without the check (a reused member appears once per response that produced it, its
+//! copies sharing the table's entries), and the mixture over the copies is summed onto the
+//! member: so `uniform` stays fictitious play (a best response found twice weighs twice) and
+//! exact runs report what they reported before. Rectified PSRO asks one response per distinct
+//! member with positive probability, so its population (which used to double every
+//! iteration with copies) holds only distinct members.
 
 use std::time::Instant;
 
@@ -14,12 +27,13 @@ use metagame_games::{
     aggregate_into,
 };
 use metagame_solvers::{MetaSolver, Solution};
+use ndarray::{ArrayD, IxDyn};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::oracle::{Oracle, ResponseRequest};
 use crate::payoff_table::{Entry, PayoffTable};
-use crate::population::{PolicyId, Population, Provenance};
+use crate::population::{PolicyId, Population, Provenance, Reuse, same_rows};
 use crate::report::{IterationReport, MetaGameReport, PhaseTimes, StopReason};
 use crate::settings::{built_by, setters};
 use crate::training_loop::TrainingLoop;
@@ -164,6 +178,141 @@ pub struct PsroState {
     pub reports: Vec<IterationReport>,
 }
 
+impl PsroState {
+    /// Check that the state is one PSRO on `tree` could have saved: the population, payoff
+    /// table and meta-mixtures agree in shape; every policy's rows are distributions and no
+    /// player holds two identical members; every payoff entry is estimated, finite and
+    /// within the game's range of terminal utilities; the meta-mixtures are distributions;
+    /// the reports are those of iterations 0 to `iteration`, the last one with this
+    /// population, these meta-mixtures and the NashConv they have (recomputed).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::SavedState`] naming the first thing that is wrong.
+    ///
+    /// # Complexity
+    ///
+    /// One exact NashConv of the meta-mixture, plus a pass over the population and table.
+    pub fn check(&self, tree: &GameTree) -> Result<()> {
+        let bad = |why: String| Error::SavedState(why);
+        let n = tree.num_players();
+        let pop = &self.population;
+        if pop.num_players() != n {
+            return Err(bad(format!(
+                "{} players in the population, {} in {}",
+                pop.num_players(),
+                n,
+                tree.name()
+            )));
+        }
+        let sizes = pop.sizes();
+        if sizes.contains(&0) {
+            return Err(bad("a player without members".into()));
+        }
+        if self.table.shape() != sizes {
+            return Err(bad(format!(
+                "a payoff table of shape {:?} for populations of {sizes:?}",
+                self.table.shape()
+            )));
+        }
+        let mut ids = std::collections::HashSet::new();
+        for p in players(n) {
+            let infosets = tree.infosets_of(p.0);
+            let members = pop.members(p);
+            for (k, m) in members.iter().enumerate() {
+                let who = format!("member {} of player {}", m.id.0, p.0);
+                if m.player != p || !ids.insert(m.id) {
+                    return Err(bad(format!("{who} is listed twice or under another player")));
+                }
+                m.policy.validate(tree).map_err(|e| bad(format!("{who}: {e}")))?;
+                let prov = &m.provenance;
+                let iterations =
+                    std::iter::once(prov.iteration).chain(prov.reused.iter().map(|r| r.iteration));
+                if iterations.clone().any(|t| t > self.iteration)
+                    || prov.reused.iter().any(|r| r.iteration < prov.iteration)
+                {
+                    return Err(bad(format!("{who} has a provenance from iterations that did not happen")));
+                }
+                if let Some(j) =
+                    members[..k].iter().position(|o| same_rows(&o.policy, &m.policy, infosets.clone()))
+                {
+                    return Err(bad(format!("{who} is a copy of member {}", members[j].id.0)));
+                }
+            }
+        }
+        let range = payoff_range(tree);
+        let tolerance = crate::checkpoint::STATE_TOLERANCE * payoff_scale(tree);
+        if let Some(profile) = self.table.missing().first() {
+            return Err(bad(format!("payoff entry {profile:?} is not estimated")));
+        }
+        let mut profile = vec![0; n];
+        for flat in 0..sizes.iter().product::<usize>() {
+            let mut rem = flat;
+            for axis in (0..n).rev() {
+                profile[axis] = rem % sizes[axis];
+                rem /= sizes[axis];
+            }
+            // INVARIANT: no entry is missing (checked above) and `profile` is in range.
+            let e = self.table.get(&profile).expect("estimated entry");
+            let fits = e.mean.len() == n
+                && e.variance.len() == n
+                && e.mean
+                    .iter()
+                    .zip(&range)
+                    .all(|(u, (lo, hi))| u.is_finite() && *u >= lo - tolerance && *u <= hi + tolerance)
+                && e.variance.iter().all(|v| v.is_finite() && *v >= 0.0);
+            if !fits {
+                return Err(bad(format!(
+                    "payoff entry {profile:?} holds {:?}, outside the game's payoffs {range:?}",
+                    e.mean
+                )));
+            }
+        }
+        if self.meta_strategies.len() != n {
+            return Err(bad(format!("{} meta-strategies for {n} players", self.meta_strategies.len())));
+        }
+        for (p, s) in self.meta_strategies.iter().enumerate() {
+            crate::checkpoint::check_distribution(&format!("player {p}'s meta-strategy"), s, sizes[p])?;
+        }
+        crate::checkpoint::check_reports(&self.reports, 0, self.iteration)?;
+        let mut before = vec![1; n];
+        for r in &self.reports {
+            let grows = r.population_sizes.len() == n
+                && r.population_sizes.iter().zip(&before).zip(&sizes).all(|((s, b), all)| b <= s && s <= all);
+            if !grows {
+                return Err(bad(format!(
+                    "the report of iteration {} has populations of {:?}",
+                    r.iteration, r.population_sizes
+                )));
+            }
+            let mixtures = r.meta_game.as_ref().map(|m| m.meta_strategies.as_slice()).unwrap_or_default();
+            if mixtures.len() != n {
+                return Err(bad(format!("the report of iteration {} has no meta-strategies", r.iteration)));
+            }
+            for (p, s) in mixtures.iter().enumerate() {
+                let what = format!("player {p}'s meta-strategy in the report of iteration {}", r.iteration);
+                crate::checkpoint::check_distribution(&what, s, r.population_sizes[p])?;
+            }
+            before.clone_from(&r.population_sizes);
+        }
+        // INVARIANT: check_reports saw iteration + 1 ≥ 1 reports.
+        let last = self.reports.last().expect("a report");
+        if last.population_sizes != sizes {
+            return Err(bad(format!(
+                "the last report has populations of {:?}, the state {sizes:?}",
+                last.population_sizes
+            )));
+        }
+        if last.meta_game.as_ref().map(|m| &m.meta_strategies) != Some(&self.meta_strategies) {
+            return Err(bad("the last report's meta-strategies are not the state's".into()));
+        }
+        let policies: Vec<Vec<&TabularPolicy>> = players(n).map(|p| pop.policies(p)).collect();
+        let policy = aggregated(tree, &policies, &self.meta_strategies)?;
+        let computed = metagame_games::nash_conv_report(tree, &vec![&policy; n])?.nash_conv;
+        crate::checkpoint::check_nash_conv(self.iteration, last.nash_conv, computed, payoff_scale(tree))
+    }
+}
+
 /// A response produced this iteration, before it joins the population.
 struct NewMember {
     player: PlayerId,
@@ -174,7 +323,11 @@ struct NewMember {
 
 /// An iteration computed but not yet committed.
 struct Staged {
+    /// The responses that are new members, distinct from every member and from each other.
     members: Vec<NewMember>,
+    /// The responses identical to a member: `(player, index of the member in the player's
+    /// list once `members` are added, the reuse)`.
+    reuses: Vec<(PlayerId, usize, Reuse)>,
     table: PayoffTable,
     meta_strategies: Vec<Vec<f64>>,
     report: IterationReport,
@@ -263,19 +416,22 @@ impl<'t> Psro<'t> {
         }
         let policies: Vec<Vec<&TabularPolicy>> =
             players(n).map(|p| psro.state.population.policies(p)).collect();
+        let copies: Vec<Vec<usize>> = players(n).map(|p| psro.state.population.responses(p)).collect();
         let (meta_strategies, report) =
-            psro.evaluate_and_solve(&mut table, &policies, 0, 0, PhaseTimes::default())?;
+            psro.evaluate_and_solve(&mut table, &policies, &copies, 0, 0, PhaseTimes::default())?;
         psro.state.table = table;
         psro.state.meta_strategies = meta_strategies;
         psro.state.reports.push(report);
         Ok(psro)
     }
 
-    /// Continue a run from a saved state (see [`crate::checkpoint`]).
+    /// Continue a run from a saved state (see [`crate::checkpoint`]), after checking that it
+    /// is one this loop could have written: see [`PsroState::check`].
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] when the state does not belong to this tree or config.
+    /// [`Error::SavedState`] when the state does not belong to this tree or contradicts
+    /// itself; [`Error::Config`] as [`Psro::new`].
     pub fn resume(
         tree: &'t GameTree,
         config: PsroConfig,
@@ -284,20 +440,7 @@ impl<'t> Psro<'t> {
         evaluator: Box<dyn MatchEvaluator>,
         state: PsroState,
     ) -> Result<Self> {
-        let bad = |why: &str| Error::Config(format!("saved state does not fit this run: {why}"));
-        if state.population.num_players() != tree.num_players()
-            || state.table.shape() != state.population.sizes()
-        {
-            return Err(bad("population and payoff table disagree with the game"));
-        }
-        for p in players(tree.num_players()) {
-            for m in state.population.members(p) {
-                m.policy.validate(tree).map_err(|e| bad(&e.to_string()))?;
-            }
-        }
-        if state.reports.len() != state.iteration + 1 || !state.table.missing().is_empty() {
-            return Err(bad("reports or payoff entries are incomplete"));
-        }
+        state.check(tree)?;
         let elapsed = state.reports.last().map_or(0.0, |r| r.elapsed_s);
         Self::with_state(tree, config, meta_solver, oracle, evaluator, state, elapsed)
     }
@@ -375,10 +518,13 @@ impl<'t> Psro<'t> {
         let staged =
             self.stage(iteration).map_err(|e| Error::AtIteration { iteration, source: Box::new(e) })?;
         // Commit: nothing below can fail.
-        let Staged { members, table, meta_strategies, report } = staged;
+        let Staged { members, reuses, table, meta_strategies, report } = staged;
         for NewMember { player, policy, answered } in members {
             let provenance = Provenance::new(iteration, answered, self.oracle.name());
             self.state.population.add(player, policy, provenance);
+        }
+        for (player, index, reuse) in reuses {
+            self.state.population.reuse(player, index, reuse);
         }
         debug_assert_eq!(table.shape(), self.state.population.sizes().as_slice());
         self.state.table = table;
@@ -392,30 +538,71 @@ impl<'t> Psro<'t> {
     /// Iteration `iteration` computed into locals.
     fn stage(&mut self, iteration: usize) -> Result<Staged> {
         let t = Instant::now();
-        let Responses { members, episodes: oracle_episodes, gaps } =
+        let Responses { members: responses, episodes: oracle_episodes, gaps } =
             respond(self.tree, &self.config, &self.state, self.oracle.as_mut(), iteration)?;
         let times = PhaseTimes { oracle_s: t.elapsed().as_secs_f64(), ..PhaseTimes::default() };
 
         let n = self.tree.num_players();
+        let pop = &self.state.population;
+        // Each response is a new member, or a reuse of a member (an old one or one this
+        // iteration added), whose index is recorded in `placed` for the meta-game's copies.
+        let mut members: Vec<NewMember> = Vec::new();
+        let mut reuses = Vec::new();
+        let mut placed: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for response in responses {
+            let player = response.player;
+            let infosets = self.tree.infosets_of(player.0);
+            let old = pop.members(player).len();
+            let mut mine = members.iter().filter(|m| m.player == player);
+            let index = match pop.position_of(player, &response.policy, infosets.clone()) {
+                Some(k) => Some(k),
+                None => mine
+                    .position(|m| same_rows(&m.policy, &response.policy, infosets.clone()))
+                    .map(|j| old + j),
+            };
+            match index {
+                Some(k) => {
+                    reuses.push((player, k, Reuse::new(iteration, response.answered)));
+                    placed[player.0].push(k);
+                }
+                None => {
+                    placed[player.0].push(old + members.iter().filter(|m| m.player == player).count());
+                    members.push(response);
+                }
+            }
+        }
+
         let mut table = self.state.table.clone();
-        let mut policies: Vec<Vec<&TabularPolicy>> =
-            players(n).map(|p| self.state.population.policies(p)).collect();
+        let mut policies: Vec<Vec<&TabularPolicy>> = players(n).map(|p| pop.policies(p)).collect();
         for m in &members {
             table.grow(m.player);
             policies[m.player.0].push(&m.policy);
         }
+        // This iteration's responses come after every earlier one, ordered by member as
+        // `Population::responses` orders them.
+        let copies: Vec<Vec<usize>> = players(n)
+            .map(|p| {
+                let mut now = std::mem::take(&mut placed[p.0]);
+                now.sort_unstable();
+                let mut all = pop.responses(p);
+                all.extend(now);
+                all
+            })
+            .collect();
         let (meta_strategies, mut report) =
-            self.evaluate_and_solve(&mut table, &policies, iteration, oracle_episodes, times)?;
+            self.evaluate_and_solve(&mut table, &policies, &copies, iteration, oracle_episodes, times)?;
         report.response_gap = gaps;
-        Ok(Staged { members, table, meta_strategies, report })
+        Ok(Staged { members, reuses, table, meta_strategies, report })
     }
 
     /// Fill `table`'s missing entries, solve it, and measure the meta-mixture's NashConv;
-    /// `policies[p]` are player `p`'s members, new ones included.
+    /// `policies[p]` are player `p`'s members, new ones included; `copies[p]` the member of
+    /// each of player `p`'s responses (see [`Population::responses`]).
     fn evaluate_and_solve(
         &self,
         table: &mut PayoffTable,
         policies: &[Vec<&TabularPolicy>],
+        copies: &[Vec<usize>],
         iteration: usize,
         oracle_episodes: u64,
         mut times: PhaseTimes,
@@ -426,7 +613,7 @@ impl<'t> Psro<'t> {
 
         let t = Instant::now();
         let meta_game = table.to_normal_form()?;
-        let (meta_strategies, solution) = self.meta_solve(&meta_game)?;
+        let (meta_strategies, solution) = self.meta_solve(&meta_game, copies)?;
         times.meta_solve_s = t.elapsed().as_secs_f64();
 
         let t = Instant::now();
@@ -490,26 +677,53 @@ impl<'t> Psro<'t> {
         Ok((missing.len(), episodes))
     }
 
-    /// The meta-solve of `meta_game`, warm-started from the current mixture when configured;
-    /// returns the cleaned mixtures (distributions, averaged in symmetric mode) and the
+    /// The meta-solve of `meta_game` (one strategy per member) as the meta-game of one
+    /// strategy per response (`copies[p]`: the member of each of player `p`'s responses),
+    /// warm-started from the current mixture when configured; returns the cleaned mixtures
+    /// over the members (copies summed, distributions, averaged in symmetric mode) and the
     /// solver's answer.
-    fn meta_solve(&self, meta_game: &NormalFormGame) -> Result<(Vec<Vec<f64>>, Solution)> {
+    fn meta_solve(
+        &self,
+        meta_game: &NormalFormGame,
+        copies: &[Vec<usize>],
+    ) -> Result<(Vec<Vec<f64>>, Solution)> {
+        let expanded = with_copies(meta_game, copies)?;
+        let game = expanded.as_ref().unwrap_or(meta_game);
         let solution = if self.config.warm_start {
-            // The last mixture, with each new member given the share a uniform mixture would
-            // give it (replicator dynamics cannot raise a strategy that starts at 0).
-            let start: Vec<Vec<f64>> = self
-                .state
-                .meta_strategies
-                .iter()
-                .zip(meta_game.shape())
-                .flat_map(|(old, &k)| Solution::extend_start(std::slice::from_ref(old), &[k], 1.0 / k as f64))
+            // The last mixture (a member's weight split evenly over its copies then), with
+            // each new response given the share a uniform mixture would give it (replicator
+            // dynamics cannot raise a strategy that starts at 0).
+            let start: Vec<Vec<f64>> = players(self.tree.num_players())
+                .zip(game.shape())
+                .flat_map(|(p, &k)| {
+                    let old = split_over_copies(
+                        &self.state.meta_strategies[p.0],
+                        &self.state.population.responses(p),
+                    );
+                    Solution::extend_start(std::slice::from_ref(&old), &[k], 1.0 / k as f64)
+                })
                 .collect();
-            self.meta_solver.solve_from(meta_game, &start)
+            self.meta_solver.solve_from(game, &start)
         } else {
-            self.meta_solver.solve(meta_game)
+            self.meta_solver.solve(game)
         }
         .map_err(|source| Error::MetaSolver { solver: self.meta_solver.name(), source })?;
-        let mut strategies = solution.strategies.clone();
+        let mut strategies = match expanded {
+            None => solution.strategies.clone(),
+            Some(_) => solution
+                .strategies
+                .iter()
+                .zip(copies)
+                .zip(meta_game.shape())
+                .map(|((s, of), &k)| {
+                    let mut folded = vec![0.0; k];
+                    for (&x, &m) in s.iter().zip(of) {
+                        folded[m] += x;
+                    }
+                    folded
+                })
+                .collect(),
+        };
         if self.config.symmetric {
             // One shared population: both seats play the average of the two mixtures.
             let avg: Vec<f64> =
@@ -695,6 +909,68 @@ fn respond(
     Ok(Responses { members: out, episodes, gaps })
 }
 
+/// `game` (one strategy per member) as the game of one strategy per response: player `p`'s
+/// strategy `c` is member `copies[p][c]`. `None` when every member stands for one response,
+/// in order (the game itself).
+fn with_copies(game: &NormalFormGame, copies: &[Vec<usize>]) -> Result<Option<NormalFormGame>> {
+    let itself = copies
+        .iter()
+        .zip(game.shape())
+        .all(|(of, &k)| of.len() == k && of.iter().enumerate().all(|(c, &m)| c == m));
+    if itself {
+        return Ok(None);
+    }
+    let shape: Vec<usize> = copies.iter().map(Vec::len).collect();
+    let n = shape.len();
+    // Row-major offsets of each copy's member along each axis of `game`.
+    let mut stride = 1;
+    let mut offsets = vec![Vec::new(); n];
+    for q in (0..n).rev() {
+        offsets[q] = copies[q].iter().map(|&m| m * stride).collect();
+        stride *= game.shape()[q];
+    }
+    let sources: Vec<_> = (0..game.num_players()).map(|p| game.payoffs(p).as_standard_layout()).collect();
+    let sources: Vec<&[f64]> = sources
+        .iter()
+        .map(|a| a.as_slice().ok_or_else(|| Error::Config("a meta-game not in standard layout".into())))
+        .collect::<Result<_>>()?;
+    let total: usize = shape.iter().product();
+    let mut tensors = vec![Vec::with_capacity(total); sources.len()];
+    let mut idx = vec![0; n];
+    let mut at: usize = offsets.iter().map(|o| o.first().copied().unwrap_or(0)).sum();
+    for _ in 0..total {
+        for (t, src) in tensors.iter_mut().zip(&sources) {
+            t.push(src[at]);
+        }
+        // The next profile in row-major order, and its offset.
+        for q in (0..n).rev() {
+            at -= offsets[q][idx[q]];
+            idx[q] += 1;
+            if idx[q] < shape[q] {
+                at += offsets[q][idx[q]];
+                break;
+            }
+            idx[q] = 0;
+            at += offsets[q][0];
+        }
+    }
+    let payoffs = tensors
+        .into_iter()
+        .map(|t| ArrayD::from_shape_vec(IxDyn(&shape), t).map_err(|e| Error::Config(e.to_string())))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Some(NormalFormGame::new(payoffs)?))
+}
+
+/// A mixture over members as a mixture over their responses (`copies`, as
+/// [`Population::responses`] lists them): each member's weight split evenly over its copies.
+fn split_over_copies(mixture: &[f64], copies: &[usize]) -> Vec<f64> {
+    let mut count = vec![0usize; mixture.len()];
+    for &m in copies {
+        count[m] += 1;
+    }
+    copies.iter().map(|&m| if count[m] == 1 { mixture[m] } else { mixture[m] / count[m] as f64 }).collect()
+}
+
 /// The largest absolute terminal utility of the game (1 for a game whose payoffs are all 0).
 fn payoff_scale(tree: &GameTree) -> f64 {
     let max = (0..tree.num_nodes())
@@ -702,6 +978,18 @@ fn payoff_scale(tree: &GameTree) -> f64 {
         .flat_map(|node| tree.terminal_utilities(node).iter().map(|u| u.abs()))
         .fold(0.0, f64::max);
     if max > 0.0 { max } else { 1.0 }
+}
+
+/// Each player's smallest and largest terminal utility.
+fn payoff_range(tree: &GameTree) -> Vec<(f64, f64)> {
+    let mut range = vec![(f64::INFINITY, f64::NEG_INFINITY); tree.num_players()];
+    for node in (0..tree.num_nodes()).filter(|&node| tree.node_kind(node) == NodeKind::Terminal) {
+        for ((lo, hi), &u) in range.iter_mut().zip(tree.terminal_utilities(node)) {
+            *lo = lo.min(u);
+            *hi = hi.max(u);
+        }
+    }
+    range
 }
 
 /// Every player's members (`policies[p]`) mixed with its meta-strategy, in one policy.

@@ -52,16 +52,33 @@ impl<'t> Xfp<'t> {
         Ok(xfp)
     }
 
-    /// Continue from a saved state.
+    /// Continue from a saved state, after checking it: the average policy's rows are
+    /// distributions over this tree's actions, the reports are those of iterations 0 to
+    /// `iteration` with `iteration + 1` policies per player, and the last one has the
+    /// average's NashConv (recomputed).
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] when the state's policy does not belong to this tree.
+    /// [`Error::SavedState`] naming what does not fit.
     pub fn resume(tree: &'t GameTree, state: XfpState) -> Result<Self> {
-        state.average.validate(tree).map_err(|e| Error::Config(format!("saved state does not fit: {e}")))?;
-        if state.reports.len() != state.iteration + 1 {
-            return Err(Error::Config("saved state does not fit: reports are incomplete".into()));
+        let bad = |why: String| Error::SavedState(why);
+        state.average.validate(tree).map_err(|e| bad(format!("the average policy: {e}")))?;
+        crate::checkpoint::check_reports(&state.reports, 0, state.iteration)?;
+        let n = tree.num_players();
+        if let Some(r) = state.reports.iter().find(|r| r.population_sizes != vec![r.iteration + 1; n]) {
+            return Err(bad(format!(
+                "the report of iteration {} has populations of {:?}",
+                r.iteration, r.population_sizes
+            )));
         }
+        // INVARIANT: check_reports saw iteration + 1 ≥ 1 reports.
+        let last = state.reports.last().expect("a report");
+        let computed = nash_conv_report(tree, &vec![&state.average; n])?.nash_conv;
+        let scale = (0..tree.num_nodes())
+            .filter(|&node| tree.node_kind(node) == metagame_games::NodeKind::Terminal)
+            .flat_map(|node| tree.terminal_utilities(node).iter().map(|u| u.abs()))
+            .fold(0.0, f64::max);
+        crate::checkpoint::check_nash_conv(state.iteration, last.nash_conv, computed, scale)?;
         let elapsed_before = state.reports.last().map_or(0.0, |r| r.elapsed_s);
         Ok(Self { tree, state, started: Instant::now(), elapsed_before })
     }

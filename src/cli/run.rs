@@ -20,6 +20,8 @@ use super::{eprint_line, gap, outln, print_json};
 
 /// The config file a run folder holds.
 const CONFIG_FILE: &str = "config.toml";
+/// The lock file a run holds in its folder (`metagame::driver`'s).
+const LOCK_FILE: &str = ".metagame.lock";
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -106,12 +108,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 /// A fresh run goes into a new or empty folder; a folder holding a run is replaced only with
-/// `--overwrite`; other non-empty folders are refused.
+/// `--overwrite`; other non-empty folders are refused. A folder holding only what a run killed
+/// before writing its config leaves (its lock file, temporary files) counts as empty: the
+/// driver takes the lock over and removes them.
 fn check_out_dir(dir: &Path, overwrite: bool) -> anyhow::Result<()> {
-    let Ok(mut entries) = std::fs::read_dir(dir) else {
+    let Ok(entries) = std::fs::read_dir(dir) else {
         // Missing (the driver makes it), or not a folder (the driver says so).
         return Ok(());
     };
+    let left_by_a_killed_run = |name: &str| {
+        name.starts_with(LOCK_FILE)
+            || name.rsplit_once(".tmp-").is_some_and(|(stem, pid)| {
+                stem.starts_with('.') && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())
+            })
+    };
+    let mut entries =
+        entries.filter_map(Result::ok).filter(|e| !left_by_a_killed_run(&e.file_name().to_string_lossy()));
     if entries.next().is_none() {
         return Ok(());
     }

@@ -240,3 +240,421 @@ fn policy_reads_are_capped() {
     assert!(TabularPolicy::read_openspiel_json(&tree, Path::new(&fixture)).is_ok());
     assert!(TabularPolicy::read_openspiel_json_with_limit(&tree, Path::new(&fixture), 1000).is_err());
 }
+
+// Issue 14 items 2-4: populations without duplicates, run folders one run at a time with
+// complete files, checkpoints checked as data.
+
+mod run_folders {
+    use std::collections::BTreeMap;
+    use std::path::{Path, PathBuf};
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    use metagame::games::{GameTree, InfosetId, PlayerId, registry};
+    use metagame::populations::meta::Uniform;
+    use metagame::populations::{
+        ExactBestResponse, IterationReport, Psro, PsroConfig, PsroState, RunLimits, checkpoint, run_loop,
+    };
+    use metagame::{RunCheckpoint, RunReport};
+    use serde_json::{Value, json};
+
+    use super::{capped, write};
+    use crate::cli::{metagame, one_line_error, temp_dir};
+
+    fn path(p: &Path) -> &str {
+        p.to_str().unwrap()
+    }
+
+    fn example(name: &str) -> String {
+        format!("{}/examples/{name}.toml", env!("CARGO_MANIFEST_DIR"))
+    }
+
+    /// A run that must succeed.
+    fn ok(args: &[&str]) {
+        let out = metagame(args);
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    /// Player `p`'s rows of `member`'s policy as bits.
+    fn rows(tree: &GameTree, state: &PsroState, p: usize, member: usize) -> Vec<u64> {
+        let policy = &state.population.members(PlayerId(p))[member].policy;
+        tree.infosets_of(p).flat_map(|i| policy.row(InfosetId(i)).iter().map(|x| x.to_bits())).collect()
+    }
+
+    fn saved_psro(dir: &Path) -> PsroState {
+        let saved: RunCheckpoint = checkpoint::load(&dir.join("checkpoint.json")).unwrap();
+        serde_json::from_value(saved.state).unwrap()
+    }
+
+    /// Every member of every player is distinct (its player's rows, bit for bit).
+    fn assert_distinct(tree: &GameTree, state: &PsroState) {
+        for p in 0..2 {
+            let all: Vec<Vec<u64>> =
+                (0..state.population.sizes()[p]).map(|k| rows(tree, state, p, k)).collect();
+            for (k, r) in all.iter().enumerate() {
+                assert!(!all[..k].contains(r), "player {p}: member {k} is a copy");
+            }
+        }
+    }
+
+    #[test]
+    fn rectified_psro_holds_only_distinct_members_and_stays_small() {
+        // The issue's case: 10 iterations made 1024 members per player (34 s, 500 MB).
+        let dir = temp_dir("hostile-rectified");
+        let cfg = write(
+            &dir,
+            "rect.toml",
+            "game = \"matrix_rps\"\nalgorithm = \"psro\"\nmeta_solver = \"uniform\"\nrectified = true\nconvergence_tolerance = 0\nmax_iterations = 10\n",
+        );
+        let run = dir.join("run");
+        let started = Instant::now();
+        let out = capped(&["run", &cfg, "--out", path(&run), "--json"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+        let tree = GameTree::build(&registry::load("matrix_rps").unwrap()).unwrap();
+        let state = saved_psro(&run);
+        assert_distinct(&tree, &state);
+        // The initial uniform policy and the three pure strategies at most.
+        assert!(state.population.sizes().iter().all(|&s| s <= 4), "{:?}", state.population.sizes());
+        // Every response is accounted for: reused members list the iterations that found them.
+        let reuses: usize = (0..2)
+            .flat_map(|p| state.population.members(PlayerId(p)).iter().map(|m| m.provenance.reused.len()))
+            .sum();
+        assert!(reuses >= 10, "{reuses}");
+        let report: Value = serde_json::from_slice(&std::fs::read(run.join("report.json")).unwrap()).unwrap();
+        let last = report["iterations"].as_array().unwrap().last().unwrap().clone();
+        assert_eq!(last["iteration"], 10);
+        assert_eq!(last["population_sizes"], json!(state.population.sizes()));
+        assert_eq!(report["meta_game_shape"], json!(state.population.sizes()));
+        assert!(std::fs::read_to_string(run.join("lineage.dot")).unwrap().contains("reused it"));
+    }
+
+    #[test]
+    fn a_response_identical_to_a_member_is_counted_as_it() {
+        // Fictitious play on Kuhn poker (uniform meta-solver, exact best responses) finds
+        // members again from iteration 3 on; a found member weighs once per response, so the
+        // run stays XFP (tests/it/psro.rs) with distinct members only.
+        let tree = GameTree::build(&registry::load("kuhn_poker").unwrap()).unwrap();
+        let config = PsroConfig::builder().warm_start(false).build().unwrap();
+        let mut psro = Psro::new(
+            &tree,
+            config,
+            Box::new(Uniform),
+            Box::new(ExactBestResponse::default()),
+            Box::new(metagame::games::ExactEvaluator),
+        )
+        .unwrap();
+        run_loop(&mut psro, &RunLimits::iterations(12), &mut ()).unwrap();
+        let state = psro.state();
+        assert_distinct(&tree, state);
+        for p in 0..2 {
+            let members = state.population.members(PlayerId(p));
+            let responses: usize = members.iter().map(|m| m.provenance.multiplicity()).sum();
+            assert_eq!(responses, 13, "player {p}");
+            assert!(members.len() < 13, "player {p}: no response was found twice");
+            // The meta-mixture weighs each member by its responses, as fictitious play does.
+            for (m, w) in members.iter().zip(&state.meta_strategies[p]) {
+                assert!((w - m.provenance.multiplicity() as f64 / 13.0).abs() < 1e-12);
+            }
+        }
+        assert_eq!(state.table.shape(), state.population.sizes().as_slice());
+        // A member's reuse is listed once per response that found it, with what it answered.
+        let reused = state.population.members(PlayerId(1)).iter().flat_map(|m| &m.provenance.reused);
+        assert!(reused.clone().all(|r| r.iteration >= 1 && r.iteration <= 12 && !r.answered.is_empty()));
+    }
+
+    /// `dir` copied to `to` (a fresh folder).
+    fn copy_dir(dir: &Path, to: &Path) {
+        let _ = std::fs::remove_dir_all(to);
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+
+    /// Every file of `dir` by name.
+    fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn edited_checkpoints_are_refused_on_resume() {
+        let dir = temp_dir("hostile-edited-checkpoint");
+        let cfg = write(
+            &dir,
+            "kuhn.toml",
+            "game = \"kuhn_poker\"\nalgorithm = \"psro\"\nmeta_solver = \"nash\"\nevaluator = \"exact\"\nmax_iterations = 3\n",
+        );
+        let base = dir.join("base");
+        ok(&["run", &cfg, "--out", path(&base), "--json"]);
+        let cp = base.join("checkpoint.json");
+        let file: Value = serde_json::from_slice(&std::fs::read(&cp).unwrap()).unwrap();
+        type Edit = fn(&mut Value);
+        let edits: [(&str, Edit, &str); 3] = [
+            (
+                "meta-strategy",
+                |s| s["meta_strategies"][0] = json!([2.0, 0.0, 0.0, 0.0]),
+                "player 0's meta-strategy sums to 2, not 1",
+            ),
+            (
+                "payoff",
+                |s| s["table"]["entries"][0]["mean"] = json!([1e308, -1e308]),
+                "payoff entry [0, 0] holds [1e308, -1e308], outside the game's payoffs",
+            ),
+            (
+                "nash-conv",
+                |s| s["reports"][3]["nash_conv"] = json!(123.0),
+                "the report of iteration 3 says NashConv 123",
+            ),
+        ];
+        for (name, edit, semantic) in edits {
+            let mut payload = file["payload"].clone();
+            edit(&mut payload["state"]);
+            // Edited in place (the checksum no longer matches), then by someone who also
+            // wrote a matching checksum: the checks of the state itself refuse it.
+            let careless = {
+                let mut f = file.clone();
+                f["payload"] = payload.clone();
+                serde_json::to_vec(&f).unwrap()
+            };
+            let careful = checkpoint::to_bytes(&cp, &payload).unwrap();
+            for (bytes, expected) in [(careless, "does not match its checksum"), (careful, semantic)] {
+                let run = dir.join(format!("edited-{name}"));
+                copy_dir(&base, &run);
+                std::fs::write(run.join("checkpoint.json"), &bytes).unwrap();
+                let before = contents(&run);
+                let err = one_line_error(&metagame(&["run", "--resume", path(&run)]));
+                assert!(err.contains(expected) && err.contains("checkpoint"), "{name}: {err}");
+                assert!(!err.contains("invalid config"), "{err}");
+                assert_eq!(contents(&run), before, "{name}: the folder changed");
+            }
+        }
+        // The untouched checkpoint resumes (to the iteration it is at).
+        ok(&["run", "--resume", path(&base), "--json"]);
+    }
+
+    #[test]
+    fn resuming_with_fewer_iterations_than_done_is_an_error() {
+        let dir = temp_dir("hostile-fewer-iterations");
+        let text = "game = \"kuhn_poker\"\nalgorithm = \"xfp\"\nmax_iterations = ";
+        let cfg = write(&dir, "long.toml", &format!("{text}6\n"));
+        let short = write(&dir, "short.toml", &format!("{text}2\n"));
+        let run = dir.join("run");
+        ok(&["run", &cfg, "--out", path(&run), "--json"]);
+        let before = contents(&run);
+        let err = one_line_error(&metagame(&["run", &short, "--resume", path(&run)]));
+        assert!(err.contains("the checkpoint is at iteration 6, past max_iterations = 2"), "{err}");
+        assert!(err.contains("checkpoint.json"), "{err}");
+        assert_eq!(contents(&run), before);
+        // As many as done: the report is written again, the same.
+        let same = write(&dir, "same.toml", &format!("{text}6\n"));
+        ok(&["run", &same, "--resume", path(&run), "--json"]);
+        let report: RunReport =
+            serde_json::from_slice(&std::fs::read(run.join("report.json")).unwrap()).unwrap();
+        assert_eq!(report.iterations.len(), 7);
+    }
+
+    /// Wait up to 20 s for `file` to exist.
+    fn wait_for(file: &Path) {
+        let started = Instant::now();
+        while !file.exists() {
+            assert!(started.elapsed() < Duration::from_secs(20), "{} never appeared", file.display());
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    /// Names in `dir` that a run leaves only when killed: its lock and temporary files.
+    fn leftovers(dir: &Path) -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.'))
+            .collect()
+    }
+
+    #[test]
+    fn a_second_run_into_a_folder_in_use_fails_and_the_first_finishes() {
+        let dir = temp_dir("hostile-concurrent");
+        let run = dir.join("run");
+        let _ = std::fs::remove_dir_all(&run);
+        // Leduc PSRO: about a second of iterations, long enough to be caught running.
+        let psro = example("leduc_psro");
+        let mut first = Command::new(env!("CARGO_BIN_EXE_metagame"))
+            .args(["run", &psro, "--out", path(&run), "--json"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        wait_for(&run.join("checkpoint.json"));
+        let pid = first.id().to_string();
+        // Another config over it, and a resume of it: both refused while it runs.
+        for args in [
+            vec!["run", &example("leduc_xfp"), "--out", path(&run), "--overwrite"],
+            vec!["run", "--resume", path(&run)],
+        ] {
+            let err = one_line_error(&metagame(&args));
+            assert!(err.contains("is in use by another metagame run") && err.contains(&pid), "{err}");
+        }
+        let status = first.wait().unwrap();
+        assert!(status.success());
+        // One run's folder: its config, a report and checkpoint of that config that agree.
+        let config = std::fs::read_to_string(run.join("config.toml")).unwrap();
+        assert!(config.contains("algorithm = \"psro\""), "{config}");
+        let saved: RunCheckpoint = checkpoint::load(&run.join("checkpoint.json")).unwrap();
+        let report: RunReport =
+            serde_json::from_slice(&std::fs::read(run.join("report.json")).unwrap()).unwrap();
+        assert_eq!(saved.config, report.config);
+        assert_eq!(saved.config.to_toml(), config);
+        let state: PsroState = serde_json::from_value(saved.state).unwrap();
+        assert_eq!(state.reports, report.iterations);
+        assert!(leftovers(&run).is_empty(), "{:?}", leftovers(&run));
+    }
+
+    #[test]
+    fn a_stale_lock_is_taken_over_and_a_live_one_is_not() {
+        let dir = temp_dir("hostile-stale-lock");
+        let cfg = write(&dir, "xfp.toml", "game = \"kuhn_poker\"\nalgorithm = \"xfp\"\nmax_iterations = 3\n");
+        // A lock of a process that no longer exists (pids stay below 2^22 on Linux), with the
+        // temporary files of a killed run: a fresh run takes the folder over and cleans it.
+        let run = dir.join("stale");
+        let _ = std::fs::remove_dir_all(&run);
+        std::fs::create_dir_all(&run).unwrap();
+        std::fs::write(run.join(".metagame.lock"), "4000000000 1\n").unwrap();
+        std::fs::write(run.join(".checkpoint.json.tmp-4000000000"), "{\"format\":").unwrap();
+        ok(&["run", &cfg, "--out", path(&run), "--json"]);
+        assert!(leftovers(&run).is_empty(), "{:?}", leftovers(&run));
+        // A lock of a live process (this test's): the folder is in use.
+        std::fs::write(run.join(".metagame.lock"), format!("{}\n", std::process::id())).unwrap();
+        let err = one_line_error(&metagame(&["run", "--resume", path(&run)]));
+        assert!(err.contains("in use") && err.contains(&std::process::id().to_string()), "{err}");
+        std::fs::remove_file(run.join(".metagame.lock")).unwrap();
+    }
+
+    /// The reference run's files a killed run must match: every file by name, and its report
+    /// without timing fields.
+    struct Reference {
+        files: BTreeMap<String, Vec<u8>>,
+        report: RunReport,
+    }
+
+    fn report_of(bytes: &[u8]) -> RunReport {
+        let report: RunReport = serde_json::from_slice(bytes).unwrap();
+        report.without_times()
+    }
+
+    /// Every file in `run` is complete: the reference's, or for the checkpoint a previous
+    /// version of it (a prefix of the reference's iterations); figures and the HTML report
+    /// whole (they show wall times, which vary).
+    /// Temporary files and the lock may be left by the kill; the next run removes them.
+    fn assert_complete(run: &Path, reference: &Reference) {
+        let Ok(entries) = std::fs::read_dir(run) else { return };
+        for entry in entries {
+            let entry = entry.unwrap();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let bytes = std::fs::read(entry.path()).unwrap();
+            let text = String::from_utf8_lossy(&bytes);
+            match name.as_str() {
+                "checkpoint.json" => {
+                    let saved: RunCheckpoint = checkpoint::load(&entry.path()).unwrap();
+                    let reports: Vec<IterationReport> =
+                        serde_json::from_value(saved.state["reports"].clone()).unwrap();
+                    let reports: Vec<IterationReport> =
+                        reports.iter().map(IterationReport::without_times).collect();
+                    assert!(!reports.is_empty());
+                    assert_eq!(
+                        reports[..],
+                        reference.report.iterations[..reports.len()],
+                        "{}",
+                        run.display()
+                    );
+                }
+                "report.json" => assert_eq!(report_of(&bytes), reference.report, "{}", run.display()),
+                _ if name.ends_with(".html") => {
+                    assert!(
+                        text.starts_with("<!DOCTYPE html>") && text.trim_end().ends_with("</html>"),
+                        "{name}"
+                    )
+                }
+                _ if name.ends_with(".svg") => {
+                    assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"), "{name}")
+                }
+                _ if name.starts_with('.') => {
+                    assert!(name == ".metagame.lock" || name.contains(".tmp-"), "{name}")
+                }
+                _ => assert!(reference.files.get(&name) == Some(&bytes), "{}: {name} differs", run.display()),
+            }
+        }
+    }
+
+    #[test]
+    fn a_run_killed_at_any_moment_leaves_only_complete_files() {
+        let dir = temp_dir("hostile-kill");
+        // Fictitious play on Kuhn poker: 200 iterations (about 0.1 s, with a checkpoint after
+        // each) that find members again.
+        let cfg = write(
+            &dir,
+            "fp.toml",
+            "game = \"kuhn_poker\"\nalgorithm = \"psro\"\nmeta_solver = \"uniform\"\nevaluator = \"exact\"\nmax_iterations = 200\n",
+        );
+        let whole = dir.join("whole");
+        let _ = std::fs::remove_dir_all(&whole);
+        let started = Instant::now();
+        ok(&["run", &cfg, "--out", path(&whole), "--json"]);
+        let took = started.elapsed();
+        let files = contents(&whole);
+        let reference = Reference { report: report_of(&files["report.json"]), files };
+
+        let kills = 24;
+        for k in 0..kills {
+            let run = dir.join(format!("killed-{k}"));
+            let _ = std::fs::remove_dir_all(&run);
+            let mut child = Command::new(env!("CARGO_BIN_EXE_metagame"))
+                .args(["run", &cfg, "--out", path(&run), "--json"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            // From the start to past the end of the whole run.
+            std::thread::sleep(took.mul_f64(1.3 * k as f64 / kills as f64));
+            child.kill().unwrap();
+            child.wait().unwrap();
+            assert_complete(&run, &reference);
+            // It resumes (or starts again, when killed before writing its config) to the
+            // reference's report, and leaves no lock or temporary file.
+            if run.join("config.toml").exists() {
+                ok(&["run", "--resume", path(&run), "--json"]);
+            } else {
+                ok(&["run", &cfg, "--out", path(&run), "--json"]);
+            }
+            assert_complete(&run, &reference);
+            assert_eq!(report_of(&std::fs::read(run.join("report.json")).unwrap()), reference.report);
+            assert!(leftovers(&run).is_empty(), "{:?}", leftovers(&run));
+        }
+
+        // Killed before its first checkpoint: the config, a lock and a temporary file. It
+        // resumes from iteration 0 to the same report.
+        let run = dir.join("before-first-checkpoint");
+        let _ = std::fs::remove_dir_all(&run);
+        std::fs::create_dir_all(&run).unwrap();
+        std::fs::write(run.join("config.toml"), &reference.files["config.toml"]).unwrap();
+        std::fs::write(run.join(".metagame.lock"), "4000000000 1\n").unwrap();
+        std::fs::write(run.join(".checkpoint.json.tmp-4000000000"), "{").unwrap();
+        ok(&["run", "--resume", path(&run), "--json"]);
+        assert_eq!(report_of(&std::fs::read(run.join("report.json")).unwrap()), reference.report);
+        assert!(leftovers(&run).is_empty(), "{:?}", leftovers(&run));
+        // Killed before writing its config: a fresh run takes the folder.
+        let run: PathBuf = dir.join("before-config");
+        let _ = std::fs::remove_dir_all(&run);
+        std::fs::create_dir_all(&run).unwrap();
+        std::fs::write(run.join(".metagame.lock"), "4000000000 1\n").unwrap();
+        ok(&["run", &cfg, "--out", path(&run), "--json"]);
+        assert_eq!(report_of(&std::fs::read(run.join("report.json")).unwrap()), reference.report);
+    }
+}

@@ -259,9 +259,16 @@ fn rectified_and_symmetric_modes() {
 fn lineage_links_answers_to_what_they_answered() {
     let t = tree("kuhn_poker");
     let p = psro(&t, 3, Box::new(Uniform), Box::new(ExactEvaluator));
-    let graph = p.state().population.lineage();
-    assert_eq!(graph.node_count(), 8);
-    // Under the uniform meta-solver every new member answers every earlier opponent.
+    let pop = &p.state().population;
+    let graph = pop.lineage();
+    // 8 responses (the initial policy and 3 best responses per player), 2 of them identical
+    // to a member already there (issue 14): they are counted as that member, not added.
+    let members = [PlayerId(0), PlayerId(1)].map(|q| pop.members(q).to_vec()).concat();
+    assert_eq!(members.iter().map(|m| m.provenance.multiplicity()).sum::<usize>(), 8);
+    assert_eq!(graph.node_count(), 6);
+    assert_eq!(members.len(), 6);
+    // Under the uniform meta-solver every response answers every opponent member of the
+    // iteration before: a reused member's edges are those of each response it stands for.
     assert_eq!(graph.edge_count(), 1 + 2 + 3 + 1 + 2 + 3);
     let dot = p.state().population.lineage_dot();
     assert!(dot.starts_with("digraph lineage"));
