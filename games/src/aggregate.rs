@@ -5,6 +5,7 @@
 //! arXiv:1603.01121, Eq. 1).
 
 use crate::error::{Error, Result};
+use crate::game::PlayerId;
 use crate::policy::TabularPolicy;
 use crate::tree::{GameTree, InfosetId};
 
@@ -21,7 +22,7 @@ use crate::tree::{GameTree, InfosetId};
 /// O(policies · sequences of `player`).
 pub fn aggregate_into(
     tree: &GameTree,
-    player: usize,
+    player: PlayerId,
     policies: &[&TabularPolicy],
     weights: &[f64],
     out: &mut TabularPolicy,
@@ -36,6 +37,7 @@ pub fn aggregate_into(
         return Err(Error::Unsupported(format!("mixture weights {weights:?} are not a distribution")));
     }
     let infosets = tree.infosets_of(player);
+    let player = player.0;
     if infosets.is_empty() {
         return Ok(());
     }
@@ -108,7 +110,7 @@ pub fn aggregate_into(
 pub fn aggregate(tree: &GameTree, policies: &[&TabularPolicy], weights: &[f64]) -> Result<TabularPolicy> {
     let mut out = TabularPolicy::zeros(tree);
     for p in 0..tree.num_players() {
-        aggregate_into(tree, p, policies, weights, &mut out)?;
+        aggregate_into(tree, PlayerId(p), policies, weights, &mut out)?;
     }
     Ok(out)
 }

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::game::PlayerId;
 use crate::policy::TabularPolicy;
 use crate::tree::{GameTree, InfosetId, NodeKind};
 
@@ -152,7 +153,7 @@ fn best_response_into(
     reach(tree, profile, Some(player), &mut ws.reach);
     accumulate_terminals(tree, player, &ws.reach, &mut ws.q);
     // Children infosets come after their parents within a player: go backwards.
-    for i in tree.infosets_of(player).rev() {
+    for i in tree.infosets_of(PlayerId(player)).rev() {
         let start = tree.legal_start[i] as usize;
         let end = tree.legal_start[i + 1] as usize;
         let v = ws.q[start..end].iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -206,7 +207,7 @@ fn accumulate_terminals(tree: &GameTree, player: usize, reach: &[f64], q: &mut V
 /// O(nodes + sequences).
 pub fn best_response(
     tree: &GameTree,
-    player: usize,
+    player: PlayerId,
     profile: &[&TabularPolicy],
 ) -> Result<(TabularPolicy, f64)> {
     best_response_with(tree, player, profile, TieBreak::LowestAction)
@@ -219,10 +220,11 @@ pub fn best_response(
 /// As [`best_response`]; [`Error::Unsupported`] for a tremble outside (0, 1).
 pub fn best_response_with(
     tree: &GameTree,
-    player: usize,
+    player: PlayerId,
     profile: &[&TabularPolicy],
     tie_break: TieBreak,
 ) -> Result<(TabularPolicy, f64)> {
+    let player = player.0;
     check_profile(tree, profile)?;
     if let TieBreak::Trembling(eps) = tie_break
         && !(eps > 0.0 && eps < 1.0)
@@ -236,7 +238,7 @@ pub fn best_response_with(
     let mut best = vec![0usize; tree.num_infosets()];
     let value = best_response_into(tree, player, profile, tie_break, &mut ws, Some(&mut best));
     let mut policy = profile[player].clone();
-    for i in tree.infosets_of(player) {
+    for i in tree.infosets_of(PlayerId(player)) {
         let row = policy.row_mut(InfosetId(i));
         row.fill(0.0);
         row[best[i]] = 1.0;

@@ -7,6 +7,7 @@ use std::collections::btree_map::Entry;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result, read_text_capped};
+use crate::game::PlayerId;
 use crate::tree::{GameTree, InfosetId};
 
 /// Tolerance on a row's sum when reading or validating policies.
@@ -104,7 +105,7 @@ impl TabularPolicy {
         &self.probs
     }
     /// Copy `player`'s rows from `other` (same tree).
-    pub fn copy_player_rows(&mut self, tree: &GameTree, player: usize, other: &TabularPolicy) {
+    pub fn copy_player_rows(&mut self, tree: &GameTree, player: PlayerId, other: &TabularPolicy) {
         let r = tree.infosets_of(player);
         let (a, b) = (r.start * self.num_actions, r.end * self.num_actions);
         self.probs[a..b].copy_from_slice(&other.probs[a..b]);

@@ -5,6 +5,7 @@ use ndarray::{ArrayD, IxDyn};
 
 use crate::error::{Error, Result};
 use crate::exact::expected_returns;
+use crate::game::PlayerId;
 use crate::normal_form::NormalFormGame;
 use crate::policy::TabularPolicy;
 use crate::tree::{GameTree, InfosetId};
@@ -14,7 +15,7 @@ pub const MAX_PURE_PROFILES: usize = 1 << 22;
 
 /// `player`'s pure strategy number `index` as a policy (mixed radix over its infosets,
 /// first infoset fastest); other players' rows are uniform.
-pub fn pure_strategy(tree: &GameTree, player: usize, mut index: usize) -> TabularPolicy {
+pub fn pure_strategy(tree: &GameTree, player: PlayerId, mut index: usize) -> TabularPolicy {
     let mut policy = TabularPolicy::uniform(tree);
     for i in tree.infosets_of(player) {
         let legal = tree.legal_actions(InfosetId(i));
@@ -28,7 +29,7 @@ pub fn pure_strategy(tree: &GameTree, player: usize, mut index: usize) -> Tabula
 }
 
 /// Number of pure strategies of `player` (saturating).
-pub fn num_pure_strategies(tree: &GameTree, player: usize) -> usize {
+pub fn num_pure_strategies(tree: &GameTree, player: PlayerId) -> usize {
     tree.infosets_of(player)
         .map(|i| tree.legal_actions(InfosetId(i)).len())
         .fold(1usize, |acc, k| acc.saturating_mul(k))
@@ -63,7 +64,7 @@ impl NormalFormGame {
         let n = tree.num_players();
         let counts: Vec<Option<usize>> = (0..n)
             .map(|p| {
-                tree.infosets_of(p)
+                tree.infosets_of(PlayerId(p))
                     .try_fold(1usize, |acc, i| acc.checked_mul(tree.legal_actions(InfosetId(i)).len()))
             })
             .collect();
@@ -83,7 +84,7 @@ impl NormalFormGame {
         // INVARIANT: every count divides the total, which did not overflow.
         let shape: Vec<usize> = counts.into_iter().map(|k| k.expect("counted")).collect();
         let strategies: Vec<Vec<TabularPolicy>> =
-            (0..n).map(|p| (0..shape[p]).map(|s| pure_strategy(tree, p, s)).collect()).collect();
+            (0..n).map(|p| (0..shape[p]).map(|s| pure_strategy(tree, PlayerId(p), s)).collect()).collect();
         let mut payoffs: Vec<ArrayD<f64>> = (0..n).map(|_| ArrayD::zeros(IxDyn(&shape))).collect();
         let mut idx = vec![0usize; n];
         for _ in 0..total {

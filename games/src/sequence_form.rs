@@ -16,7 +16,7 @@
 //! let uniform = TabularPolicy::uniform(&tree);
 //! let plan = RealizationPlan::of(&tree, &uniform, PlayerId(0))?;
 //! // Player 0 bets first with probability 1/2 whatever the card.
-//! let first = tree.infosets_of(0).start;
+//! let first = tree.infosets_of(PlayerId(0)).start;
 //! let bet = tree.sequence(metagame_games::InfosetId(first), 1);
 //! assert_eq!(plan.get(bet), 0.5);
 //! # Ok::<(), metagame_games::Error>(())
@@ -69,7 +69,7 @@ impl GameTree {
 
     /// `player`'s infoset-action sequences (its empty sequence excluded).
     pub fn player_sequences(&self, player: PlayerId) -> Range<usize> {
-        let infosets = self.infosets_of(player.0);
+        let infosets = self.infosets_of(PlayerId(player.0));
         self.legal_start[infosets.start] as usize..self.legal_start[infosets.end] as usize
     }
 
@@ -119,7 +119,7 @@ impl RealizationPlan {
         let mut values = vec![0.0; tree.num_sequence_ids()];
         values[tree.empty_sequence(player).0] = 1.0;
         // Infosets come after their parent sequence's infoset in the arena's order.
-        for i in tree.infosets_of(player.0) {
+        for i in tree.infosets_of(PlayerId(player.0)) {
             let x = values[tree.parent_sequence(InfosetId(i)).0];
             for (k, s) in tree.sequences_of(InfosetId(i)).enumerate() {
                 values[s] = x * policy.prob(i, tree.legal_actions(InfosetId(i))[k].0);
@@ -153,7 +153,7 @@ impl RealizationPlan {
         if !out.fits(tree) || self.values.len() != tree.num_sequence_ids() {
             return Err(Error::Shape(format!("a plan or policy not made for {}", tree.name())));
         }
-        for i in tree.infosets_of(self.player.0) {
+        for i in tree.infosets_of(PlayerId(self.player.0)) {
             let infoset = InfosetId(i);
             let x = self.values[tree.parent_sequence(infoset).0];
             let actions = tree.legal_actions(infoset).to_vec();
@@ -214,7 +214,7 @@ mod tests {
             for p in 0..tree.num_players() {
                 let plan = RealizationPlan::of(&tree, &policy, PlayerId(p)).unwrap();
                 // x(parent(s)) = Σ_a x(s·a) at every infoset.
-                for i in tree.infosets_of(p) {
+                for i in tree.infosets_of(PlayerId(p)) {
                     let parent = plan.get(tree.parent_sequence(InfosetId(i)));
                     let children: f64 =
                         tree.sequences_of(InfosetId(i)).map(|s| plan.get(SequenceId(s))).sum();
@@ -222,7 +222,7 @@ mod tests {
                 }
                 let mut back = TabularPolicy::uniform(&tree);
                 plan.write_policy(&tree, &mut back).unwrap();
-                for i in tree.infosets_of(p) {
+                for i in tree.infosets_of(PlayerId(p)) {
                     for (a, b) in back.row(InfosetId(i)).iter().zip(policy.row(InfosetId(i))) {
                         assert!((a - b).abs() < 1e-12, "{spec} infoset {i}");
                     }

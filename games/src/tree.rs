@@ -40,7 +40,7 @@ pub(crate) const NO_PARENT: u32 = u32::MAX;
 /// use metagame_games::{registry, GameTree};
 /// let tree = GameTree::build(&registry::load("kuhn_poker")?)?;
 /// assert_eq!(tree.num_nodes(), 58);
-/// assert_eq!(tree.infosets_of(0).len(), 6);
+/// assert_eq!(tree.infosets_of(PlayerId(0)).len(), 6);
 /// # Ok::<(), metagame_games::Error>(())
 /// ```
 #[derive(Clone, Debug)]
@@ -419,8 +419,8 @@ impl GameTree {
         self.legal_actions.len()
     }
     /// The global ids of `player`'s infosets.
-    pub fn infosets_of(&self, player: usize) -> Range<usize> {
-        self.player_infosets[player].clone()
+    pub fn infosets_of(&self, player: PlayerId) -> Range<usize> {
+        self.player_infosets[player.0].clone()
     }
     /// OpenSpiel's information-state string of an infoset.
     pub fn infoset_key(&self, infoset: InfosetId) -> &str {

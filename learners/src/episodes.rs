@@ -18,7 +18,7 @@
 
 use metagame_games::flat::{FlatTree, policy_cum_table};
 use metagame_games::philox::EpisodeStream;
-use metagame_games::{GameTree, InfosetId, Matchup, NodeKind, TabularPolicy};
+use metagame_games::{GameTree, InfosetId, Matchup, NodeKind, PlayerId, TabularPolicy};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
@@ -130,7 +130,7 @@ impl Layout {
         }
         seq_start.push(acc);
         let infosets = tree
-            .infosets_of(seat)
+            .infosets_of(PlayerId(seat))
             .map(|i| {
                 let legal = tree.legal_actions(InfosetId(i)).iter().map(|a| a.0 as u32).collect();
                 (i, seq_start[i], legal)

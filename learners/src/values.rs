@@ -92,7 +92,7 @@ impl ValueTable {
         }
         let mut values = vec![0.0; tree.num_infosets() * na];
         let mut visits = vec![0; tree.num_infosets() * na];
-        for i in tree.infosets_of(seat) {
+        for i in tree.infosets_of(PlayerId(seat)) {
             let (sum, w) =
                 if weights[i] > 0.0 { (&sums, weights[i]) } else { (&fallback_sums, fallback_weights[i]) };
             for a in tree.legal_actions(InfosetId(i)) {

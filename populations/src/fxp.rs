@@ -729,7 +729,7 @@ fn respond(
         episodes += response.stats.episodes;
         if !oracle.is_exact() {
             // How far the response falls short of the exact best response.
-            let (_, best) = best_response(tree, seat, &[&profile, &profile])?;
+            let (_, best) = best_response(tree, PlayerId(seat), &[&profile, &profile])?;
             let mut seats = [&profile, &profile];
             seats[seat] = &response.policy;
             let value = expected_returns(tree, &seats)?[seat];
@@ -739,7 +739,7 @@ fn respond(
         }
         match &mut out {
             None => out = Some(response.policy),
-            Some(policy) => policy.copy_player_rows(tree, seat, &response.policy),
+            Some(policy) => policy.copy_player_rows(tree, PlayerId(seat), &response.policy),
         }
     }
     // INVARIANT: two seats answered.

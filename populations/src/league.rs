@@ -34,7 +34,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use metagame_games::{GameTree, NodeKind, TabularPolicy, reach_probabilities};
+use metagame_games::{GameTree, NodeKind, PlayerId, TabularPolicy, reach_probabilities};
 use metagame_learners::{
     Learner, MinimaxConfig, MinimaxShaping, OpponentSampler, QLearner, QLearnerState, QLearningConfig,
     ShapedLearner, Start, ValueTable,
@@ -743,7 +743,7 @@ fn fresh_learners(
 /// One policy from a pair of seat learners.
 fn combined(tree: &GameTree, pair: &[QLearner; 2]) -> TabularPolicy {
     let mut policy = pair[0].policy();
-    policy.copy_player_rows(tree, 1, &pair[1].policy());
+    policy.copy_player_rows(tree, PlayerId(1), &pair[1].policy());
     policy
 }
 

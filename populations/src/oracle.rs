@@ -167,7 +167,8 @@ impl Oracle for ExactBestResponse {
     fn respond(&mut self, request: &ResponseRequest<'_>) -> Result<Response> {
         let start = Instant::now();
         let profile = vec![request.profile; request.tree.num_players()];
-        let (policy, _) = best_response_with(request.tree, request.player.0, &profile, self.tie_break)?;
+        let (policy, _) =
+            best_response_with(request.tree, PlayerId(request.player.0), &profile, self.tie_break)?;
         Ok(Response::new(policy, TrainingStats { episodes: 0, seconds: start.elapsed().as_secs_f64() }))
     }
 }

@@ -217,7 +217,7 @@ impl PsroState {
         }
         let mut ids = std::collections::HashSet::new();
         for p in players(n) {
-            let infosets = tree.infosets_of(p.0);
+            let infosets = tree.infosets_of(PlayerId(p.0));
             let members = pop.members(p);
             for (k, m) in members.iter().enumerate() {
                 let who = format!("member {} of player {}", m.id.0, p.0);
@@ -367,9 +367,9 @@ fn check_symmetric(tree: &GameTree) -> Result<()> {
     if tree.num_players() != 2 {
         return Err(why(format!("{} has {} players", tree.name(), tree.num_players())));
     }
-    let one_shot = (0..2).all(|p| tree.infosets_of(p).len() == 1)
-        && tree.legal_actions(InfosetId(tree.infosets_of(0).start))
-            == tree.legal_actions(InfosetId(tree.infosets_of(1).start));
+    let one_shot = (0..2).all(|p| tree.infosets_of(PlayerId(p)).len() == 1)
+        && tree.legal_actions(InfosetId(tree.infosets_of(PlayerId(0)).start))
+            == tree.legal_actions(InfosetId(tree.infosets_of(PlayerId(1)).start));
     if !one_shot {
         return Err(why(format!(
             "{} is not a one-shot game with the same actions for both players",
@@ -551,7 +551,7 @@ impl<'t> Psro<'t> {
         let mut placed: Vec<Vec<usize>> = vec![Vec::new(); n];
         for response in responses {
             let player = response.player;
-            let infosets = self.tree.infosets_of(player.0);
+            let infosets = self.tree.infosets_of(PlayerId(player.0));
             let old = pop.members(player).len();
             let mut mine = members.iter().filter(|m| m.player == player);
             let index = match pop.position_of(player, &response.policy, infosets.clone()) {
@@ -808,7 +808,7 @@ fn response_gap(
     }
     let n = tree.num_players();
     let mut seats = vec![profile; n];
-    let (_, best) = metagame_games::best_response(tree, player.0, &seats)?;
+    let (_, best) = metagame_games::best_response(tree, PlayerId(player.0), &seats)?;
     seats[player.0] = response;
     let value = metagame_games::expected_returns(tree, &seats)?[player.0];
     // A learned response can only tie the best response; clamp rounding below 0.
@@ -897,7 +897,7 @@ fn respond(
                 continue;
             }
             let mut restricted = TabularPolicy::uniform(tree);
-            aggregate_into(tree, other.0, &pop.policies(other), &beaten, &mut restricted)?;
+            aggregate_into(tree, PlayerId(other.0), &pop.policies(other), &beaten, &mut restricted)?;
             let mut weights = full.clone();
             weights[other.0] = &beaten;
             out.push(ask(player, &weights, &restricted)?);
@@ -1000,7 +1000,7 @@ fn aggregated(
 ) -> Result<TabularPolicy> {
     let mut out = TabularPolicy::uniform(tree);
     for (p, weights) in sigma.iter().enumerate() {
-        aggregate_into(tree, p, &policies[p], weights, &mut out)?;
+        aggregate_into(tree, PlayerId(p), &policies[p], weights, &mut out)?;
     }
     Ok(out)
 }
@@ -1008,8 +1008,8 @@ fn aggregated(
 /// In a one-shot symmetric game, give player 1 the same strategy as player 0.
 fn mirror_one_shot(tree: &GameTree, policy: &TabularPolicy) -> TabularPolicy {
     let mut out = policy.clone();
-    let from = InfosetId(tree.infosets_of(0).start);
-    let to = InfosetId(tree.infosets_of(1).start);
+    let from = InfosetId(tree.infosets_of(PlayerId(0)).start);
+    let to = InfosetId(tree.infosets_of(PlayerId(1)).start);
     let row = policy.row(from).to_vec();
     out.row_mut(to).copy_from_slice(&row);
     out

@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use metagame_games::{GameTree, TabularPolicy, aggregate_into, best_response, nash_conv_report};
+use metagame_games::{GameTree, PlayerId, TabularPolicy, aggregate_into, best_response, nash_conv_report};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -118,13 +118,19 @@ impl<'t> Xfp<'t> {
         let t = Instant::now();
         let profile = vec![&self.state.average; n];
         let brs = (0..n)
-            .map(|p| best_response(self.tree, p, &profile).map(|(policy, _)| policy))
+            .map(|p| best_response(self.tree, PlayerId(p), &profile).map(|(policy, _)| policy))
             .collect::<std::result::Result<Vec<_>, _>>()?;
         let oracle_s = t.elapsed().as_secs_f64();
         let alpha = 1.0 / (iteration as f64 + 1.0);
         let mut next = self.state.average.clone();
         for (p, br) in brs.iter().enumerate() {
-            aggregate_into(self.tree, p, &[&self.state.average, br], &[1.0 - alpha, alpha], &mut next)?;
+            aggregate_into(
+                self.tree,
+                PlayerId(p),
+                &[&self.state.average, br],
+                &[1.0 - alpha, alpha],
+                &mut next,
+            )?;
         }
         let report = self.report(iteration, &next, PhaseTimes { oracle_s, ..PhaseTimes::default() })?;
         Ok((next, report))

@@ -1,7 +1,7 @@
 //! `metagame game-info --game SPEC [--json]`.
 
 use anyhow::Context;
-use metagame::games::{Game, GameTree, NodeKind, registry};
+use metagame::games::{Game, GameTree, NodeKind, PlayerId, registry};
 use serde_json::json;
 
 use super::outln;
@@ -19,9 +19,13 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let game = registry::load(&args.game)?;
     let tree = GameTree::build(&game).with_context(|| format!("building the tree of {}", args.game))?;
-    let infosets: Vec<usize> = (0..tree.num_players()).map(|p| tree.infosets_of(p).len()).collect();
+    let infosets: Vec<usize> = (0..tree.num_players()).map(|p| tree.infosets_of(PlayerId(p)).len()).collect();
     let sequences: Vec<usize> = (0..tree.num_players())
-        .map(|p| tree.infosets_of(p).map(|i| tree.legal_actions(metagame::games::InfosetId(i)).len()).sum())
+        .map(|p| {
+            tree.infosets_of(PlayerId(p))
+                .map(|i| tree.legal_actions(metagame::games::InfosetId(i)).len())
+                .sum()
+        })
         .collect();
     if args.json {
         super::print_json(&json!({

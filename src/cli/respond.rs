@@ -10,7 +10,7 @@ use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use metagame::LearnerSettings;
 use metagame::OracleName;
-use metagame::games::{GameTree, TabularPolicy, best_response, expected_returns, registry};
+use metagame::games::{GameTree, PlayerId, TabularPolicy, best_response, expected_returns, registry};
 use metagame::learners::{OpponentSampler, ValueTable};
 use serde_json::json;
 
@@ -101,7 +101,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
     let opponents = OpponentSampler::fixed(&against);
     let profile = vec![&against; n];
-    let (_, best_value) = best_response(&tree, args.seat, &profile)?;
+    let (_, best_value) = best_response(&tree, PlayerId(args.seat), &profile)?;
     let (lo, hi) = utility_range(&tree, args.seat);
     let range = (hi - lo).max(f64::MIN_POSITIVE);
 

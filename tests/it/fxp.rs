@@ -6,7 +6,7 @@ use std::path::Path;
 
 use metagame::ExperimentConfig;
 use metagame::games::{
-    GameTree, MatchEvaluator, MatchTotals, Matchup, TabularPolicy, best_response, registry,
+    GameTree, MatchEvaluator, MatchTotals, Matchup, PlayerId, TabularPolicy, best_response, registry,
 };
 use metagame::populations::meta::Nash;
 use metagame::populations::{
@@ -33,8 +33,12 @@ fn self_play(tree: &GameTree, iterations: usize) -> Vec<TabularPolicy> {
     let mut policy = TabularPolicy::uniform(tree);
     let mut out = Vec::new();
     for _ in 0..iterations {
-        let mut next = best_response(tree, 0, &[&policy, &policy]).unwrap().0;
-        next.copy_player_rows(tree, 1, &best_response(tree, 1, &[&policy, &policy]).unwrap().0);
+        let mut next = best_response(tree, PlayerId(0), &[&policy, &policy]).unwrap().0;
+        next.copy_player_rows(
+            tree,
+            PlayerId(1),
+            &best_response(tree, PlayerId(1), &[&policy, &policy]).unwrap().0,
+        );
         out.push(next.clone());
         policy = next;
     }

@@ -1,8 +1,8 @@
 //! Known values from REFERENCE.md §10 and tree counts from OpenSpiel (PEERS.md §1).
 
 use metagame::games::{
-    GameTree, NodeKind, TabularPolicy, aggregate, best_response, expected_returns, exploitability, nash_conv,
-    nash_conv_report, registry, testing,
+    GameTree, NodeKind, PlayerId, TabularPolicy, aggregate, best_response, expected_returns, exploitability,
+    nash_conv, nash_conv_report, registry, testing,
 };
 
 fn tree(spec: &str) -> GameTree {
@@ -29,7 +29,7 @@ fn tree_counts_equal_openspiel() {
         assert_eq!(t.count(NodeKind::Decision), decision, "{spec}");
         assert_eq!(t.count(NodeKind::Chance), chance, "{spec}");
         for p in 0..t.num_players() {
-            assert_eq!(t.infosets_of(p).len(), per_player, "{spec} player {p}");
+            assert_eq!(t.infosets_of(PlayerId(p)).len(), per_player, "{spec} player {p}");
         }
     }
 }
@@ -101,13 +101,13 @@ fn best_response_to_uniform_is_pure_and_achieves_its_value() {
     let t = tree("leduc_poker");
     let u = TabularPolicy::uniform(&t);
     for player in 0..2 {
-        let (br, value) = best_response(&t, player, &[&u, &u]).unwrap();
+        let (br, value) = best_response(&t, PlayerId(player), &[&u, &u]).unwrap();
         br.validate(&t).unwrap();
         let mut profile = vec![&u, &u];
         profile[player] = &br;
         let achieved = expected_returns(&t, &profile).unwrap()[player];
         assert!((achieved - value).abs() < 1e-12);
-        for i in t.infosets_of(player) {
+        for i in t.infosets_of(PlayerId(player)) {
             let row = br.row(metagame::games::InfosetId(i));
             assert!(row.contains(&1.0));
         }

@@ -278,7 +278,9 @@ mod run_folders {
     /// Player `p`'s rows of `member`'s policy as bits.
     fn rows(tree: &GameTree, state: &PsroState, p: usize, member: usize) -> Vec<u64> {
         let policy = &state.population.members(PlayerId(p))[member].policy;
-        tree.infosets_of(p).flat_map(|i| policy.row(InfosetId(i)).iter().map(|x| x.to_bits())).collect()
+        tree.infosets_of(PlayerId(p))
+            .flat_map(|i| policy.row(InfosetId(i)).iter().map(|x| x.to_bits()))
+            .collect()
     }
 
     fn saved_psro(dir: &Path) -> PsroState {

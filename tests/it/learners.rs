@@ -2,7 +2,9 @@
 //! Minimax Exploiter shaping, determinism across thread counts, bad input.
 
 use metagame::games::philox::{philox4x32_10, uniform_f64};
-use metagame::games::{GameTree, InfosetId, TabularPolicy, best_response, expected_returns, registry};
+use metagame::games::{
+    GameTree, InfosetId, PlayerId, TabularPolicy, best_response, expected_returns, registry,
+};
 use metagame::populations::Xfp;
 use metagame_learners::{
     ActorCritic, ActorCriticConfig, Error, Learner, MinimaxConfig, MinimaxExploiter, Opponent,
@@ -56,7 +58,7 @@ fn payoff_range(tree: &GameTree, seat: usize) -> f64 {
 /// `opponent` at every other seat.
 fn gap(tree: &GameTree, seat: usize, opponent: &TabularPolicy, learned: &TabularPolicy) -> f64 {
     let mut profile = vec![opponent; tree.num_players()];
-    let (_, best) = best_response(tree, seat, &profile).unwrap();
+    let (_, best) = best_response(tree, PlayerId(seat), &profile).unwrap();
     profile[seat] = learned;
     best - expected_returns(tree, &profile).unwrap()[seat]
 }
@@ -256,7 +258,7 @@ fn warm_start_begins_from_the_given_policy() {
     assert_eq!(q.policy(), first);
     let ac = ActorCritic::new(&tree, 1, 1, ActorCriticConfig::default(), Start::From(&first)).unwrap();
     let p = ac.policy();
-    for i in tree.infosets_of(1) {
+    for i in tree.infosets_of(PlayerId(1)) {
         let row = p.row(InfosetId(i));
         assert!(row[tree.legal_actions(InfosetId(i))[0].0] > 0.99, "{row:?}");
     }
@@ -449,7 +451,7 @@ fn minimax_study() {
             for (main_name, main) in psro_members(&tree, main_seat, iterations) {
                 let values = ValueTable::exact(&tree, main_seat, &[&main; 2]).unwrap();
                 let mut profile = vec![&main; 2];
-                let (_, best) = best_response(&tree, seat, &profile).unwrap();
+                let (_, best) = best_response(&tree, PlayerId(seat), &profile).unwrap();
                 let uniform = TabularPolicy::uniform(&tree);
                 profile[seat] = &uniform;
                 let start = expected_returns(&tree, &profile).unwrap()[seat];

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use metagame::games::{GameTree, InfosetId, TabularPolicy, nash_conv_report, registry};
+use metagame::games::{GameTree, InfosetId, PlayerId, TabularPolicy, nash_conv_report, registry};
 use serde_json::Value;
 
 fn fixtures() -> &'static Path {
@@ -27,7 +27,7 @@ fn information_state_strings_and_legal_actions_equal_openspiel() {
         assert_eq!(per_player.len(), t.num_players());
         for (p, infosets) in per_player.iter().enumerate() {
             let infosets = infosets.as_array().unwrap();
-            assert_eq!(infosets.len(), t.infosets_of(p).len(), "{spec} player {p}");
+            assert_eq!(infosets.len(), t.infosets_of(PlayerId(p)).len(), "{spec} player {p}");
             for info in infosets {
                 let key = info["key"].as_str().unwrap();
                 let id = t.infoset_by_key(key).unwrap_or_else(|| panic!("{spec}: no infoset {key:?}"));
