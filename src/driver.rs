@@ -474,7 +474,7 @@ impl<'a> Driver<'a> {
             checkpoint::write_atomic(&dir.join(META_GAME_FILE), nfg.as_bytes())?;
         }
         #[cfg(feature = "plots")]
-        crate::plots::write_run_figures(&report, meta_game.as_ref(), dir)?;
+        crate::plots::write_run_figures(&report, meta_game.as_ref(), lp.win_rate_table().as_deref(), dir)?;
         #[cfg(feature = "plots")]
         crate::report_html::write(&report, meta_game.as_ref(), lp.lineage_dot().as_deref(), dir)?;
         Ok(Some(report))

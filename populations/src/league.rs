@@ -778,6 +778,15 @@ impl TrainingLoop for League<'_> {
     fn stop_reason(&self) -> Option<StopReason> {
         None
     }
+    fn win_rate_table(&self) -> Option<Vec<Vec<Option<f64>>>> {
+        let w = &self.state.win_rates;
+        let n = self.state.members.len();
+        Some(
+            (0..n)
+                .map(|i| (0..n).map(|j| (w.games(i, j) > 0.0).then(|| w.win_rate(i, j))).collect())
+                .collect(),
+        )
+    }
     /// Members as nodes (learning agents as boxes, snapshots as ellipses with their round),
     /// snapshot edges (dashed) from each agent to its snapshots, and for each agent the
     /// opponents it trained against with the number of rounds; resets in the agents' labels.

@@ -64,6 +64,13 @@ pub trait TrainingLoop {
     fn lineage_dot(&self) -> Option<String> {
         None
     }
+
+    /// The final win-rate table among the population's members, for loops that keep one
+    /// (the league): entry `[i][j]` is how often member `i` beats member `j` (ties ½), `None`
+    /// for pairs that never played.
+    fn win_rate_table(&self) -> Option<Vec<Vec<Option<f64>>>> {
+        None
+    }
 }
 
 /// Limits every run has, whatever its loop: checked by [`run_loop`] before each step.
