@@ -20,6 +20,7 @@ mod psro;
 mod psro_long;
 mod ratings;
 mod readme;
+mod report_html_render;
 mod run_cli;
 mod solvers_exact;
 mod solvers_iterative;
