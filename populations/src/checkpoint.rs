@@ -148,7 +148,20 @@ pub fn load<T: DeserializeOwned>(path: &Path) -> Result<T> {
     }
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     file.take(MAX_CHECKPOINT_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
-    let stored: Stored<'_> = serde_json::from_slice(&bytes)
+    from_slice(path, &bytes)
+}
+
+/// Parse a checkpoint's bytes as [`load`] does after reading them, checking its format,
+/// version and checksum; `path` only names the checkpoint in errors. Reads no file.
+///
+/// # Errors
+///
+/// [`Error::CheckpointJson`] when it is not JSON or its payload does not fit `T`;
+/// [`Error::Checkpoint`] when it is not a checkpoint, is of another version or its payload
+/// does not match its checksum.
+pub fn from_slice<T: DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<T> {
+    let bad = |reason: String| Error::Checkpoint { path: path.into(), reason };
+    let stored: Stored<'_> = serde_json::from_slice(bytes)
         .map_err(|source| Error::CheckpointJson { path: path.into(), source })?;
     if stored.format.as_deref() != Some("metagame-checkpoint") {
         return Err(bad("not a metagame checkpoint".into()));

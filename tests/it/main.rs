@@ -3,6 +3,7 @@
 mod alpha_rank_large;
 mod cli;
 mod cli_behaviour;
+mod fuzz_regressions;
 mod fxp;
 mod games_known_values;
 mod hostile_input;
