@@ -129,6 +129,8 @@ pub struct DoubleOracleSection {
 pub struct LeagueSection {
     /// The league's settings.
     pub league: LeagueConfig,
+    /// The evaluator of the payoff table at evaluation points. Default `exact`.
+    pub evaluator: EvaluatorName,
     /// How long the run lasts (one iteration is one round).
     pub limits: RunLimits,
 }
@@ -145,6 +147,8 @@ impl LeagueSection {
         "league_exploiter_reset",
         "exploiter_alpha",
         "seed",
+        "eval_every",
+        "episodes_per_entry",
         "learner",
     ];
 }
@@ -311,7 +315,10 @@ impl ExperimentConfig {
             }
             Algorithm::Xfp => {}
             Algorithm::DoubleOracle => reads.extend(DoubleOracleConfigBuilder::FIELDS),
-            Algorithm::League => reads.extend(LeagueSection::FIELDS),
+            Algorithm::League => {
+                reads.extend(LeagueSection::FIELDS);
+                reads.push("evaluator");
+            }
             Algorithm::Fxp => reads.extend(FxpConfigBuilder::FIELDS),
         }
         reads.extend(RunLimitsBuilder::FIELDS);
@@ -328,7 +335,7 @@ impl ExperimentConfig {
                     }
                     Algorithm::Xfp => false,
                     Algorithm::DoubleOracle => DoubleOracleConfigBuilder::FIELDS.contains(&key.as_str()),
-                    Algorithm::League => LeagueSection::FIELDS.contains(&key.as_str()),
+                    Algorithm::League => LeagueSection::FIELDS.contains(&key.as_str()) || key == "evaluator",
                     Algorithm::Fxp => FxpConfigBuilder::FIELDS.contains(&key.as_str()),
                 })
                 .map(|a| a.as_str())
@@ -406,9 +413,10 @@ impl ExperimentConfig {
                 AlgorithmConfig::DoubleOracle(DoubleOracleSection { double_oracle, limits })
             }
             Algorithm::League => {
+                let evaluator: EvaluatorName = parse_name(&table, "evaluator")?.unwrap_or_default();
                 let league: LeagueConfig = group(&table, LeagueSection::FIELDS)?;
                 league.validate()?;
-                AlgorithmConfig::League(LeagueSection { league, limits })
+                AlgorithmConfig::League(LeagueSection { league, evaluator, limits })
             }
             Algorithm::Fxp => {
                 let fxp = group::<FxpConfigBuilder>(&table, FxpConfigBuilder::FIELDS)?.build()?;
@@ -509,6 +517,7 @@ impl From<ExperimentConfig> for Table {
                 s.limits
             }
             AlgorithmConfig::League(s) => {
+                t.insert("evaluator".into(), Value::String(s.evaluator.into()));
                 t.extend(table_of(s.league));
                 s.limits
             }

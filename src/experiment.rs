@@ -108,11 +108,15 @@ pub fn run_experiment_with(
             driver.run(xfp)
         }
         AlgorithmConfig::League(s) => {
+            let evaluator = match components.evaluator {
+                Some(e) => e,
+                None => s.evaluator.build()?,
+            };
             let league = match driver.saved_state()? {
                 Some(state) => League::resume(&tree, s.league.clone(), state)?,
                 None => League::new(&tree, s.league.clone())?,
             };
-            driver.run(league)
+            driver.run(league.with_evaluator(evaluator))
         }
         AlgorithmConfig::Fxp(s) => {
             let meta_solver = components.meta_solver.unwrap_or_else(|| Box::new(Nash));

@@ -28,13 +28,17 @@
 //! league_exploiter_reset = 0.25
 //! exploiter_alpha = 0.0             # > 0: Minimax main exploiters
 //! seed = 0
+//! eval_every = 10                   # rounds between evaluation points (0: none)
+//! episodes_per_entry = 1000         # sampled evaluators only
 //! [learner]                         # Q-learning settings (episodes_per_response unused)
 //! ```
 
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use metagame_games::{GameTree, NodeKind, PlayerId, TabularPolicy, reach_probabilities};
+use metagame_games::{
+    ExactEvaluator, GameTree, MatchEvaluator, Matchup, NodeKind, PlayerId, TabularPolicy, reach_probabilities,
+};
 use metagame_learners::{
     Learner, MinimaxConfig, MinimaxShaping, OpponentSampler, QLearner, QLearnerState, QLearningConfig,
     ShapedLearner, Start, ValueTable,
@@ -44,7 +48,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::matchmaking::{MatchmakingRng, PfspWeighting};
-use crate::rating::{Elo, EloConfig, MatchResult, OnlineRating, Rating};
+use crate::rating::{BatchElo, BatchEloConfig, Elo, EloConfig, MatchResult, OnlineRating, Rating};
 use crate::report::{IterationReport, PhaseTimes, StopReason};
 use crate::training_loop::TrainingLoop;
 use crate::win_rates::{WinRates, WinRatesConfig};
@@ -103,6 +107,13 @@ pub struct LeagueConfig {
     pub exploiter_alpha: f64,
     /// Seed of every random draw. Default 0.
     pub seed: u64,
+    /// Rounds between evaluation points, where the payoff table among all members is filled
+    /// through the match evaluator (only entries that are missing or involve a learning
+    /// agent) and batch Elo is refitted on it; 0 turns them off. Default 10.
+    pub eval_every: usize,
+    /// Episodes per payoff entry when the evaluator samples (exact evaluators ignore it).
+    /// Default 1000.
+    pub episodes_per_entry: u64,
     /// The learners' settings.
     pub learner: QLearningConfig,
 }
@@ -120,6 +131,8 @@ impl Default for LeagueConfig {
             league_exploiter_reset: 0.25,
             exploiter_alpha: 0.0,
             seed: 0,
+            eval_every: 10,
+            episodes_per_entry: 1000,
             learner: QLearningConfig::default(),
         }
     }
@@ -140,6 +153,9 @@ impl LeagueConfig {
             return bad(
                 "main_agents + main_exploiters + league_exploiters: at most 64 learning agents".into()
             );
+        }
+        if self.episodes_per_entry == 0 {
+            return bad("episodes_per_entry: must be at least 1".into());
         }
         if self.episodes_per_round < 2 {
             return bad(format!("episodes_per_round: {} is below 2 (one per seat)", self.episodes_per_round));
@@ -198,6 +214,10 @@ pub struct LeagueState {
     elo: Elo,
     matches_by_role: BTreeMap<Role, u64>,
     reports: Vec<IterationReport>,
+    /// Mean payoff of member `i` against member `j` (both seats averaged) from the last
+    /// evaluation point; `None` where not evaluated since the members last changed.
+    #[serde(default)]
+    payoffs: Vec<Vec<Option<f64>>>,
 }
 
 impl LeagueState {
@@ -253,6 +273,8 @@ struct RoundEvents {
     matches: Vec<LeagueMatch>,
     snapshots: Vec<usize>,
     resets: Vec<usize>,
+    batch_elo: Vec<f64>,
+    evaluated_entries: usize,
 }
 
 /// The per-round part of a league's report.
@@ -278,6 +300,14 @@ pub struct LeagueReport {
     pub snapshots: Vec<usize>,
     /// Learning agents that reset to fresh learners this round.
     pub resets: Vec<usize>,
+    /// At evaluation points: batch Elo per member, fitted on the payoff table (payoffs
+    /// mapped to scores in [0, 1] over the game's utility range); empty between them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub batch_elo: Vec<f64>,
+    /// At evaluation points: the payoff entries (ordered pairs of members) the evaluator
+    /// filled this time; 0 between them.
+    #[serde(default)]
+    pub evaluated_entries: usize,
 }
 
 /// An AlphaStar league on a 2-player game's tree.
@@ -286,6 +316,7 @@ pub struct League<'t> {
     config: LeagueConfig,
     state: LeagueState,
     learners: Vec<[QLearner; 2]>,
+    evaluator: Box<dyn MatchEvaluator>,
     started: Instant,
     elapsed_before: f64,
 }
@@ -383,8 +414,17 @@ impl<'t> League<'t> {
             win_rates,
             matches_by_role: BTreeMap::new(),
             reports: Vec::new(),
+            payoffs: Vec::new(),
         };
-        let mut league = Self { tree, config, state, learners, started: Instant::now(), elapsed_before: 0.0 };
+        let mut league = Self {
+            tree,
+            config,
+            state,
+            learners,
+            evaluator: Box::new(ExactEvaluator),
+            started: Instant::now(),
+            elapsed_before: 0.0,
+        };
         let report = league.report(0, 0, PhaseTimes::default(), RoundEvents::default())?;
         league.state.reports.push(report);
         Ok(league)
@@ -414,7 +454,15 @@ impl<'t> League<'t> {
             })
             .collect::<Result<Vec<_>>>()?;
         let elapsed_before = state.reports.last().map_or(0.0, |r| r.elapsed_s);
-        Ok(Self { tree, config, state, learners, started: Instant::now(), elapsed_before })
+        Ok(Self {
+            tree,
+            config,
+            state,
+            learners,
+            evaluator: Box::new(ExactEvaluator),
+            started: Instant::now(),
+            elapsed_before,
+        })
     }
 
     /// The state (what a checkpoint saves).
@@ -646,11 +694,22 @@ impl<'t> League<'t> {
             agent.learners = pair.iter().map(QLearner::save).collect();
         }
         state.elo = elo;
-        let times = PhaseTimes { oracle_s, ..PhaseTimes::default() };
+        let mut times = PhaseTimes { oracle_s, ..PhaseTimes::default() };
+        let mut events = RoundEvents { matches, snapshots, resets, ..RoundEvents::default() };
+        if self.config.eval_every > 0 && round.is_multiple_of(self.config.eval_every) {
+            let t = Instant::now();
+            let current: Vec<TabularPolicy> = learners.iter().map(|pair| combined(tree, pair)).collect();
+            let (entries, batch_elo) = self
+                .evaluate(&mut state, &current, round)
+                .map_err(|e| Error::AtIteration { iteration: round, source: Box::new(e) })?;
+            events.evaluated_entries = entries;
+            events.batch_elo = batch_elo;
+            times.evaluation_s = t.elapsed().as_secs_f64();
+        }
         let old_learners = std::mem::replace(&mut self.learners, learners);
         let old_state = std::mem::replace(&mut self.state, state);
         let episodes = self.config.episodes_per_round * self.learners.len() as u64;
-        match self.report(round, episodes, times, RoundEvents { matches, snapshots, resets }) {
+        match self.report(round, episodes, times, events) {
             Ok(report) => {
                 self.state.reports.push(report);
                 // INVARIANT: just pushed.
@@ -662,6 +721,71 @@ impl<'t> League<'t> {
                 Err(Error::AtIteration { iteration: round, source: Box::new(e) })
             }
         }
+    }
+
+    /// The same league with payoff entries evaluated by `evaluator` (default: exact).
+    pub fn with_evaluator(mut self, evaluator: Box<dyn MatchEvaluator>) -> Self {
+        self.evaluator = evaluator;
+        self
+    }
+
+    /// An evaluation point on `state`: fill the payoff table among all members through the
+    /// evaluator (entries never evaluated, and every entry of a learning agent, whose policy
+    /// has changed; `current` holds the learning agents' policies), then fit batch Elo on it.
+    /// Returns the ordered entries evaluated and the batch-Elo ratings.
+    fn evaluate(
+        &self,
+        state: &mut LeagueState,
+        current: &[TabularPolicy],
+        round: usize,
+    ) -> Result<(usize, Vec<f64>)> {
+        let n = state.members.len();
+        state.payoffs.resize(n, Vec::new());
+        for row in &mut state.payoffs {
+            row.resize(n, None);
+        }
+        for m in (0..n).filter(|&m| state.members[m].snapped_at.is_none()) {
+            for k in 0..n {
+                state.payoffs[m][k] = None;
+                state.payoffs[k][m] = None;
+            }
+        }
+        let policies: Vec<&TabularPolicy> =
+            state.members.iter().map(|m| m.policy.as_ref().unwrap_or(&current[m.agent])).collect();
+        let pairs: Vec<(usize, usize)> = (0..n)
+            .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+            .filter(|&(i, j)| state.payoffs[i][j].is_none())
+            .collect();
+        if !pairs.is_empty() {
+            let matchups: Vec<Matchup> = pairs
+                .iter()
+                .flat_map(|&(i, j)| [Matchup { seats: vec![i, j] }, Matchup { seats: vec![j, i] }])
+                .collect();
+            let seed = self.config.seed ^ (round as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            let totals = self.evaluator.evaluate(
+                self.tree,
+                &policies,
+                &matchups,
+                self.config.episodes_per_entry,
+                seed,
+            )?;
+            for (k, &(i, j)) in pairs.iter().enumerate() {
+                let (a, b) = (totals[2 * k].mean(), totals[2 * k + 1].mean());
+                state.payoffs[i][j] = Some(0.5 * (a[0] + b[1]));
+                state.payoffs[j][i] = Some(0.5 * (a[1] + b[0]));
+            }
+        }
+        // Payoffs as scores in [0, 1] over the game's utility range, one "game" per pair.
+        let range = utility_range(self.tree);
+        let mut wins = ndarray::Array2::<f64>::zeros((n, n));
+        for i in 0..n {
+            for j in (0..n).filter(|&j| j != i) {
+                let x = state.payoffs[i][j].unwrap_or(0.0);
+                wins[[i, j]] = ((x - range.0) / (range.1 - range.0).max(f64::MIN_POSITIVE)).clamp(0.0, 1.0);
+            }
+        }
+        let batch = BatchElo::fit(&BatchEloConfig::default(), wins.view(), None)?;
+        Ok((2 * pairs.len(), batch.ratings().to_vec()))
     }
 
     fn report(
@@ -715,6 +839,8 @@ impl<'t> League<'t> {
             matches: events.matches,
             snapshots: events.snapshots,
             resets: events.resets,
+            batch_elo: events.batch_elo,
+            evaluated_entries: events.evaluated_entries,
         });
         Ok(report)
     }
@@ -738,6 +864,14 @@ fn fresh_learners(
         .map_err(Error::Learner)
     };
     Ok([make(0)?, make(1)?])
+}
+
+/// The smallest and largest terminal utility of any player.
+fn utility_range(tree: &GameTree) -> (f64, f64) {
+    (0..tree.num_nodes())
+        .filter(|&node| tree.node_kind(node) == NodeKind::Terminal)
+        .flat_map(|node| tree.terminal_utilities(node).iter().copied())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), u| (lo.min(u), hi.max(u)))
 }
 
 /// One policy from a pair of seat learners.

@@ -225,3 +225,71 @@ fn rating_calibration_on_held_out_league_matches() {
     // The league's results are predictable: batch Elo beats the constant ½ predictor.
     assert!(scores[1].1 < scores[3].1, "{scores:?}");
 }
+
+/// An evaluator that counts the matchups it is asked for, then evaluates exactly.
+struct Counting(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl metagame::games::MatchEvaluator for Counting {
+    fn name(&self) -> &'static str {
+        "counting"
+    }
+    fn evaluate(
+        &self,
+        tree: &GameTree,
+        policies: &[&metagame::games::TabularPolicy],
+        matchups: &[metagame::games::Matchup],
+        episodes: u64,
+        seed: u64,
+    ) -> metagame::games::Result<Vec<metagame::games::MatchTotals>> {
+        self.0.fetch_add(matchups.len(), std::sync::atomic::Ordering::SeqCst);
+        metagame::games::ExactEvaluator.evaluate(tree, policies, matchups, episodes, seed)
+    }
+}
+
+#[test]
+fn evaluation_points_fill_only_missing_entries_through_the_evaluator_and_refit_batch_elo() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let tree = tree("kuhn_poker");
+    let mut config = small(4);
+    config.eval_every = 3;
+    let calls = Arc::new(AtomicUsize::new(0));
+    let mut league = League::new(&tree, config).unwrap().with_evaluator(Box::new(Counting(calls.clone())));
+    let mut members_at_last_eval = 0;
+    for round in 1..=9 {
+        let r = league.step().unwrap().clone();
+        let l = r.league.as_ref().unwrap();
+        if round % 3 != 0 {
+            assert!(l.batch_elo.is_empty() && l.evaluated_entries == 0, "round {round}");
+            continue;
+        }
+        let n = l.members;
+        assert_eq!(l.batch_elo.len(), n, "round {round}");
+        assert!(l.batch_elo.iter().all(|e| e.is_finite()));
+        // Ordered entries: every pair with a learning agent (3 agents) or a member new
+        // since the last evaluation point, both seat orders.
+        let learning = 3;
+        let old = members_at_last_eval.max(learning);
+        let expected: usize = (0..n)
+            .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+            .filter(|&(i, j)| i < learning || j < learning || i >= old || j >= old)
+            .count()
+            * 2;
+        assert_eq!(l.evaluated_entries, expected, "round {round}: {n} members");
+        members_at_last_eval = n;
+    }
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        league.reports().iter().map(|r| r.league.as_ref().unwrap().evaluated_entries).sum::<usize>()
+    );
+    // With at least one snapshot, the evaluator was spared the frozen pairs.
+    let total_pairs: usize = league
+        .reports()
+        .iter()
+        .filter_map(|r| {
+            let l = r.league.as_ref().unwrap();
+            (!l.batch_elo.is_empty()).then(|| l.members * (l.members - 1))
+        })
+        .sum();
+    assert!(calls.load(Ordering::SeqCst) < total_pairs);
+}
