@@ -37,7 +37,7 @@ pub(crate) const NO_PARENT: u32 = u32::MAX;
 /// # Examples
 ///
 /// ```
-/// use metagame_games::{registry, GameTree};
+/// use metagame_games::{registry, GameTree, PlayerId};
 /// let tree = GameTree::build(&registry::load("kuhn_poker")?)?;
 /// assert_eq!(tree.num_nodes(), 58);
 /// assert_eq!(tree.infosets_of(PlayerId(0)).len(), 6);

@@ -21,14 +21,14 @@
 //! # Example
 //!
 //! ```
-//! use metagame_games::{best_response, expected_returns, registry, GameTree, TabularPolicy};
+//! use metagame_games::{best_response, expected_returns, registry, GameTree, PlayerId, TabularPolicy};
 //! use metagame_learners::{ActorCritic, ActorCriticConfig, Learner, OpponentSampler, Start};
 //!
 //! let tree = GameTree::build(&registry::load("kuhn_poker")?)?;
 //! let uniform = TabularPolicy::uniform(&tree);
 //! let mut learner = ActorCritic::new(&tree, 1, 3, ActorCriticConfig::default(), Start::Fresh)?;
 //! learner.train(&tree, &OpponentSampler::fixed(&uniform), 50_000)?;
-//! let (_, best) = best_response(&tree, 1, &[&uniform, &uniform])?;
+//! let (_, best) = best_response(&tree, PlayerId(1), &[&uniform, &uniform])?;
 //! let learned = expected_returns(&tree, &[&uniform, &learner.policy()])?[1];
 //! assert!(best - learned < 0.04);
 //! # Ok::<(), Box<dyn std::error::Error>>(())

@@ -162,14 +162,14 @@ fn greedy_row(q: &[f64], mass: f64, out: &mut [f64]) {
 /// # Examples
 ///
 /// ```
-/// use metagame_games::{best_response, expected_returns, registry, GameTree, TabularPolicy};
+/// use metagame_games::{best_response, expected_returns, registry, GameTree, PlayerId, TabularPolicy};
 /// use metagame_learners::{Learner, OpponentSampler, QLearner, QLearningConfig, Start};
 ///
 /// let tree = GameTree::build(&registry::load("kuhn_poker")?)?;
 /// let uniform = TabularPolicy::uniform(&tree);
 /// let mut learner = QLearner::new(&tree, 0, 7, QLearningConfig::default(), Start::Fresh)?;
 /// learner.train(&tree, &OpponentSampler::fixed(&uniform), 50_000)?;
-/// let (_, best) = best_response(&tree, 0, &[&uniform, &uniform])?;
+/// let (_, best) = best_response(&tree, PlayerId(0), &[&uniform, &uniform])?;
 /// let learned = expected_returns(&tree, &[&learner.policy(), &uniform])?[0];
 /// assert!(best - learned < 0.04); // 1% of Kuhn's payoff range
 /// # Ok::<(), Box<dyn std::error::Error>>(())
