@@ -464,6 +464,20 @@ impl GameTree {
     pub fn chance_prob(&self, node: usize) -> f64 {
         self.chance_prob[node]
     }
+    /// The smallest and largest terminal utility of `player` (`(inf, -inf)` for a player the
+    /// game lacks or a tree without terminals).
+    pub fn utility_range(&self, player: PlayerId) -> (f64, f64) {
+        let empty = (f64::INFINITY, f64::NEG_INFINITY);
+        if player.0 >= self.num_players {
+            return empty;
+        }
+        // One block of `num_players` utilities per terminal.
+        self.utilities
+            .iter()
+            .skip(player.0)
+            .step_by(self.num_players)
+            .fold(empty, |(lo, hi), &u| (lo.min(u), hi.max(u)))
+    }
     /// Utilities at a terminal node.
     pub fn terminal_utilities(&self, node: usize) -> &[f64] {
         let t = self.slot[node] as usize;
@@ -477,6 +491,21 @@ impl GameTree {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn utility_range_is_the_range_over_terminal_nodes() {
+        for spec in ["kuhn_poker", "leduc_poker", "kuhn_poker(players=3)"] {
+            let tree = GameTree::build(&crate::registry::load(spec).unwrap()).unwrap();
+            for p in 0..tree.num_players() {
+                let walked = (0..tree.num_nodes())
+                    .filter(|&n| tree.node_kind(n) == NodeKind::Terminal)
+                    .map(|n| tree.terminal_utilities(n)[p])
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), u| (lo.min(u), hi.max(u)));
+                assert_eq!(tree.utility_range(PlayerId(p)), walked, "{spec} player {p}");
+            }
+            assert_eq!(tree.utility_range(PlayerId(9)), (f64::INFINITY, f64::NEG_INFINITY));
+        }
+    }
     use super::*;
     use crate::registry;
 

@@ -1,6 +1,6 @@
 //! The Minimax Exploiter: a learner whose reward is shaped by a frozen main agent's values.
 
-use metagame_games::{GameTree, InfosetId, TabularPolicy};
+use metagame_games::{GameTree, InfosetId, PlayerId, TabularPolicy};
 use serde::{Deserialize, Serialize};
 
 use crate::episodes::{Layout, NONE, OpponentSampler, Step};
@@ -145,16 +145,7 @@ impl MinimaxShaping {
 }
 
 fn min_utility(tree: &GameTree, seat: usize) -> f64 {
-    let mut min = f64::INFINITY;
-    let mut stack = vec![0usize];
-    while let Some(node) = stack.pop() {
-        let children = tree.children(node);
-        if children.is_empty() {
-            min = min.min(tree.terminal_utilities(node)[seat]);
-        }
-        stack.extend(children);
-    }
-    min
+    tree.utility_range(PlayerId(seat)).0
 }
 
 /// A learner trained with the Minimax Exploiter's shaped reward ([`MinimaxShaping`])

@@ -321,14 +321,11 @@ pub struct League<'t> {
     elapsed_before: f64,
 }
 
-/// Uniform draw number `purpose` of learning agent `agent` in `round` (Philox, keyed).
-fn draw(seed: u64, round: usize, agent: usize, purpose: u32) -> f64 {
+/// The uniform draws of learning agent `agent` in `round` (Philox, keyed), by purpose:
+/// 0 the main agent's branch, 1 the main agent chosen, 2 the PFSP draw, 3 the reset.
+fn draws(seed: u64, round: usize, agent: usize) -> [f64; 4] {
     let mut rng = MatchmakingRng::new(seed, round as u64, agent as u32);
-    let mut u = rng.next_uniform();
-    for _ in 0..purpose {
-        u = rng.next_uniform();
-    }
-    u
+    std::array::from_fn(|_| rng.next_uniform())
 }
 
 fn learner_seed(seed: u64, agent: usize, seat: usize, generation: u64) -> u64 {
@@ -512,7 +509,8 @@ impl<'t> League<'t> {
     fn choose_opponent(&self, agent: usize) -> (usize, Branch) {
         let (seed, round) = (self.config.seed, self.state.round);
         let me = self.state.agents[agent].member;
-        let u = |purpose| draw(seed, round, agent, purpose);
+        let draws = draws(seed, round, agent);
+        let u = |purpose: usize| draws[purpose];
         let wr = |other| self.state.win_rates.win_rate(me, other);
         let mains = self.main_agent_members();
         let random_main = mains[((u(1) * mains.len() as f64) as usize).min(mains.len() - 1)];
@@ -631,11 +629,7 @@ impl<'t> League<'t> {
         let mut matches = Vec::with_capacity(opponents.len());
         for (a, &opp) in opponents.iter().enumerate() {
             let me = state.agents[a].member;
-            let opp_policy = match &state.members[opp].policy {
-                Some(p) => p.clone(),
-                None => current[state.members[opp].agent].clone(),
-            };
-            let s = score(tree, &new_policies[a], &opp_policy)
+            let s = score(tree, &new_policies[a], opponent_policies[a])
                 .map_err(|e| Error::AtIteration { iteration: round, source: Box::new(e) })?;
             // INVARIANT: a probability clamped to [0, 1].
             let result = MatchResult::new(me, opp, s.clamp(0.0, 1.0)).expect("a score in [0, 1]");
@@ -680,7 +674,7 @@ impl<'t> League<'t> {
                 Role::MainAgent => false,
                 Role::MainExploiter => true,
                 Role::LeagueExploiter => {
-                    draw(self.config.seed, round, a, 3) < self.config.league_exploiter_reset
+                    draws(self.config.seed, round, a)[3] < self.config.league_exploiter_reset
                 }
             };
             if reset {
@@ -776,7 +770,9 @@ impl<'t> League<'t> {
             }
         }
         // Payoffs as scores in [0, 1] over the game's utility range, one "game" per pair.
-        let range = utility_range(self.tree);
+        let range = (0..self.tree.num_players())
+            .map(|p| self.tree.utility_range(PlayerId(p)))
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (l, h)| (lo.min(l), hi.max(h)));
         let mut wins = ndarray::Array2::<f64>::zeros((n, n));
         for i in 0..n {
             for j in (0..n).filter(|&j| j != i) {
@@ -864,14 +860,6 @@ fn fresh_learners(
         .map_err(Error::Learner)
     };
     Ok([make(0)?, make(1)?])
-}
-
-/// The smallest and largest terminal utility of any player.
-fn utility_range(tree: &GameTree) -> (f64, f64) {
-    (0..tree.num_nodes())
-        .filter(|&node| tree.node_kind(node) == NodeKind::Terminal)
-        .flat_map(|node| tree.terminal_utilities(node).iter().copied())
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), u| (lo.min(u), hi.max(u)))
 }
 
 /// One policy from a pair of seat learners.

@@ -212,11 +212,14 @@ impl Oracle for TrainedResponse {
         let started = Instant::now();
         let (learner, episodes) = self.train(request).map_err(learner_error)?;
         let values = learner.values();
-        let seat = request.player.0;
-        if self.values_by_seat.len() <= seat {
-            self.values_by_seat.resize(seat + 1, None);
+        // Only `minimax-q` against the other seat's responses reads them back.
+        if matches!(self.method, Method::MinimaxQ(_, MainAgent::LastResponse)) {
+            let seat = request.player.0;
+            if self.values_by_seat.len() <= seat {
+                self.values_by_seat.resize(seat + 1, None);
+            }
+            self.values_by_seat[seat] = Some(values.clone());
         }
-        self.values_by_seat[seat] = Some(values.clone());
         self.last_values = Some(values);
         Ok(Response::new(
             learner.policy(),

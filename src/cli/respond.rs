@@ -102,7 +102,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let opponents = OpponentSampler::fixed(&against);
     let profile = vec![&against; n];
     let (_, best_value) = best_response(&tree, PlayerId(args.seat), &profile)?;
-    let (lo, hi) = utility_range(&tree, args.seat);
+    let (lo, hi) = tree.utility_range(PlayerId(args.seat));
     let range = (hi - lo).max(f64::MIN_POSITIVE);
 
     let bar = (!args.json && std::io::stderr().is_terminal()).then(|| {
@@ -199,12 +199,4 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// The smallest and largest terminal utility of `seat`.
-fn utility_range(tree: &GameTree, seat: usize) -> (f64, f64) {
-    (0..tree.num_nodes())
-        .filter(|&node| tree.node_kind(node) == metagame::games::NodeKind::Terminal)
-        .map(|node| tree.terminal_utilities(node)[seat])
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), u| (lo.min(u), hi.max(u)))
 }
