@@ -309,10 +309,9 @@ mod run_folders {
             "game = \"matrix_rps\"\nalgorithm = \"psro\"\nmeta_solver = \"uniform\"\nrectified = true\nconvergence_tolerance = 0\nmax_iterations = 10\n",
         );
         let run = dir.join("run");
-        let started = Instant::now();
+        // Bounded by the memory cap of `capped` and the member count below, not by wall time.
         let out = capped(&["run", &cfg, "--out", path(&run), "--json"]);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
         let tree = GameTree::build(&registry::load("matrix_rps").unwrap()).unwrap();
         let state = saved_psro(&run);
         assert_distinct(&tree, &state);
