@@ -25,42 +25,33 @@
 //! ```
 
 pub mod checkpoint;
-mod double_oracle;
 mod error;
-mod fxp;
-mod league;
-pub mod matchmaking;
+pub mod loops;
 pub mod meta;
 mod nash;
 mod oracle;
 mod payoff_table;
 mod population;
-mod psro;
-pub mod rating;
 mod report;
 mod settings;
 mod trained_response;
 mod training_loop;
-mod win_rates;
-mod xfp;
 
-pub use double_oracle::{
+pub use error::{Error, Result};
+pub use loops::double_oracle::{
     DoubleOracle, DoubleOracleConfig, DoubleOracleConfigBuilder, DoubleOracleResult, DoubleOracleState,
     double_oracle,
 };
-pub use error::{Error, Result};
-pub use fxp::{Fxp, FxpConfig, FxpConfigBuilder, FxpMember, FxpReport, FxpRole, FxpState};
-pub use league::{League, LeagueConfig, LeagueMember, LeagueReport, LeagueState, Role};
-pub use matchmaking::{Matchmaker, MatchmakingConfig};
-pub use oracle::{
-    Budget, ExactBestResponse, Oracle, Response, ResponseRequest, TrainingStats, WeightedMember,
-};
+pub use loops::fxp::{Fxp, FxpConfig, FxpConfigBuilder, FxpMember, FxpReport, FxpRole, FxpState};
+pub use loops::league::matchmaking::{self, Matchmaker, MatchmakingConfig};
+pub use loops::league::rating::{self, OnlineRating, Rating};
+pub use loops::league::win_rates::{WinRates, WinRatesConfig, WinRatesConfigBuilder};
+pub use loops::league::{League, LeagueConfig, LeagueMember, LeagueReport, LeagueState, Role, RoleMatchmaking};
+pub use loops::psro::{Psro, PsroConfig, PsroConfigBuilder, PsroState};
+pub use loops::xfp::{Xfp, XfpState};
+pub use oracle::{Budget, ExactBestResponse, Oracle, Response, ResponseRequest, TrainingStats, response_gap};
 pub use payoff_table::{Entry, PayoffTable};
-pub use population::{Member, PolicyId, Population, Provenance, Reuse};
-pub use psro::{Psro, PsroConfig, PsroConfigBuilder, PsroState};
-pub use rating::{OnlineRating, Rating};
-pub use report::{IterationReport, MetaGameReport, Observer, PhaseTimes, StopReason};
+pub use population::{Member, PolicyId, Population, Provenance, Reuse, WeightedMember};
+pub use report::{Details, IterationReport, MetaGameReport, Observer, PhaseTimes, StopReason};
 pub use trained_response::{MinimaxQConfig, TrainedResponse};
 pub use training_loop::{RunLimits, RunLimitsBuilder, TrainingLoop, run_loop, run_loop_with};
-pub use win_rates::{WinRates, WinRatesConfig, WinRatesConfigBuilder};
-pub use xfp::{Xfp, XfpState};

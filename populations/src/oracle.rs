@@ -4,10 +4,10 @@
 
 use std::time::Instant;
 
-use metagame_games::{GameTree, PlayerId, TabularPolicy, TieBreak, best_response_with};
+use metagame_games::{GameTree, PlayerId, TabularPolicy, TieBreak, best_response, best_response_with, expected_returns};
 
 use crate::error::Result;
-use crate::population::PolicyId;
+use crate::population::WeightedMember;
 
 /// How much training a response may use.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -18,27 +18,6 @@ pub enum Budget {
     Unlimited,
     /// At most this many sampled episodes.
     Episodes(u64),
-}
-
-/// One opponent member a response is asked to answer, with its meta-probability.
-#[derive(Clone, Copy, Debug)]
-#[non_exhaustive]
-pub struct WeightedMember<'a> {
-    /// The seat it plays.
-    pub player: PlayerId,
-    /// Its id in the population.
-    pub id: PolicyId,
-    /// Its policy (its `player` rows are the ones that matter).
-    pub policy: &'a TabularPolicy,
-    /// Its probability in the mixture to answer (> 0).
-    pub weight: f64,
-}
-
-impl<'a> WeightedMember<'a> {
-    /// An opponent member with its weight.
-    pub fn new(player: PlayerId, id: PolicyId, policy: &'a TabularPolicy, weight: f64) -> Self {
-        Self { player, id, policy, weight }
-    }
 }
 
 /// What an oracle is asked: a response for `player` against `opponents`.
@@ -171,4 +150,30 @@ impl Oracle for ExactBestResponse {
             best_response_with(request.tree, PlayerId(request.player.0), &profile, self.tie_break)?;
         Ok(Response::new(policy, TrainingStats { episodes: 0, seconds: start.elapsed().as_secs_f64() }))
     }
+}
+
+/// How far `response` falls short of the exact best response for `player` against
+/// `profile` (the aggregate of the opponents it answered, at every seat): the best
+/// response's value minus the response's own. 0 for exact oracles (`exact`), whose answers
+/// are best responses by construction.
+///
+/// # Errors
+///
+/// Policies that do not fit the tree.
+pub fn response_gap(
+    tree: &GameTree,
+    player: PlayerId,
+    profile: &TabularPolicy,
+    response: &TabularPolicy,
+    exact: bool,
+) -> Result<f64> {
+    if exact {
+        return Ok(0.0);
+    }
+    let mut seats = vec![profile; tree.num_players()];
+    let (_, best) = best_response(tree, player, &seats)?;
+    seats[player.0] = response;
+    let value = expected_returns(tree, &seats)?[player.0];
+    // A learned response can only tie the best response; clamp rounding below 0.
+    Ok((best - value).max(0.0))
 }

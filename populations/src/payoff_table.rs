@@ -1,6 +1,6 @@
 //! `PayoffTable`: the empirical meta-game, grown by rows and columns as members arrive.
 
-use metagame_games::{MatchTotals, NormalFormGame, PlayerId};
+use metagame_games::{GameTree, MatchEvaluator, MatchTotals, Matchup, NormalFormGame, PlayerId, TabularPolicy};
 use ndarray::{ArrayD, IxDyn};
 use serde::{Deserialize, Serialize};
 
@@ -132,6 +132,42 @@ impl PayoffTable {
         assert!(profile.len() == self.shape.len() && profile.iter().zip(&self.shape).all(|(i, s)| i < s));
         let flat = self.flat(profile);
         self.entries[flat] = Some(entry);
+    }
+
+    /// Evaluate every missing entry through `evaluator` and set it: player `p`'s member `k`
+    /// is `policies[offsets[p] + k]` (offsets of 0 for every seat when the seats share one
+    /// list of members). Returns the entries filled and the episodes the evaluator sampled
+    /// (0 for exact entries).
+    ///
+    /// # Errors
+    ///
+    /// The evaluator's errors; the table is then unchanged.
+    pub fn fill_missing(
+        &mut self,
+        tree: &GameTree,
+        evaluator: &dyn MatchEvaluator,
+        policies: &[&TabularPolicy],
+        offsets: &[usize],
+        episodes_per_entry: u64,
+        seed: u64,
+    ) -> Result<(usize, u64)> {
+        let missing = self.missing();
+        if missing.is_empty() {
+            return Ok((0, 0));
+        }
+        let matchups: Vec<Matchup> = missing
+            .iter()
+            .map(|profile| Matchup { seats: profile.iter().zip(offsets).map(|(&k, &o)| o + k).collect() })
+            .collect();
+        let totals = evaluator.evaluate(tree, policies, &matchups, episodes_per_entry, seed)?;
+        let mut episodes = 0;
+        for (profile, total) in missing.iter().zip(&totals) {
+            if !total.exact {
+                episodes += total.episodes;
+            }
+            self.set(profile, Entry::from(total));
+        }
+        Ok((missing.len(), episodes))
     }
 
     /// The table as a meta-game of means.

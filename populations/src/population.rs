@@ -7,7 +7,27 @@ use metagame_games::{PlayerId, TabularPolicy};
 use petgraph::graph::{DiGraph, NodeIndex};
 use serde::{Deserialize, Serialize};
 
-use crate::oracle::WeightedMember;
+
+/// One opponent member a response is asked to answer, with its meta-probability.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct WeightedMember<'a> {
+    /// The seat it plays.
+    pub player: PlayerId,
+    /// Its id in the population.
+    pub id: PolicyId,
+    /// Its policy (its `player` rows are the ones that matter).
+    pub policy: &'a TabularPolicy,
+    /// Its probability in the mixture to answer (> 0).
+    pub weight: f64,
+}
+
+impl<'a> WeightedMember<'a> {
+    /// An opponent member with its weight.
+    pub fn new(player: PlayerId, id: PolicyId, policy: &'a TabularPolicy, weight: f64) -> Self {
+        Self { player, id, policy, weight }
+    }
+}
 
 /// A member's id, unique across all players of a population and stable across checkpoints:
 /// the one id of a member (a member's index in its player's list is only a payoff-table axis

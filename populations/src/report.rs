@@ -2,13 +2,15 @@
 //! iteration, and how the outside stops it.
 //!
 //! A report has a common core that every loop fills (iteration, population sizes, exact
-//! NashConv, episodes, times) and an optional [`MetaGameReport`] that only loops with an
-//! empirical meta-game fill (PSRO, Double Oracle): a loop without one does not invent its
-//! certificate.
+//! NashConv, episodes, times), an optional [`MetaGameReport`] that only loops with an
+//! empirical meta-game fill (PSRO, Double Oracle, FXP): a loop without one does not invent
+//! its certificate; and the loop's own part ([`Details`]): a value of the loop's own type,
+//! stored as its serde fields, so this module names no loop.
 
 use std::ops::ControlFlow;
 
 use metagame_solvers::Status;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 /// Seconds spent in each phase of one iteration.
@@ -83,12 +85,46 @@ pub struct IterationReport {
     /// The meta-solve, for loops with an empirical meta-game.
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub meta_game: Option<MetaGameReport>,
-    /// The league's part (main agents' NashConv, ratings, matches), for leagues.
-    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
-    pub league: Option<crate::league::LeagueReport>,
-    /// Fictitious Cross-Play's part (the main policy's NashConv), for FXP.
-    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
-    pub fxp: Option<crate::fxp::FxpReport>,
+    /// The loop's own part (the league's matches and ratings, FXP's main policy, …), its
+    /// fields beside the core's in JSON.
+    #[serde(flatten, default)]
+    pub details: Details,
+}
+
+/// The loop's own part of a report: a value of the loop's type (e.g. the league's
+/// `LeagueReport`), kept as its serde fields so that the core report, its readers and the
+/// driver need not know the type. The loop writes it with [`Details::of`] and its readers
+/// get it back with [`Details::get`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Details(serde_json::Map<String, serde_json::Value>);
+
+impl Details {
+    /// The fields of `part` (a struct that serialises to an object).
+    ///
+    /// # Panics
+    ///
+    /// If `part` does not serialise to a JSON object (a caller bug: report parts are structs).
+    #[track_caller]
+    pub fn of<T: Serialize>(part: &T) -> Self {
+        match serde_json::to_value(part) {
+            Ok(serde_json::Value::Object(fields)) => Details(fields),
+            _ => panic!("a report part must serialise to an object"),
+        }
+    }
+
+    /// The part as `T`; `None` when the fields are not a `T` (another loop's report, or none).
+    pub fn get<T: DeserializeOwned>(&self) -> Option<T> {
+        if self.0.is_empty() {
+            return None;
+        }
+        serde_json::from_value(serde_json::Value::Object(self.0.clone())).ok()
+    }
+
+    /// True when the loop wrote no part.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 impl IterationReport {
@@ -109,8 +145,7 @@ impl IterationReport {
             elapsed_s: 0.0,
             times: PhaseTimes::default(),
             meta_game: None,
-            league: None,
-            fxp: None,
+            details: Details::default(),
         }
     }
 

@@ -1,12 +1,15 @@
-//! `TrainingLoop`: what PSRO, XFP, Double Oracle (and later the league and learners) have in
+//! `TrainingLoop`: what every loop (PSRO, XFP, Double Oracle, the league, FXP, …) has in
 //! common, and [`run_loop`], the one loop that drives any of them to a stop.
 //!
 //! A loop's [`step`](TrainingLoop::step) either succeeds and commits one iteration, or fails
 //! and leaves the state as it was, so the last checkpoint still resumes. Limits that apply to
 //! every loop (iterations, target NashConv, wall time) are [`RunLimits`], checked by the
 //! driver; a loop only reports the reasons that are its own ([`StopReason::Converged`]).
+//! The driver also owns the clock: a loop measures its phases, [`run_loop`] stamps each
+//! report's wall time (`elapsed_s`, counting the time before a checkpoint the run resumed).
 
 use std::ops::ControlFlow;
+use std::time::Instant;
 
 use metagame_games::NormalFormGame;
 use serde::de::DeserializeOwned;
@@ -25,14 +28,14 @@ pub trait TrainingLoop {
     /// Short stable name ("psro", "xfp", "double-oracle").
     fn name(&self) -> &'static str;
 
-    /// One iteration. On success the iteration is committed and its report returned; on
-    /// failure the state is unchanged.
+    /// One iteration. On success the iteration is committed and its report returned (its
+    /// `elapsed_s` is [`run_loop`]'s to stamp); on failure the state is unchanged.
     ///
     /// # Errors
     ///
     /// The loop's component failures, wrapped with the iteration
     /// ([`Error::AtIteration`]).
-    fn step(&mut self) -> Result<&IterationReport>;
+    fn step(&mut self) -> Result<&mut IterationReport>;
 
     /// The loop state after the last committed iteration.
     fn state(&self) -> &Self::State;
@@ -62,13 +65,6 @@ pub trait TrainingLoop {
 
     /// The population's lineage in Graphviz DOT, for loops with a population.
     fn lineage_dot(&self) -> Option<String> {
-        None
-    }
-
-    /// The final win-rate table among the population's members, for loops that keep one
-    /// (the league): entry `[i][j]` is how often member `i` beats member `j` (ties ½), `None`
-    /// for pairs that never played.
-    fn win_rate_table(&self) -> Option<Vec<Vec<Option<f64>>>> {
         None
     }
 }
@@ -227,11 +223,14 @@ pub fn run_loop_with<L: TrainingLoop + ?Sized>(
     {
         return Ok(StopReason::Observer);
     }
+    // Wall time counts from the checkpoint's when the run resumed.
+    let before = lp.reports().last().map_or(0.0, |r| r.elapsed_s);
+    let started = Instant::now();
     loop {
         if let Some(reason) = limits.stop_reason(lp) {
             return Ok(reason);
         }
-        lp.step()?;
+        lp.step()?.elapsed_s = before + started.elapsed().as_secs_f64();
         if committed(lp)?.is_break() {
             return Ok(StopReason::Observer);
         }

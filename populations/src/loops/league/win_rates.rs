@@ -5,7 +5,7 @@ use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::rating::{MatchResult, OnlineRating, Rating};
+use crate::loops::league::rating::{MatchResult, OnlineRating, Rating};
 use crate::settings::{built_by, setters};
 
 /// Win-rate table settings; always valid (built by [`WinRatesConfig::builder`] or
@@ -79,7 +79,7 @@ impl WinRatesConfig {
 ///
 /// Members are indices `0..num_members()` in the order they joined. As a [`Rating`] the
 /// table predicts its own win rates (an empirical baseline for the Brier score, and the
-/// predictions [Elo matchmaking](crate::matchmaking::EloMatchmaker) uses when given no
+/// predictions [Elo matchmaking](crate::loops::league::matchmaking::EloMatchmaker) uses when given no
 /// other rating).
 ///
 /// # Examples
@@ -171,7 +171,7 @@ impl WinRates {
     #[track_caller]
     pub fn record(&mut self, result: &MatchResult) {
         let n = self.num_members;
-        crate::rating::check_members(result, n);
+        crate::loops::league::rating::check_members(result, n);
         let (home, away) = (result.first(), result.second());
         let (ha, ah) = (home * n + away, away * n + home);
         // As AlphaStar's `Payoff.update`: a self-match decays its one cell twice.
@@ -224,7 +224,7 @@ impl WinRates {
     }
 
     /// Every decayed points count: entry `[i, j]` is `points(i, j)` (the win counts that
-    /// [`BatchElo::fit`](crate::rating::BatchElo::fit) takes).
+    /// [`BatchElo::fit`](crate::loops::league::rating::BatchElo::fit) takes).
     pub fn points_matrix(&self) -> Array2<f64> {
         let n = self.num_members;
         Array2::from_shape_fn((n, n), |(i, j)| self.points[i * n + j])

@@ -318,7 +318,7 @@ impl OnlineRating for MElo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rating::{Elo, EloConfig};
+    use crate::loops::league::rating::{Elo, EloConfig};
 
     #[test]
     fn settings() {

@@ -33,6 +33,10 @@
 //! [learner]                         # Q-learning settings (episodes_per_response unused)
 //! ```
 
+pub mod matchmaking;
+pub mod rating;
+pub mod win_rates;
+
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -47,11 +51,11 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::matchmaking::{MatchmakingRng, PfspWeighting};
-use crate::rating::{BatchElo, BatchEloConfig, Elo, EloConfig, MatchResult, OnlineRating, Rating};
-use crate::report::{IterationReport, PhaseTimes, StopReason};
+use matchmaking::{MatchRequest, Matchmaker, MatchmakingConfig, MatchmakingRng, Pfsp, PfspWeighting};
+use rating::{BatchElo, BatchEloConfig, Elo, EloConfig, MatchResult, OnlineRating, Rating};
+use crate::report::{Details, IterationReport, PhaseTimes, StopReason};
 use crate::training_loop::TrainingLoop;
-use crate::win_rates::{WinRates, WinRatesConfig};
+use win_rates::{WinRates, WinRatesConfig};
 
 /// A league member's role.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -116,6 +120,42 @@ pub struct LeagueConfig {
     pub episodes_per_entry: u64,
     /// The learners' settings.
     pub learner: QLearningConfig,
+    /// Per role, a matchmaker that replaces AlphaStar's rule for that role's opponents
+    /// (`[matchmaking.main_exploiter] kind = "elo"`, …). Default: the rule for every role.
+    #[serde(skip_serializing_if = "RoleMatchmaking::is_default")]
+    pub matchmaking: RoleMatchmaking,
+}
+
+/// A matchmaker per role of learning agent; `None` keeps AlphaStar's rule for the role (the
+/// main agent's 50/15/35 branches, the exploiters' PFSP).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
+pub struct RoleMatchmaking {
+    /// The main agents' matchmaker, over every historical player and the main agents.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub main_agent: Option<MatchmakingConfig>,
+    /// The main exploiters' matchmaker, over the main agents and their snapshots.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub main_exploiter: Option<MatchmakingConfig>,
+    /// The league exploiters' matchmaker, over every historical player and the main agents.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub league_exploiter: Option<MatchmakingConfig>,
+}
+
+impl RoleMatchmaking {
+    /// The matchmaker configured for `role`, if any.
+    pub fn of(&self, role: Role) -> Option<&MatchmakingConfig> {
+        match role {
+            Role::MainAgent => self.main_agent.as_ref(),
+            Role::MainExploiter => self.main_exploiter.as_ref(),
+            Role::LeagueExploiter => self.league_exploiter.as_ref(),
+        }
+    }
+
+    fn is_default(&self) -> bool {
+        *self == RoleMatchmaking::default()
+    }
 }
 
 impl Default for LeagueConfig {
@@ -134,6 +174,7 @@ impl Default for LeagueConfig {
             eval_every: 10,
             episodes_per_entry: 1000,
             learner: QLearningConfig::default(),
+            matchmaking: RoleMatchmaking::default(),
         }
     }
 }
@@ -248,6 +289,9 @@ pub enum Branch {
     Exploit,
     /// League exploiter: PFSP-linear-capped over every historical player.
     History,
+    /// The role's configured matchmaker (`[matchmaking]` in the league's config) instead of
+    /// AlphaStar's rule.
+    Configured,
 }
 
 /// One match of a round: a learning agent's training opponent and the exact result.
@@ -317,15 +361,22 @@ pub struct League<'t> {
     state: LeagueState,
     learners: Vec<[QLearner; 2]>,
     evaluator: Box<dyn MatchEvaluator>,
-    started: Instant,
-    elapsed_before: f64,
 }
 
-/// The uniform draws of learning agent `agent` in `round` (Philox, keyed), by purpose:
-/// 0 the main agent's branch, 1 the main agent chosen, 2 the PFSP draw, 3 the reset.
-fn draws(seed: u64, round: usize, agent: usize) -> [f64; 4] {
-    let mut rng = MatchmakingRng::new(seed, round as u64, agent as u32);
-    std::array::from_fn(|_| rng.next_uniform())
+/// Learning agent `agent`'s matchmaking stream in `round` (Philox, keyed; see
+/// [`MatchmakingRng`]). Its uniforms by purpose: the first the main agent's branch, the
+/// second the main agent chosen, the third the matchmaker's draw, the fourth the reset.
+fn agent_rng(seed: u64, round: usize, agent: usize) -> MatchmakingRng {
+    MatchmakingRng::new(seed, round as u64, agent as u32)
+}
+
+/// The fourth uniform of `agent`'s stream in `round`: whether a league exploiter resets.
+fn reset_draw(seed: u64, round: usize, agent: usize) -> f64 {
+    let mut rng = agent_rng(seed, round, agent);
+    (0..3).for_each(|_| {
+        rng.next_uniform();
+    });
+    rng.next_uniform()
 }
 
 fn learner_seed(seed: u64, agent: usize, seat: usize, generation: u64) -> u64 {
@@ -419,8 +470,6 @@ impl<'t> League<'t> {
             state,
             learners,
             evaluator: Box::new(ExactEvaluator),
-            started: Instant::now(),
-            elapsed_before: 0.0,
         };
         let report = league.report(0, 0, PhaseTimes::default(), RoundEvents::default())?;
         league.state.reports.push(report);
@@ -450,16 +499,21 @@ impl<'t> League<'t> {
                 ])
             })
             .collect::<Result<Vec<_>>>()?;
-        let elapsed_before = state.reports.last().map_or(0.0, |r| r.elapsed_s);
         Ok(Self {
             tree,
             config,
             state,
             learners,
             evaluator: Box::new(ExactEvaluator),
-            started: Instant::now(),
-            elapsed_before,
         })
+    }
+
+    /// The win-rate table among all members: entry `[i][j]` is how often member `i` beats
+    /// member `j` (ties ½), `None` for pairs that never played.
+    pub fn win_rate_table(&self) -> Vec<Vec<Option<f64>>> {
+        let w = &self.state.win_rates;
+        let n = self.state.members.len();
+        (0..n).map(|i| (0..n).map(|j| (w.games(i, j) > 0.0).then(|| w.win_rate(i, j))).collect()).collect()
     }
 
     /// The state (what a checkpoint saves).
@@ -497,11 +551,10 @@ impl<'t> League<'t> {
         self.state.agents.iter().filter(|a| a.role == Role::MainAgent).map(|a| a.member).collect()
     }
 
-    /// PFSP over `candidates` with `weighting`, drawn with `u`.
-    fn pfsp(&self, me: usize, candidates: &[usize], weighting: PfspWeighting, u: f64) -> usize {
-        let rates: Vec<f64> = candidates.iter().map(|&c| self.state.win_rates.win_rate(me, c)).collect();
-        let probs = weighting.probabilities(&rates);
-        pick(candidates, &probs, u)
+    /// PFSP over `candidates` with `weighting`, drawn from `rng`.
+    fn pfsp(&self, me: usize, candidates: &[usize], weighting: PfspWeighting, rng: &mut MatchmakingRng) -> usize {
+        let request = MatchRequest::new(me, candidates, &self.state.win_rates);
+        Pfsp::new(weighting).choose(&request, rng, 1)[0]
     }
 
     /// The opponent (a member id) of learning agent `agent` this round, by its role's rule,
@@ -509,17 +562,21 @@ impl<'t> League<'t> {
     fn choose_opponent(&self, agent: usize) -> (usize, Branch) {
         let (seed, round) = (self.config.seed, self.state.round);
         let me = self.state.agents[agent].member;
-        let draws = draws(seed, round, agent);
-        let u = |purpose: usize| draws[purpose];
+        let mut rng = agent_rng(seed, round, agent);
+        let coin = rng.next_uniform();
+        let main_draw = rng.next_uniform();
         let wr = |other| self.state.win_rates.win_rate(me, other);
         let mains = self.main_agent_members();
-        let random_main = mains[((u(1) * mains.len() as f64) as usize).min(mains.len() - 1)];
-        match self.state.agents[agent].role {
+        let random_main = mains[((main_draw * mains.len() as f64) as usize).min(mains.len() - 1)];
+        let role = self.state.agents[agent].role;
+        if let Some(config) = self.config.matchmaking.of(role) {
+            return (self.configured_choice(me, role, config, &mut rng), Branch::Configured);
+        }
+        match role {
             Role::MainAgent => {
-                let coin = u(0);
                 let all = self.historical(None, None);
                 if coin < 0.5 && !all.is_empty() {
-                    return (self.pfsp(me, &all, PfspWeighting::Squared, u(2)), Branch::Pfsp);
+                    return (self.pfsp(me, &all, PfspWeighting::Squared, &mut rng), Branch::Pfsp);
                 }
                 let main_agent = self.state.members[random_main].agent;
                 let branch = if coin < 0.5 {
@@ -530,7 +587,7 @@ impl<'t> League<'t> {
                     let exploiters = self.historical(Some(Role::MainExploiter), None);
                     if !exploiters.is_empty() && exploiters.iter().map(|&e| wr(e)).fold(1.0, f64::min) < 0.3 {
                         return (
-                            self.pfsp(me, &exploiters, PfspWeighting::Squared, u(2)),
+                            self.pfsp(me, &exploiters, PfspWeighting::Squared, &mut rng),
                             Branch::Verification,
                         );
                     }
@@ -543,7 +600,7 @@ impl<'t> League<'t> {
                         .map_or(0, |i| i + 1);
                     snaps.truncate(keep);
                     if !snaps.is_empty() && snaps.iter().map(|&s| wr(s)).fold(1.0, f64::min) < 0.7 {
-                        return (self.pfsp(me, &snaps, PfspWeighting::Squared, u(2)), Branch::Verification);
+                        return (self.pfsp(me, &snaps, PfspWeighting::Squared, &mut rng), Branch::Verification);
                     }
                     Branch::Verification
                 } else {
@@ -554,7 +611,7 @@ impl<'t> League<'t> {
                 if wr(random_main) > 0.3 || snaps.is_empty() {
                     (random_main, branch)
                 } else {
-                    (self.pfsp(me, &snaps, PfspWeighting::Variance, u(2)), branch)
+                    (self.pfsp(me, &snaps, PfspWeighting::Variance, &mut rng), branch)
                 }
             }
             Role::MainExploiter => {
@@ -563,7 +620,7 @@ impl<'t> League<'t> {
                 if wr(random_main) > 0.1 || snaps.is_empty() {
                     (random_main, Branch::Exploit)
                 } else {
-                    (self.pfsp(me, &snaps, PfspWeighting::Variance, u(2)), Branch::Exploit)
+                    (self.pfsp(me, &snaps, PfspWeighting::Variance, &mut rng), Branch::Exploit)
                 }
             }
             Role::LeagueExploiter => {
@@ -571,10 +628,40 @@ impl<'t> League<'t> {
                 if all.is_empty() {
                     (random_main, Branch::History)
                 } else {
-                    (self.pfsp(me, &all, PfspWeighting::LinearCapped, u(2)), Branch::History)
+                    (self.pfsp(me, &all, PfspWeighting::LinearCapped, &mut rng), Branch::History)
                 }
             }
         }
+    }
+
+    /// The opponent a configured matchmaker draws for `me` (a learning agent of `role`)
+    /// among the role's candidates: every historical player and the main agents for main
+    /// agents and league exploiters; the main agents and their snapshots for main
+    /// exploiters. Elo matchmaking predicts with the league's online Elo.
+    fn configured_choice(
+        &self,
+        me: usize,
+        role: Role,
+        config: &MatchmakingConfig,
+        rng: &mut MatchmakingRng,
+    ) -> usize {
+        let mains = self.main_agent_members();
+        let mut candidates: Vec<usize> = match role {
+            Role::MainExploiter => {
+                let agents: Vec<usize> = mains.iter().map(|&m| self.state.members[m].agent).collect();
+                (0..self.state.members.len())
+                    .filter(|&i| {
+                        let m = &self.state.members[i];
+                        m.role == Role::MainAgent && agents.contains(&m.agent)
+                    })
+                    .collect()
+            }
+            _ => mains.iter().copied().chain(self.historical(None, None)).collect(),
+        };
+        candidates.sort_unstable();
+        candidates.dedup();
+        let request = MatchRequest::new(me, &candidates, &self.state.win_rates).with_ratings(&self.state.elo);
+        config.matchmaker().choose(&request, rng, 1)[0]
     }
 
     /// One round (see the module docs). Nothing is committed unless the whole round succeeds.
@@ -582,7 +669,7 @@ impl<'t> League<'t> {
     /// # Errors
     ///
     /// Learner or game errors, wrapped in [`Error::AtIteration`].
-    pub fn step(&mut self) -> Result<&IterationReport> {
+    pub fn step(&mut self) -> Result<&mut IterationReport> {
         let round = self.state.round + 1;
         let t = Instant::now();
         let current: Vec<TabularPolicy> = (0..self.learners.len()).map(|a| self.agent_policy(a)).collect();
@@ -674,7 +761,7 @@ impl<'t> League<'t> {
                 Role::MainAgent => false,
                 Role::MainExploiter => true,
                 Role::LeagueExploiter => {
-                    draws(self.config.seed, round, a)[3] < self.config.league_exploiter_reset
+                    reset_draw(self.config.seed, round, a) < self.config.league_exploiter_reset
                 }
             };
             if reset {
@@ -707,7 +794,7 @@ impl<'t> League<'t> {
             Ok(report) => {
                 self.state.reports.push(report);
                 // INVARIANT: just pushed.
-                Ok(self.state.reports.last().expect("a report per round"))
+                Ok(self.state.reports.last_mut().expect("a report per round"))
             }
             Err(e) => {
                 self.learners = old_learners;
@@ -824,9 +911,8 @@ impl<'t> League<'t> {
             exploitability,
         );
         report.episodes = episodes;
-        report.elapsed_s = self.elapsed_before + self.started.elapsed().as_secs_f64();
         report.times = times;
-        report.league = Some(LeagueReport {
+        report.details = Details::of(&LeagueReport {
             main_nash_conv,
             main_average_nash_conv,
             elo: self.state.elo.ratings().to_vec(),
@@ -869,26 +955,13 @@ fn combined(tree: &GameTree, pair: &[QLearner; 2]) -> TabularPolicy {
     policy
 }
 
-/// The candidate `probs` picks with the uniform draw `u`.
-fn pick(candidates: &[usize], probs: &[f64], u: f64) -> usize {
-    let mut acc = 0.0;
-    for (&c, &p) in candidates.iter().zip(probs) {
-        acc += p;
-        if u < acc {
-            return c;
-        }
-    }
-    // Rounding: the last candidate with positive probability.
-    candidates.iter().zip(probs).rev().find(|(_, p)| **p > 0.0).map_or(candidates[0], |(&c, _)| c)
-}
-
 impl TrainingLoop for League<'_> {
     type State = LeagueState;
 
     fn name(&self) -> &'static str {
         "league"
     }
-    fn step(&mut self) -> Result<&IterationReport> {
+    fn step(&mut self) -> Result<&mut IterationReport> {
         League::step(self)
     }
     fn state(&self) -> &LeagueState {
@@ -899,15 +972,6 @@ impl TrainingLoop for League<'_> {
     }
     fn stop_reason(&self) -> Option<StopReason> {
         None
-    }
-    fn win_rate_table(&self) -> Option<Vec<Vec<Option<f64>>>> {
-        let w = &self.state.win_rates;
-        let n = self.state.members.len();
-        Some(
-            (0..n)
-                .map(|i| (0..n).map(|j| (w.games(i, j) > 0.0).then(|| w.win_rate(i, j))).collect())
-                .collect(),
-        )
     }
     /// Members as nodes (learning agents as boxes, snapshots as ellipses with their round),
     /// snapshot edges (dashed) from each agent to its snapshots, and for each agent the
@@ -931,7 +995,7 @@ impl TrainingLoop for League<'_> {
         }
         let mut trained: BTreeMap<(usize, usize), usize> = BTreeMap::new();
         for r in &self.state.reports {
-            for m in r.league.iter().flat_map(|l| &l.matches) {
+            for m in r.details.get::<LeagueReport>().iter().flat_map(|l| &l.matches) {
                 *trained.entry((m.member, m.opponent)).or_default() += 1;
             }
         }

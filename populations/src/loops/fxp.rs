@@ -33,14 +33,15 @@
 //!
 //! ```
 //! use metagame_games::{registry, GameTree};
-//! use metagame_populations::{run_loop, Fxp, FxpConfig, RunLimits};
+//! use metagame_populations::{run_loop, Fxp, FxpConfig, FxpReport, RunLimits};
 //!
 //! let tree = GameTree::build(&registry::load("matrix_team_rps")?)?;
 //! let mut fxp = Fxp::exact(&tree, FxpConfig::default())?;
 //! run_loop(&mut fxp, &RunLimits::iterations(3), &mut ())?;
 //! let last = fxp.reports().last().unwrap();
 //! assert!(last.nash_conv < 1e-9); // the population's Nash mixture
-//! assert_eq!(last.fxp.as_ref().unwrap().main_policy_nash_conv, 2.0); // one pure hand
+//! let part: FxpReport = last.details.get().unwrap();
+//! assert_eq!(part.main_policy_nash_conv, 2.0); // one pure hand
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -54,8 +55,8 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use metagame_games::{
-    ExactEvaluator, GameTree, MatchEvaluator, Matchup, NormalFormGame, PlayerId, TabularPolicy, aggregate,
-    best_response, expected_returns, nash_conv_report,
+    ExactEvaluator, GameTree, MatchEvaluator, NormalFormGame, PlayerId, TabularPolicy, aggregate,
+    nash_conv_report,
 };
 use metagame_solvers::MetaSolver;
 use ndarray::Array2;
@@ -63,10 +64,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::meta::Nash;
-use crate::oracle::{ExactBestResponse, Oracle, ResponseRequest, WeightedMember};
-use crate::payoff_table::{Entry, PayoffTable};
-use crate::population::PolicyId;
-use crate::report::{IterationReport, MetaGameReport, PhaseTimes};
+use crate::oracle::{ExactBestResponse, Oracle, ResponseRequest, response_gap};
+use crate::payoff_table::PayoffTable;
+use crate::population::{PolicyId, WeightedMember};
+use crate::report::{Details, IterationReport, MetaGameReport, PhaseTimes};
 use crate::settings::{built_by, setters};
 use crate::training_loop::TrainingLoop;
 
@@ -217,8 +218,6 @@ pub struct Fxp<'t> {
     oracle: Box<dyn Oracle>,
     evaluator: Box<dyn MatchEvaluator>,
     state: FxpState,
-    started: Instant,
-    elapsed_before: f64,
 }
 
 /// A response computed this iteration, before it joins the population.
@@ -279,7 +278,7 @@ impl<'t> Fxp<'t> {
             coeff: vec![1.0],
             reports: Vec::new(),
         };
-        let mut fxp = Self::with_state(tree, config, meta_solver, oracle, evaluator, state, 0.0)?;
+        let mut fxp = Self::with_state(tree, config, meta_solver, oracle, evaluator, state)?;
         let t = Instant::now();
         let mut table = PayoffTable::new(2);
         let policies = vec![&fxp.state.members[0].policy];
@@ -337,8 +336,7 @@ impl<'t> Fxp<'t> {
         if state.reports.len() != state.iteration + 1 {
             return Err(bad("reports are incomplete"));
         }
-        let elapsed = state.reports.last().map_or(0.0, |r| r.elapsed_s);
-        Self::with_state(tree, config, meta_solver, oracle, evaluator, state, elapsed)
+        Self::with_state(tree, config, meta_solver, oracle, evaluator, state)
     }
 
     fn with_state(
@@ -348,7 +346,6 @@ impl<'t> Fxp<'t> {
         oracle: Box<dyn Oracle>,
         evaluator: Box<dyn MatchEvaluator>,
         state: FxpState,
-        elapsed_before: f64,
     ) -> Result<Self> {
         if tree.num_players() != 2 || tree.utility_sum().is_none() {
             return Err(Error::Config(format!(
@@ -363,8 +360,6 @@ impl<'t> Fxp<'t> {
             oracle,
             evaluator,
             state,
-            started: Instant::now(),
-            elapsed_before,
         })
     }
 
@@ -395,10 +390,6 @@ impl<'t> Fxp<'t> {
         Ok(mixture(self.tree, &policies, &self.state.coeff)?)
     }
 
-    fn elapsed(&self) -> f64 {
-        self.elapsed_before + self.started.elapsed().as_secs_f64()
-    }
-
     /// One FXP iteration: the main policy's response and checkpoint, a counter, the new
     /// payoff entries, the population Nash and the NashConvs. Nothing is committed unless
     /// all of them succeed.
@@ -407,7 +398,7 @@ impl<'t> Fxp<'t> {
     ///
     /// [`Error::AtIteration`] wrapping an oracle, evaluator, meta-solver or NashConv failure;
     /// the state is then the one before the call.
-    pub fn step(&mut self) -> Result<&IterationReport> {
+    pub fn step(&mut self) -> Result<&mut IterationReport> {
         let iteration = self.state.iteration + 1;
         let Staged { new_members, table, coeff, report } =
             self.stage(iteration).map_err(|e| Error::AtIteration { iteration, source: Box::new(e) })?;
@@ -418,7 +409,7 @@ impl<'t> Fxp<'t> {
         self.state.iteration = iteration;
         self.state.reports.push(report);
         // INVARIANT: just pushed.
-        Ok(self.state.reports.last().expect("a report per iteration"))
+        Ok(self.state.reports.last_mut().expect("a report per iteration"))
     }
 
     fn stage(&mut self, iteration: usize) -> Result<Staged> {
@@ -512,22 +503,10 @@ impl<'t> Fxp<'t> {
             table.grow(PlayerId(0));
             table.grow(PlayerId(1));
         }
-        let missing = table.missing();
-        if missing.is_empty() {
-            return Ok((0, 0));
-        }
-        let matchups: Vec<Matchup> = missing.iter().map(|e| Matchup { seats: e.clone() }).collect();
         let seed = keyed_seed(self.config.seed, iteration, 3) ^ table.shape()[0] as u64;
-        let totals =
-            self.evaluator.evaluate(self.tree, policies, &matchups, Self::EPISODES_PER_ENTRY, seed)?;
-        let mut episodes = 0;
-        for (entry, total) in missing.iter().zip(&totals) {
-            if !total.exact {
-                episodes += total.episodes;
-            }
-            table.set(entry, Entry::from(total));
-        }
-        Ok((missing.len(), episodes))
+        // Both seats index the one list of members.
+        let (tree, evaluator) = (self.tree, self.evaluator.as_ref());
+        table.fill_missing(tree, evaluator, policies, &[0, 0], Self::EPISODES_PER_ENTRY, seed)
     }
 
     /// The meta-solver's answer on `game`, every strategy cleaned into a distribution.
@@ -608,10 +587,9 @@ impl<'t> Fxp<'t> {
             IterationReport::new(iteration, vec![policies.len(); 2], r.nash_conv, r.exploitability);
         report.episodes = episodes;
         report.response_gap = response_gap;
-        report.elapsed_s = self.elapsed();
-        report.times = times;
+                report.times = times;
         report.meta_game = Some(nash.report.clone());
-        report.fxp = Some(FxpReport { main_policy_nash_conv, counter_mass });
+        report.details = Details::of(&FxpReport { main_policy_nash_conv, counter_mass });
         Ok(report)
     }
 
@@ -638,7 +616,7 @@ impl TrainingLoop for Fxp<'_> {
     fn name(&self) -> &'static str {
         "fxp"
     }
-    fn step(&mut self) -> Result<&IterationReport> {
+    fn step(&mut self) -> Result<&mut IterationReport> {
         Fxp::step(self)
     }
     fn state(&self) -> &FxpState {
@@ -727,16 +705,7 @@ fn respond(
         }
         let response = oracle.respond(&request)?;
         episodes += response.stats.episodes;
-        if !oracle.is_exact() {
-            // How far the response falls short of the exact best response.
-            let (_, best) = best_response(tree, PlayerId(seat), &[&profile, &profile])?;
-            let mut seats = [&profile, &profile];
-            seats[seat] = &response.policy;
-            let value = expected_returns(tree, &seats)?[seat];
-            gaps.push((best - value).max(0.0));
-        } else {
-            gaps.push(0.0);
-        }
+        gaps.push(response_gap(tree, PlayerId(seat), &profile, &response.policy, oracle.is_exact())?);
         match &mut out {
             None => out = Some(response.policy),
             Some(policy) => policy.copy_player_rows(tree, PlayerId(seat), &response.policy),

@@ -56,9 +56,9 @@ use metagame_games::philox::{EpisodeStream, philox4x32_10, seed_key};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::rating::Rating;
+use crate::loops::league::rating::Rating;
 use crate::settings::{built_by, setters};
-use crate::win_rates::WinRates;
+use crate::loops::league::win_rates::WinRates;
 
 /// Domain word of the matchmaking Philox streams ("matc"), so they never coincide with
 /// the match evaluators' episode streams under the same seed.
@@ -492,7 +492,7 @@ impl MatchmakingConfig {
 mod tests {
     use super::*;
     use crate::WinRatesConfig;
-    use crate::rating::MatchResult;
+    use crate::loops::league::rating::MatchResult;
 
     /// A table where member 0's win rate against member `c` is `rates[c - 1]` (exactly, no
     /// decay).

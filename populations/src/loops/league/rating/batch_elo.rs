@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::{Rating, check_finite, check_positive, expected_score};
 use crate::error::{Error, Result};
 use crate::settings::{built_by, setters};
-use crate::win_rates::WinRates;
+use crate::loops::league::win_rates::WinRates;
 
 /// Batch Elo settings (OpenSpiel's `EloOptions` defaults); always valid (built by
 /// [`BatchEloConfig::builder`] or deserialised through it).

@@ -151,8 +151,6 @@ pub struct DoubleOracle {
     game: NormalFormGame,
     config: DoubleOracleConfig,
     state: DoubleOracleState,
-    started: Instant,
-    elapsed_before: f64,
 }
 
 impl DoubleOracle {
@@ -180,7 +178,7 @@ impl DoubleOracle {
             converged: false,
             reports: Vec::new(),
         };
-        Ok(Self { game, config, state, started: Instant::now(), elapsed_before: 0.0 })
+        Ok(Self { game, config, state })
     }
 
     /// Continue from a saved state, after checking it: two restricted sets of distinct
@@ -199,8 +197,7 @@ impl DoubleOracle {
     ) -> Result<Self> {
         check_game(&game)?;
         state.check(&game)?;
-        let elapsed_before = state.reports.last().map_or(0.0, |r| r.elapsed_s);
-        Ok(Self { game, config, state, started: Instant::now(), elapsed_before })
+        Ok(Self { game, config, state })
     }
 
     /// The loop state.
@@ -214,7 +211,7 @@ impl DoubleOracle {
     /// # Errors
     ///
     /// [`Error::AtIteration`] wrapping an LP failure; the state is then unchanged.
-    pub fn step(&mut self) -> Result<&IterationReport> {
+    pub fn step(&mut self) -> Result<&mut IterationReport> {
         let iteration = self.state.iteration + 1;
         let Staged { restricted, strategies, value, report } =
             self.stage(iteration).map_err(|e| Error::AtIteration { iteration, source: Box::new(e) })?;
@@ -226,7 +223,7 @@ impl DoubleOracle {
         self.state.iteration = iteration;
         self.state.reports.push(report);
         // INVARIANT: just pushed.
-        Ok(self.state.reports.last().expect("report"))
+        Ok(self.state.reports.last_mut().expect("report"))
     }
 
     fn stage(&self, iteration: usize) -> Result<Staged> {
@@ -269,7 +266,6 @@ impl DoubleOracle {
             nash_conv,
             Some(nash_conv / 2.0),
         );
-        report.elapsed_s = self.elapsed_before + self.started.elapsed().as_secs_f64();
         report.times = PhaseTimes { meta_solve_s, ..PhaseTimes::default() };
         report.meta_game = Some(MetaGameReport::new(
             solution.strategies.clone(),
@@ -294,7 +290,7 @@ impl TrainingLoop for DoubleOracle {
     fn name(&self) -> &'static str {
         "double-oracle"
     }
-    fn step(&mut self) -> Result<&IterationReport> {
+    fn step(&mut self) -> Result<&mut IterationReport> {
         DoubleOracle::step(self)
     }
     fn state(&self) -> &DoubleOracleState {

@@ -23,7 +23,7 @@
 use std::time::Instant;
 
 use metagame_games::{
-    GameTree, InfosetId, MatchEvaluator, Matchup, NodeKind, NormalFormGame, PlayerId, TabularPolicy,
+    GameTree, InfosetId, MatchEvaluator, NodeKind, NormalFormGame, PlayerId, TabularPolicy,
     aggregate_into,
 };
 use metagame_solvers::{MetaSolver, Solution};
@@ -31,10 +31,10 @@ use ndarray::{ArrayD, IxDyn};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::oracle::{Oracle, ResponseRequest};
-use crate::payoff_table::{Entry, PayoffTable};
+use crate::oracle::{Oracle, ResponseRequest, response_gap};
+use crate::payoff_table::PayoffTable;
 use crate::population::{PolicyId, Population, Provenance, Reuse, same_rows};
-use crate::report::{IterationReport, MetaGameReport, PhaseTimes, StopReason};
+use crate::report::{Details, IterationReport, MetaGameReport, PhaseTimes, StopReason};
 use crate::settings::{built_by, setters};
 use crate::training_loop::TrainingLoop;
 
@@ -341,8 +341,6 @@ pub struct Psro<'t> {
     oracle: Box<dyn Oracle>,
     evaluator: Box<dyn MatchEvaluator>,
     state: PsroState,
-    started: Instant,
-    elapsed_before: f64,
     /// The game's largest absolute terminal utility, for `convergence_tolerance`.
     payoff_scale: f64,
 }
@@ -409,7 +407,7 @@ impl<'t> Psro<'t> {
             meta_strategies: vec![vec![1.0]; n],
             reports: Vec::new(),
         };
-        let mut psro = Self::with_state(tree, config, meta_solver, oracle, evaluator, state, 0.0)?;
+        let mut psro = Self::with_state(tree, config, meta_solver, oracle, evaluator, state)?;
         let mut table = PayoffTable::new(n);
         for p in players(n) {
             table.grow(p);
@@ -441,8 +439,7 @@ impl<'t> Psro<'t> {
         state: PsroState,
     ) -> Result<Self> {
         state.check(tree)?;
-        let elapsed = state.reports.last().map_or(0.0, |r| r.elapsed_s);
-        Self::with_state(tree, config, meta_solver, oracle, evaluator, state, elapsed)
+        Self::with_state(tree, config, meta_solver, oracle, evaluator, state)
     }
 
     fn with_state(
@@ -452,7 +449,6 @@ impl<'t> Psro<'t> {
         oracle: Box<dyn Oracle>,
         evaluator: Box<dyn MatchEvaluator>,
         state: PsroState,
-        elapsed_before: f64,
     ) -> Result<Self> {
         if config.symmetric {
             check_symmetric(tree)?;
@@ -467,8 +463,6 @@ impl<'t> Psro<'t> {
             oracle,
             evaluator,
             state,
-            started: Instant::now(),
-            elapsed_before,
             payoff_scale: payoff_scale(tree),
         })
     }
@@ -490,10 +484,6 @@ impl<'t> Psro<'t> {
         self.meta_solver.name()
     }
 
-    fn elapsed(&self) -> f64 {
-        self.elapsed_before + self.started.elapsed().as_secs_f64()
-    }
-
     /// The meta-mixture as one behaviour policy holding every player's rows.
     ///
     /// # Errors
@@ -513,7 +503,7 @@ impl<'t> Psro<'t> {
     ///
     /// [`Error::AtIteration`] wrapping an oracle, evaluator or meta-solver failure; the state
     /// is then the one before the call.
-    pub fn step(&mut self) -> Result<&IterationReport> {
+    pub fn step(&mut self) -> Result<&mut IterationReport> {
         let iteration = self.state.iteration + 1;
         let staged =
             self.stage(iteration).map_err(|e| Error::AtIteration { iteration, source: Box::new(e) })?;
@@ -532,7 +522,7 @@ impl<'t> Psro<'t> {
         self.state.iteration = iteration;
         self.state.reports.push(report);
         // INVARIANT: just pushed.
-        Ok(self.state.reports.last().expect("a report per iteration"))
+        Ok(self.state.reports.last_mut().expect("a report per iteration"))
     }
 
     /// Iteration `iteration` computed into locals.
@@ -627,10 +617,9 @@ impl<'t> Psro<'t> {
             exploitability: nash_conv.exploitability,
             episodes: episodes + oracle_episodes,
             response_gap: Vec::new(),
-            elapsed_s: self.elapsed(),
+            elapsed_s: 0.0,
             times,
-            league: None,
-            fxp: None,
+            details: Details::default(),
             meta_game: Some(MetaGameReport::new(
                 meta_strategies.clone(),
                 solution.certificate.nash_conv,
@@ -648,33 +637,15 @@ impl<'t> Psro<'t> {
         policies: &[Vec<&TabularPolicy>],
         iteration: usize,
     ) -> Result<(usize, u64)> {
-        let missing = table.missing();
-        if missing.is_empty() {
-            return Ok((0, 0));
-        }
         let mut flat: Vec<&TabularPolicy> = Vec::new();
         let mut offsets = Vec::with_capacity(policies.len());
         for list in policies {
             offsets.push(flat.len());
             flat.extend(list.iter().copied());
         }
-        let matchups: Vec<Matchup> = missing
-            .iter()
-            .map(|profile| Matchup {
-                seats: profile.iter().enumerate().map(|(p, &i)| offsets[p] + i).collect(),
-            })
-            .collect();
         let seed = iteration_seed(self.config.seed, iteration);
-        let totals =
-            self.evaluator.evaluate(self.tree, &flat, &matchups, self.config.episodes_per_entry, seed)?;
-        let mut episodes = 0;
-        for (profile, total) in missing.iter().zip(&totals) {
-            if !total.exact {
-                episodes += total.episodes;
-            }
-            table.set(profile, Entry::from(total));
-        }
-        Ok((missing.len(), episodes))
+        let episodes = self.config.episodes_per_entry;
+        table.fill_missing(self.tree, self.evaluator.as_ref(), &flat, &offsets, episodes, seed)
     }
 
     /// The meta-solve of `meta_game` (one strategy per member) as the meta-game of one
@@ -759,7 +730,7 @@ impl TrainingLoop for Psro<'_> {
     fn name(&self) -> &'static str {
         "psro"
     }
-    fn step(&mut self) -> Result<&IterationReport> {
+    fn step(&mut self) -> Result<&mut IterationReport> {
         Psro::step(self)
     }
     fn state(&self) -> &PsroState {
@@ -792,27 +763,6 @@ struct Responses {
     episodes: u64,
     /// Each request's response gap, in request order.
     gaps: Vec<f64>,
-}
-
-/// How far `response` falls short of the exact best response for `player` against
-/// `profile` (the aggregate of the opponents it answered): 0 for exact oracles.
-fn response_gap(
-    tree: &GameTree,
-    player: PlayerId,
-    profile: &TabularPolicy,
-    response: &TabularPolicy,
-    exact: bool,
-) -> Result<f64> {
-    if exact {
-        return Ok(0.0);
-    }
-    let n = tree.num_players();
-    let mut seats = vec![profile; n];
-    let (_, best) = metagame_games::best_response(tree, PlayerId(player.0), &seats)?;
-    seats[player.0] = response;
-    let value = metagame_games::expected_returns(tree, &seats)?[player.0];
-    // A learned response can only tie the best response; clamp rounding below 0.
-    Ok((best - value).max(0.0))
 }
 
 /// The new members of iteration `iteration`, the episodes their training played and their

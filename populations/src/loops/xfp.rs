@@ -29,8 +29,6 @@ pub struct XfpState {
 pub struct Xfp<'t> {
     tree: &'t GameTree,
     state: XfpState,
-    started: Instant,
-    elapsed_before: f64,
 }
 
 impl<'t> Xfp<'t> {
@@ -44,8 +42,6 @@ impl<'t> Xfp<'t> {
         let mut xfp = Self {
             tree,
             state: XfpState { iteration: 0, average, reports: Vec::new() },
-            started: Instant::now(),
-            elapsed_before: 0.0,
         };
         let report = xfp.report(0, &xfp.state.average, PhaseTimes::default())?;
         xfp.state.reports.push(report);
@@ -79,8 +75,7 @@ impl<'t> Xfp<'t> {
             .flat_map(|node| tree.terminal_utilities(node).iter().map(|u| u.abs()))
             .fold(0.0, f64::max);
         crate::checkpoint::check_nash_conv(state.iteration, last.nash_conv, computed, scale)?;
-        let elapsed_before = state.reports.last().map_or(0.0, |r| r.elapsed_s);
-        Ok(Self { tree, state, started: Instant::now(), elapsed_before })
+        Ok(Self { tree, state })
     }
 
     /// The loop state.
@@ -102,7 +97,7 @@ impl<'t> Xfp<'t> {
     ///
     /// [`Error::AtIteration`] wrapping exact best-response, aggregation or NashConv errors
     /// (none on a valid state); the state is then the one before the call.
-    pub fn step(&mut self) -> Result<&IterationReport> {
+    pub fn step(&mut self) -> Result<&mut IterationReport> {
         let iteration = self.state.iteration + 1;
         let (average, report) =
             self.stage(iteration).map_err(|e| Error::AtIteration { iteration, source: Box::new(e) })?;
@@ -110,7 +105,7 @@ impl<'t> Xfp<'t> {
         self.state.iteration = iteration;
         self.state.reports.push(report);
         // INVARIANT: just pushed.
-        Ok(self.state.reports.last().expect("report"))
+        Ok(self.state.reports.last_mut().expect("report"))
     }
 
     fn stage(&self, iteration: usize) -> Result<(TabularPolicy, IterationReport)> {
@@ -148,7 +143,6 @@ impl<'t> Xfp<'t> {
         times.nash_conv_s = t.elapsed().as_secs_f64();
         let mut report =
             IterationReport::new(iteration, vec![iteration + 1; n], r.nash_conv, r.exploitability);
-        report.elapsed_s = self.elapsed_before + self.started.elapsed().as_secs_f64();
         report.times = times;
         Ok(report)
     }
@@ -160,7 +154,7 @@ impl TrainingLoop for Xfp<'_> {
     fn name(&self) -> &'static str {
         "xfp"
     }
-    fn step(&mut self) -> Result<&IterationReport> {
+    fn step(&mut self) -> Result<&mut IterationReport> {
         Xfp::step(self)
     }
     fn state(&self) -> &XfpState {
