@@ -376,7 +376,21 @@ impl<'a> Driver<'a> {
     ///
     /// The loop's errors (the folder then keeps the checkpoint of the last committed
     /// iteration), I/O errors.
-    pub(crate) fn run<L: TrainingLoop>(self, mut lp: L) -> Result<Option<RunReport>> {
+    pub(crate) fn run<L: TrainingLoop>(self, lp: L) -> Result<Option<RunReport>> {
+        self.run_with_figures(lp, |_, _, _| Ok(()))
+    }
+
+    /// [`Driver::run`], with `figures` writing the loop's own figures into the run folder
+    /// after the common ones (`figures(loop, report, folder)`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Driver::run`], and `figures`' errors.
+    pub(crate) fn run_with_figures<L: TrainingLoop>(
+        self,
+        mut lp: L,
+        figures: impl FnOnce(&L, &RunReport, &Path) -> Result<()>,
+    ) -> Result<Option<RunReport>> {
         let Driver { config, options, observer, resumed, .. } = self;
         let dir = &options.out_dir;
         let limits: &RunLimits = config.limits();
@@ -474,7 +488,8 @@ impl<'a> Driver<'a> {
             checkpoint::write_atomic(&dir.join(META_GAME_FILE), nfg.as_bytes())?;
         }
         #[cfg(feature = "plots")]
-        crate::plots::write_run_figures(&report, meta_game.as_ref(), lp.win_rate_table().as_deref(), dir)?;
+        crate::plots::write_run_figures(&report, meta_game.as_ref(), dir)?;
+        figures(&lp, &report, dir)?;
         #[cfg(feature = "plots")]
         crate::report_html::write(&report, meta_game.as_ref(), lp.lineage_dot().as_deref(), dir)?;
         Ok(Some(report))

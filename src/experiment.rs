@@ -1,20 +1,15 @@
 //! Run an [`ExperimentConfig`]: build its loop from the registry's components and hand it to
 //! the [driver](crate::driver), which does everything else.
 //!
-//! Adding a loop: implement [`TrainingLoop`](metagame_populations::TrainingLoop), add its
-//! section to [`AlgorithmConfig`], and one arm to [`run_experiment_with`] that builds it (new
-//! or from the saved state) and calls the driver.
+//! Each loop's unit (`src/loops/`) builds it, new or from the saved state.
 
 use std::ops::ControlFlow;
 
-use metagame_games::{AnyGame, ExactEvaluator, GameTree, MatchEvaluator, NormalFormGame, registry};
-use metagame_populations::meta::Nash;
-use metagame_populations::{
-    DoubleOracle, ExactBestResponse, Fxp, IterationReport, League, Oracle, Psro, Xfp,
-};
+use metagame_games::{GameTree, MatchEvaluator, registry};
+use metagame_populations::{IterationReport, Oracle};
 use metagame_solvers::MetaSolver;
 
-use crate::config::{AlgorithmConfig, ExperimentConfig};
+use crate::config::ExperimentConfig;
 use crate::driver::{Driver, RunOptions, RunReport};
 use crate::error::Result;
 
@@ -80,64 +75,8 @@ pub fn run_experiment_with(
     components: Components,
     observer: &mut dyn FnMut(&IterationReport) -> ControlFlow<()>,
 ) -> Result<Option<RunReport>> {
-    let mut driver = Driver::new(config, options, observer)?;
+    let driver = Driver::new(config, options, observer)?;
     let game = registry::load(config.game())?;
     let tree = GameTree::build(&game)?;
-    match config.algorithm() {
-        AlgorithmConfig::Psro(s) => {
-            let meta_solver = components.meta_solver.unwrap_or_else(|| s.meta_solver.build());
-            let oracle = match components.oracle {
-                Some(o) => o,
-                None => s.build_oracle()?,
-            };
-            let evaluator = match components.evaluator {
-                Some(e) => e,
-                None => s.evaluator.build()?,
-            };
-            let psro = match driver.saved_state()? {
-                Some(state) => Psro::resume(&tree, s.psro.clone(), meta_solver, oracle, evaluator, state)?,
-                None => Psro::new(&tree, s.psro.clone(), meta_solver, oracle, evaluator)?,
-            };
-            driver.run(psro)
-        }
-        AlgorithmConfig::Xfp(_) => {
-            let xfp = match driver.saved_state()? {
-                Some(state) => Xfp::resume(&tree, state)?,
-                None => Xfp::new(&tree)?,
-            };
-            driver.run(xfp)
-        }
-        AlgorithmConfig::League(s) => {
-            let evaluator = match components.evaluator {
-                Some(e) => e,
-                None => s.evaluator.build()?,
-            };
-            let league = match driver.saved_state()? {
-                Some(state) => League::resume(&tree, s.league.clone(), state)?,
-                None => League::new(&tree, s.league.clone())?,
-            };
-            driver.run(league.with_evaluator(evaluator))
-        }
-        AlgorithmConfig::Fxp(s) => {
-            let meta_solver = components.meta_solver.unwrap_or_else(|| Box::new(Nash));
-            let oracle = components.oracle.unwrap_or_else(|| Box::new(ExactBestResponse::default()));
-            let evaluator = components.evaluator.unwrap_or_else(|| Box::new(ExactEvaluator));
-            let fxp = match driver.saved_state()? {
-                Some(state) => Fxp::resume(&tree, s.fxp.clone(), meta_solver, oracle, evaluator, state)?,
-                None => Fxp::new(&tree, s.fxp.clone(), meta_solver, oracle, evaluator)?,
-            };
-            driver.run(fxp)
-        }
-        AlgorithmConfig::DoubleOracle(s) => {
-            let normal_form = match &game {
-                AnyGame::Matrix(m) => m.normal_form().clone(),
-                _ => NormalFormGame::from_tree(&tree)?,
-            };
-            let run = match driver.saved_state()? {
-                Some(state) => DoubleOracle::resume(normal_form, s.double_oracle.clone(), state)?,
-                None => DoubleOracle::new(normal_form, [0, 0], s.double_oracle.clone())?,
-            };
-            driver.run(run)
-        }
-    }
+    config.algorithm().run(&game, &tree, driver, components)
 }

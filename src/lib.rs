@@ -43,14 +43,16 @@ mod config;
 mod driver;
 mod error;
 mod experiment;
+mod loops;
 #[cfg(feature = "plots")]
 pub mod plots;
 pub mod registry;
 #[cfg(feature = "plots")]
 mod report_html;
 
-pub use config::{
-    Algorithm, AlgorithmConfig, DoubleOracleSection, ExperimentConfig, PsroSection, XfpSection,
+pub use config::ExperimentConfig;
+pub use loops::{
+    Algorithm, AlgorithmConfig, DoubleOracleSection, FxpSection, LeagueSection, PsroSection, XfpSection,
 };
 pub use driver::{CHECKPOINT_FILE, META_GAME_FILE, REPORT_FILE, RunCheckpoint, RunOptions, RunReport};
 pub use error::{BoxError, Error, Result};

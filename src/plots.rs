@@ -23,14 +23,13 @@ use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
-use crate::config::AlgorithmConfig;
 use crate::driver::RunReport;
 use crate::error::{Error, Result};
 
 /// A drawing failure, as text (plotters' errors are generic over the backend).
-type Drawn<T = ()> = std::result::Result<T, String>;
+pub(crate) type Drawn<T = ()> = std::result::Result<T, String>;
 
-fn text_err(e: impl std::fmt::Display) -> String {
+pub(crate) fn text_err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
 
@@ -39,7 +38,7 @@ fn plot_err(path: &Path, e: impl std::fmt::Display) -> Error {
 }
 
 /// Draw a `size` figure on a white page and return its SVG text.
-fn svg_text(
+pub(crate) fn svg_text(
     size: (u32, u32),
     draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> Drawn,
 ) -> Drawn<String> {
@@ -58,7 +57,7 @@ fn svg_text(
 }
 
 /// Write a figure's SVG text atomically (a reader never sees half a figure).
-fn write_figure(path: &Path, figure: Drawn<String>) -> Result<()> {
+pub(crate) fn write_figure(path: &Path, figure: Drawn<String>) -> Result<()> {
     let text = figure.map_err(|e| plot_err(path, e))?;
     metagame_populations::checkpoint::write_atomic(path, text.as_bytes()).map_err(|e| plot_err(path, e))
 }
@@ -68,21 +67,21 @@ const NASH_CONV_COLOR: RGBColor = RGBColor(31, 119, 180);
 /// The colour of mixture bars: muted, so the heat map stays the figure's subject.
 const BAR_COLOR: RGBColor = RGBColor(126, 146, 178);
 /// The grid: light enough to read values off without competing with the data.
-const GRID_COLOR: RGBAColor = RGBAColor(0, 0, 0, 0.12);
+pub(crate) const GRID_COLOR: RGBAColor = RGBAColor(0, 0, 0, 0.12);
 /// Where no value exists (a member not yet added).
-const ABSENT_COLOR: RGBColor = RGBColor(236, 236, 236);
+pub(crate) const ABSENT_COLOR: RGBColor = RGBColor(236, 236, 236);
 
 /// NashConv below this is drawn as 0 (the CLI's `gap` prints it as 0 too).
-const NASH_CONV_ZERO: f64 = 1e-12;
+pub(crate) const NASH_CONV_ZERO: f64 = 1e-12;
 
-const TITLE_FONT: (&str, u32) = ("sans-serif", 20);
-const CAPTION_FONT: (&str, u32) = ("sans-serif", 16);
-const DESC_FONT: (&str, u32) = ("sans-serif", 15);
-const LABEL_FONT: (&str, u32) = ("sans-serif", 13);
+pub(crate) const TITLE_FONT: (&str, u32) = ("sans-serif", 20);
+pub(crate) const CAPTION_FONT: (&str, u32) = ("sans-serif", 16);
+pub(crate) const DESC_FONT: (&str, u32) = ("sans-serif", 15);
+pub(crate) const LABEL_FONT: (&str, u32) = ("sans-serif", 13);
 
 /// An axis with ticks chosen here, not by plotters (whose `WithKeyPoints` has no default
 /// label formatting, so the mesh would not draw).
-struct Ticked<R> {
+pub(crate) struct Ticked<R> {
     inner: R,
     ticks: Vec<f64>,
 }
@@ -105,12 +104,12 @@ impl<R: Ranged<ValueType = f64>> Ranged for Ticked<R> {
 }
 
 /// A linear axis over `range` with ticks at `ticks`.
-fn linear_axis(range: Range<f64>, ticks: Vec<f64>) -> Ticked<RangedCoordf64> {
+pub(crate) fn linear_axis(range: Range<f64>, ticks: Vec<f64>) -> Ticked<RangedCoordf64> {
     Ticked { inner: range.into(), ticks }
 }
 
 /// A log axis over `range` with ticks at `ticks`.
-fn log_axis(range: Range<f64>, ticks: Vec<f64>) -> Ticked<LogCoord<f64>> {
+pub(crate) fn log_axis(range: Range<f64>, ticks: Vec<f64>) -> Ticked<LogCoord<f64>> {
     Ticked { inner: range.log_scale().into(), ticks }
 }
 
@@ -133,26 +132,26 @@ fn decade(v: f64) -> i32 {
 /// A log axis: its drawn range, its ticks, and the floor that stands for 0 (if any value
 /// is 0 or below).
 #[derive(Clone, Debug, PartialEq)]
-struct LogAxis {
-    low: f64,
-    high: f64,
-    ticks: Vec<f64>,
-    zero_floor: Option<f64>,
+pub(crate) struct LogAxis {
+    pub(crate) low: f64,
+    pub(crate) high: f64,
+    pub(crate) ticks: Vec<f64>,
+    pub(crate) zero_floor: Option<f64>,
     /// Values below this are drawn on the floor.
-    zero: f64,
-    plain: bool,
+    pub(crate) zero: f64,
+    pub(crate) plain: bool,
 }
 
 impl LogAxis {
     /// The axis for `values`: from the smallest positive value (or, when some values are 0
     /// or below, a floor one decade under it) to the largest, with margins.
-    fn new(values: impl IntoIterator<Item = f64>) -> LogAxis {
+    pub(crate) fn new(values: impl IntoIterator<Item = f64>) -> LogAxis {
         Self::with_zero_below(values, 0.0)
     }
 
     /// As [`LogAxis::new`], with values below `zero` counted as 0 (NashConv below 1e-12 is
     /// the rounding noise of payoffs of order 1; the CLI prints it as 0 too).
-    fn with_zero_below(values: impl IntoIterator<Item = f64>, zero: f64) -> LogAxis {
+    pub(crate) fn with_zero_below(values: impl IntoIterator<Item = f64>, zero: f64) -> LogAxis {
         let values: Vec<f64> =
             values.into_iter().filter(|v| v.is_finite()).map(|v| if v < zero { 0.0 } else { v }).collect();
         let min_positive = values.iter().copied().filter(|&v| v > 0.0).fold(f64::INFINITY, f64::min);
@@ -173,7 +172,7 @@ impl LogAxis {
     }
 
     /// Where a value is drawn: at the floor when it counts as 0.
-    fn place(&self, v: f64) -> f64 {
+    pub(crate) fn place(&self, v: f64) -> f64 {
         match self.zero_floor {
             Some(f) if v < self.zero || v <= 0.0 => f,
             _ => v.max(self.low),
@@ -182,7 +181,7 @@ impl LogAxis {
 
     /// A tick's label: `0` at the floor; plain numbers when every tick is between 0.001
     /// and 10 000, else `10⁻³` and `2×10⁻³`.
-    fn label(&self, v: f64) -> String {
+    pub(crate) fn label(&self, v: f64) -> String {
         if self.zero_floor.is_some_and(|f| (v - f).abs() <= f * 1e-9) {
             return "0".into();
         }
@@ -228,7 +227,7 @@ fn nice_step(span: f64, max_ticks: usize, integer: bool) -> f64 {
 }
 
 /// Ticks at multiples of a 1-2-5 step between `low` and `high`.
-fn linear_ticks(low: f64, high: f64, max_ticks: usize, integer: bool) -> Vec<f64> {
+pub(crate) fn linear_ticks(low: f64, high: f64, max_ticks: usize, integer: bool) -> Vec<f64> {
     let step = nice_step(high - low, max_ticks, integer);
     let first = (low / step).ceil() as i64;
     let last = (high / step + 1e-9).floor() as i64;
@@ -236,7 +235,7 @@ fn linear_ticks(low: f64, high: f64, max_ticks: usize, integer: bool) -> Vec<f64
 }
 
 /// A tick label on a linear axis: integers as integers, large ones with k or M.
-fn axis_number(v: f64, integer: bool) -> String {
+pub(crate) fn axis_number(v: f64, integer: bool) -> String {
     match (integer, v.abs()) {
         (true, a) if a >= 1e6 => format!("{}M", v / 1e6),
         (true, a) if a >= 1e4 => format!("{}k", v / 1e3),
@@ -250,30 +249,18 @@ fn axis_number(v: f64, integer: bool) -> String {
 
 /// Tick positions at the centres of cells `0..n` (cell `k` spans `[k, k + 1]`), at most
 /// `max_ticks` of them, at multiples of a 1-2-5 step.
-fn cell_ticks(n: usize, max_ticks: usize) -> Vec<f64> {
+pub(crate) fn cell_ticks(n: usize, max_ticks: usize) -> Vec<f64> {
     let step = nice_step(n as f64, max_ticks, true) as usize;
     (0..n).step_by(step.max(1)).map(|k| k as f64 + 0.5).collect()
 }
 
-/// The algorithm's name as papers write it (PSRO with its meta-solver).
-fn algorithm_name(config: &AlgorithmConfig) -> String {
-    if let AlgorithmConfig::Psro(s) = config {
-        return format!("PSRO ({})", s.meta_solver.as_str());
-    }
-    match config.algorithm().as_str() {
-        "double-oracle" => "Double Oracle".into(),
-        "league" => "league (main agents' average)".into(),
-        other => other.to_uppercase(),
-    }
-}
-
-/// The title of a run's figures: game and algorithm.
+/// The title of a run's figures: game and algorithm (as its unit names it).
 pub(crate) fn run_title(report: &RunReport) -> String {
-    format!("{}: {}", report.config.game(), algorithm_name(report.config.algorithm()))
+    format!("{}: {}", report.config.game(), report.config.algorithm().figure_title())
 }
 
 /// ColorBrewer's RdBu, blue for negative, white at 0, red for positive: `t` in [-1, 1].
-fn diverging(t: f64) -> RGBColor {
+pub(crate) fn diverging(t: f64) -> RGBColor {
     const STOPS: [(u8, u8, u8); 7] = [
         (33, 102, 172),
         (103, 169, 207),
@@ -303,7 +290,7 @@ fn interpolate(stops: &[(u8, u8, u8)], t: f64) -> RGBColor {
 }
 
 /// A vertical colour bar for `color` over `low..high`, with `ticks` labelled on its right.
-fn colour_bar<DB: DrawingBackend>(
+pub(crate) fn colour_bar<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     caption: &str,
     low: f64,
@@ -628,323 +615,20 @@ pub(crate) fn mixtures_figure(report: &RunReport) -> Option<Drawn<String>> {
     }))
 }
 
-/// Write every figure of a finished run into `dir`: `exploitability.svg`; for loops with a
-/// meta-game `mixtures.svg` (any number of players) and, for 2 players, `payoffs.svg`.
-///
-/// A league run (its reports have a league part) also writes `nash_conv.svg` and `elo.svg`,
-/// and with `win_rates` (the loop's [`win_rate_table`]) `win_rates.svg`.
-///
-/// [`win_rate_table`]: metagame_populations::TrainingLoop::win_rate_table
+/// Write every common figure of a finished run into `dir`: `exploitability.svg`; for loops
+/// with a meta-game `mixtures.svg` (any number of players) and, for 2 players,
+/// `payoffs.svg`. A loop's own figures come from its unit (`src/loops/`).
 ///
 /// # Errors
 ///
 /// [`Error::Output`] when a file cannot be written.
-pub fn write_run_figures(
-    report: &RunReport,
-    meta_game: Option<&NormalFormGame>,
-    win_rates: Option<&[Vec<Option<f64>>]>,
-    dir: &Path,
-) -> Result<()> {
+pub fn write_run_figures(report: &RunReport, meta_game: Option<&NormalFormGame>, dir: &Path) -> Result<()> {
     exploitability_svg(report, &dir.join("exploitability.svg"))?;
     mixtures_svg(report, &dir.join("mixtures.svg"))?;
     if let Some(game) = meta_game {
         payoffs_svg(game, &final_mixtures(report), &dir.join("payoffs.svg"))?;
     }
-    if let Some(figure) = league_nash_conv_figure(report) {
-        write_figure(&dir.join("nash_conv.svg"), figure)?;
-    }
-    if let Some(figure) = league_elo_figure(report) {
-        write_figure(&dir.join("elo.svg"), figure)?;
-    }
-    if let Some(table) = win_rates
-        && let Some(figure) = win_rates_figure(report, table)
-    {
-        write_figure(&dir.join("win_rates.svg"), figure)?;
-    }
     Ok(())
-}
-
-/// A league member as the reports tell it: the learning agent it is or was snapped from,
-/// and the round it joined (`None` for the learning agent itself).
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct LeagueMemberInfo {
-    agent: usize,
-    snapped_at: Option<usize>,
-}
-
-/// The learning agents' roles, in agent order, from a league run's config.
-fn league_roles(report: &RunReport) -> Option<Vec<&'static str>> {
-    let AlgorithmConfig::League(s) = report.config.algorithm() else { return None };
-    let c = &s.league;
-    Some(
-        std::iter::repeat_n("main agent", c.main_agents)
-            .chain(std::iter::repeat_n("main exploiter", c.main_exploiters))
-            .chain(std::iter::repeat_n("league exploiter", c.league_exploiters))
-            .collect(),
-    )
-}
-
-/// Every member of a league run, in member order, rebuilt from the config and the reports:
-/// the learning agents, the main agents' initial snapshots, then each round's snapshots in
-/// agent order (as the league adds them). `None` when the reports disagree.
-fn league_members(report: &RunReport) -> Option<Vec<LeagueMemberInfo>> {
-    let roles = league_roles(report)?;
-    let mut members: Vec<LeagueMemberInfo> =
-        (0..roles.len()).map(|agent| LeagueMemberInfo { agent, snapped_at: None }).collect();
-    for (agent, role) in roles.iter().enumerate() {
-        if *role == "main agent" {
-            members.push(LeagueMemberInfo { agent, snapped_at: Some(0) });
-        }
-    }
-    for r in &report.iterations {
-        let league = r.league.as_ref()?;
-        if r.iteration > 0 {
-            for &agent in &league.snapshots {
-                members.push(LeagueMemberInfo { agent, snapped_at: Some(r.iteration) });
-            }
-        }
-        if members.len() != league.members {
-            return None;
-        }
-    }
-    Some(members)
-}
-
-/// Each main agent's exact NashConv (its current policy dashed, its average policy solid)
-/// against training episodes, log scale; one colour per main agent.
-pub(crate) fn league_nash_conv_figure(report: &RunReport) -> Option<Drawn<String>> {
-    let mut episodes = 0u64;
-    let points: Vec<(f64, &[f64], &[f64])> = report
-        .iterations
-        .iter()
-        .map(|r| {
-            episodes += r.episodes;
-            r.league.as_ref().map(|l| (episodes as f64, &l.main_nash_conv[..], &l.main_average_nash_conv[..]))
-        })
-        .collect::<Option<_>>()?;
-    let mains = points.iter().map(|p| p.1.len()).max()?;
-    if mains == 0 {
-        return None;
-    }
-    let y =
-        LogAxis::with_zero_below(points.iter().flat_map(|p| p.1.iter().chain(p.2).copied()), NASH_CONV_ZERO);
-    let x_max = points.iter().map(|p| p.0).fold(1.0, f64::max);
-    let pad = x_max * 0.02;
-    let y_desc = match y.zero_floor {
-        Some(_) => "exact NashConv (log scale; 0 at the bottom)",
-        None => "exact NashConv (log scale)",
-    };
-    let title = format!("{}: league main agents' NashConv", report.config.game());
-    Some(svg_text((900, 560), |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(&title, TITLE_FONT)
-            .margin(20)
-            .x_label_area_size(45)
-            .y_label_area_size(80)
-            .build_cartesian_2d(
-                linear_axis(-pad..x_max + pad, linear_ticks(0.0, x_max, 10, true)),
-                log_axis(y.low..y.high, y.ticks.clone()),
-            )
-            .map_err(text_err)?;
-        chart
-            .configure_mesh()
-            .bold_line_style(GRID_COLOR)
-            .x_desc("training episodes (all learning agents)")
-            .y_desc(y_desc)
-            .axis_desc_style(DESC_FONT)
-            .label_style(LABEL_FONT)
-            .x_label_formatter(&|v| axis_number(*v, true))
-            .y_label_formatter(&|v| y.label(*v))
-            .draw()
-            .map_err(text_err)?;
-        for k in 0..mains {
-            let color = CURVE_COLORS[k % CURVE_COLORS.len()];
-            let name = if mains > 1 { format!("main agent {k}") } else { "main agent".into() };
-            let average: Vec<(f64, f64)> =
-                points.iter().filter_map(|p| p.2.get(k).map(|&v| (p.0, y.place(v)))).collect();
-            let current: Vec<(f64, f64)> =
-                points.iter().filter_map(|p| p.1.get(k).map(|&v| (p.0, y.place(v)))).collect();
-            chart
-                .draw_series(DashedLineSeries::new(current, 6, 4, color.mix(0.8).stroke_width(1)))
-                .map_err(text_err)?
-                .label(format!("{name}: current policy"))
-                .legend(move |(x, y)| {
-                    PathElement::new(
-                        vec![(x, y), (x + 8, y), (x + 12, y), (x + 20, y)],
-                        color.stroke_width(1),
-                    )
-                });
-            chart
-                .draw_series(LineSeries::new(average, color.stroke_width(3)))
-                .map_err(text_err)?
-                .label(format!("{name}: average policy"))
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3)));
-        }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperRight)
-            .label_font(LABEL_FONT)
-            .draw()
-            .map_err(text_err)?;
-        Ok(())
-    }))
-}
-
-/// Every member's online Elo rating by round: the learning agents thick, each in its own
-/// colour, their snapshots thin in the same colour from the round they joined.
-pub(crate) fn league_elo_figure(report: &RunReport) -> Option<Drawn<String>> {
-    let rounds: Vec<(usize, &[f64])> = report
-        .iterations
-        .iter()
-        .map(|r| r.league.as_ref().map(|l| (r.iteration, &l.elo[..])))
-        .collect::<Option<_>>()?;
-    let n = rounds.iter().map(|r| r.1.len()).max()?;
-    let roles = league_roles(report)?;
-    let members = league_members(report)
-        .unwrap_or_else(|| (0..n).map(|m| LeagueMemberInfo { agent: m, snapped_at: None }).collect());
-    let (lo, hi) = rounds
-        .iter()
-        .flat_map(|r| r.1.iter().copied())
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(v), h.max(v)));
-    if !lo.is_finite() {
-        return None;
-    }
-    let margin = ((hi - lo) * 0.05).max(10.0);
-    let (lo, hi) = (lo - margin, hi + margin);
-    let last = rounds.last()?.0 as f64;
-    let x_max = last.max(1.0);
-    let title = format!("{}: league members' online Elo", report.config.game());
-    Some(svg_text((900, 560), |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(&title, TITLE_FONT)
-            .margin(20)
-            .x_label_area_size(45)
-            .y_label_area_size(70)
-            .build_cartesian_2d(
-                linear_axis(-x_max * 0.02..x_max * 1.02, linear_ticks(0.0, x_max, 10, true)),
-                linear_axis(lo..hi, linear_ticks(lo, hi, 8, true)),
-            )
-            .map_err(text_err)?;
-        chart
-            .configure_mesh()
-            .bold_line_style(GRID_COLOR)
-            .x_desc("round")
-            .y_desc("Elo (online, K = 32)")
-            .axis_desc_style(DESC_FONT)
-            .label_style(LABEL_FONT)
-            .x_label_formatter(&|v| axis_number(*v, true))
-            .y_label_formatter(&|v| axis_number(*v, true))
-            .draw()
-            .map_err(text_err)?;
-        let line = |m: usize| -> Vec<(f64, f64)> {
-            rounds.iter().filter_map(|&(r, elo)| elo.get(m).map(|&v| (r as f64, v))).collect()
-        };
-        // Snapshots first, so the learning agents are drawn over them.
-        let mut labelled = false;
-        for (m, info) in members.iter().enumerate().filter(|(_, i)| i.snapped_at.is_some()) {
-            let color = CURVE_COLORS[info.agent % CURVE_COLORS.len()].mix(0.45);
-            let series =
-                chart.draw_series(LineSeries::new(line(m), color.stroke_width(1))).map_err(text_err)?;
-            if !labelled {
-                labelled = true;
-                series.label("snapshots (thin, in their agent's colour)").legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], BLACK.mix(0.45).stroke_width(1))
-                });
-            }
-        }
-        for (m, info) in members.iter().enumerate().filter(|(_, i)| i.snapped_at.is_none()) {
-            let color = CURVE_COLORS[info.agent % CURVE_COLORS.len()];
-            let role = roles.get(info.agent).copied().unwrap_or("agent");
-            chart
-                .draw_series(LineSeries::new(line(m), color.stroke_width(3)))
-                .map_err(text_err)?
-                .label(format!("{role} (member {m})"))
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3)));
-        }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperLeft)
-            .label_font(LABEL_FONT)
-            .draw()
-            .map_err(text_err)?;
-        Ok(())
-    }))
-}
-
-/// The final win-rate table among all league members as a heat map: row `i`, column `j` is
-/// how often member `i` beats member `j` (a diverging colour map centred on ½, a colour
-/// bar, row 0 at the top, grey for pairs that never played).
-pub(crate) fn win_rates_figure(report: &RunReport, table: &[Vec<Option<f64>>]) -> Option<Drawn<String>> {
-    let n = table.len();
-    if n == 0 {
-        return None;
-    }
-    let agents = league_roles(report).map_or(0, |r| r.len());
-    let played = table.iter().flatten().filter(|v| v.is_some()).count();
-    let caption = format!(
-        "final win rates, row beats column: {n} members (0–{} learning agents, then snapshots); \
-         {played} of {} cells played, grey never",
-        agents.saturating_sub(1),
-        n * n
-    );
-    let title = format!("{}: league win rates", report.config.game());
-    Some(svg_text((900, 780), |root| {
-        let root = root.titled(&title, TITLE_FONT).map_err(text_err)?;
-        let (map_area, bar_area) = root.split_horizontally(790);
-        let mut chart = ChartBuilder::on(&map_area)
-            .caption(&caption, LABEL_FONT)
-            .margin(15)
-            .x_label_area_size(45)
-            .y_label_area_size(55)
-            .build_cartesian_2d(
-                linear_axis(0f64..n as f64, cell_ticks(n, 12)),
-                linear_axis(0f64..n as f64, cell_ticks(n, 12).iter().map(|y| n as f64 - y).collect()),
-            )
-            .map_err(text_err)?;
-        chart
-            .configure_mesh()
-            .disable_mesh()
-            .x_desc("opponent (member)")
-            .y_desc("member")
-            .axis_desc_style(DESC_FONT)
-            .label_style(LABEL_FONT)
-            .x_label_formatter(&|v| format!("{}", (v - 0.5).round() as i64))
-            .y_label_formatter(&|v| format!("{}", (n as f64 - v - 0.5).round() as i64))
-            .draw()
-            .map_err(text_err)?;
-        chart
-            .draw_series(table.iter().enumerate().flat_map(|(i, row)| {
-                row.iter().enumerate().map(move |(j, v)| {
-                    let top = (n - i) as f64;
-                    let color = v.map_or(ABSENT_COLOR, |w| diverging((w - 0.5) * 2.0));
-                    Rectangle::new([(j as f64, top - 1.0), (j as f64 + 1.0, top)], color.filled())
-                })
-            }))
-            .map_err(text_err)?;
-        if agents > 0 && agents < n {
-            // The learning agents' block, outlined.
-            let a = agents as f64;
-            chart
-                .draw_series(std::iter::once(Rectangle::new(
-                    [(0.0, n as f64 - a), (a, n as f64)],
-                    BLACK.stroke_width(1),
-                )))
-                .map_err(text_err)?;
-        }
-        colour_bar(
-            &bar_area,
-            "win rate",
-            0.0,
-            1.0,
-            vec![0.0, 0.25, 0.5, 0.75, 1.0],
-            |v| diverging((v - 0.5) * 2.0),
-            |v| axis_number(v, false),
-        )
-    }))
 }
 
 /// The last iteration's meta-mixtures (empty without a meta-game).
@@ -958,7 +642,7 @@ pub(crate) fn final_mixtures(report: &RunReport) -> Vec<Vec<f64>> {
 }
 
 /// Curve colours, distinguishable on white (matplotlib's tab10).
-const CURVE_COLORS: [RGBColor; 10] = [
+pub(crate) const CURVE_COLORS: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),

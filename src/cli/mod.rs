@@ -19,7 +19,7 @@ mod solve;
 
 /// Game-theoretic population training: PSRO, meta-game solvers and exact exploitability.
 #[derive(Parser)]
-#[command(name = "metagame", version)]
+#[command(name = "metagame", version, after_help = algorithms_help())]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -40,10 +40,20 @@ enum Command {
     /// Train one learned response against fixed opponents; score it against the exact
     /// best response as training goes.
     Respond(respond::Args),
-    /// Run an experiment config (PSRO, XFP, Double Oracle) into a run folder.
+    /// Run an experiment config into a run folder (any registered algorithm: see the list
+    /// below).
     Run(run::Args),
-    /// Print an annotated experiment config (`--example psro|xfp|double-oracle|league|fxp`).
+    /// Print an annotated experiment config (`--example ALGORITHM`).
     Config(config_example::Args),
+}
+
+/// The registered algorithms, one line each, for `--help`.
+fn algorithms_help() -> String {
+    let mut text = String::from("Algorithms (`algorithm = \"NAME\"` in a config):\n");
+    for a in metagame::Algorithm::ALL {
+        text.push_str(&format!("  {:<14} {}\n", a.as_str(), a.about()));
+    }
+    text
 }
 
 /// Parse the command line and run the subcommand.

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use metagame::populations::{IterationReport, StopReason};
-use metagame::{Algorithm, ExperimentConfig, RunOptions, run_experiment};
+use metagame::{ExperimentConfig, RunOptions, run_experiment};
 use serde_json::json;
 
 use super::{eprint_line, gap, outln, print_json};
@@ -98,7 +98,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         outln!(
             "{} {} after {iterations} iterations: NashConv {} ({}); results in {}",
             config.game(),
-            algorithm_name(config.algorithm().algorithm()),
+            config.algorithm().algorithm().title(),
             gap(nash_conv),
             stop_reason_name(report.stop_reason),
             out_dir.display()
@@ -137,18 +137,6 @@ fn check_out_dir(dir: &Path, overwrite: bool) -> anyhow::Result<()> {
         bail!("{d} already holds a run; add --overwrite to replace it, or continue it with --resume {d}");
     }
     Ok(())
-}
-
-/// The algorithm's name as papers write it.
-fn algorithm_name(algorithm: Algorithm) -> &'static str {
-    match algorithm {
-        Algorithm::Psro => "PSRO",
-        Algorithm::Xfp => "XFP",
-        Algorithm::DoubleOracle => "Double Oracle",
-        Algorithm::League => "league",
-        Algorithm::Fxp => "FXP",
-        _ => algorithm.as_str(),
-    }
 }
 
 /// Why a run stopped, in words.

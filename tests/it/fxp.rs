@@ -24,7 +24,7 @@ fn run(tree: &GameTree, eta: f64, iterations: usize) -> Fxp<'_> {
 }
 
 fn main_nash_conv(r: &IterationReport) -> f64 {
-    r.fxp.as_ref().unwrap().main_policy_nash_conv
+    r.details.get::<metagame::populations::FxpReport>().unwrap().main_policy_nash_conv
 }
 
 /// Self-play by exact best responses: each seat answers the previous policy at the other

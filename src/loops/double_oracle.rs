@@ -1,0 +1,59 @@
+//! The `double-oracle` loop: Double Oracle ([`DoubleOracle`]) on the game's normal form
+//! (matrix games, or small trees through their pure strategies).
+
+use metagame_games::{AnyGame, GameTree, NormalFormGame};
+use metagame_populations::{DoubleOracle, DoubleOracleConfig, DoubleOracleConfigBuilder};
+use toml::Table;
+
+use super::LoopSection;
+use crate::config::{FieldError, group, table_of};
+use crate::driver::{Driver, RunReport};
+use crate::error::Result;
+use crate::experiment::Components;
+
+/// The Double Oracle section.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct DoubleOracleSection {
+    /// The loop's settings.
+    pub double_oracle: DoubleOracleConfig,
+}
+
+impl LoopSection for DoubleOracleSection {
+    const NAME: &'static str = "double-oracle";
+    const TITLE: &'static str = "Double Oracle";
+    const ABOUT: &'static str = "Double Oracle on the normal form (2-player zero-sum)";
+    const EXAMPLE: &'static str = include_str!("../../examples/config/double-oracle.toml");
+
+    fn fields() -> Vec<&'static str> {
+        DoubleOracleConfigBuilder::FIELDS.to_vec()
+    }
+
+    fn parse(table: &Table) -> Result<Self, FieldError> {
+        let double_oracle =
+            group::<DoubleOracleConfigBuilder>(table, DoubleOracleConfigBuilder::FIELDS)?.build()?;
+        Ok(DoubleOracleSection { double_oracle })
+    }
+
+    fn write(&self, table: &mut Table) {
+        table.extend(table_of(DoubleOracleConfigBuilder::from(self.double_oracle.clone())));
+    }
+
+    fn run(
+        &self,
+        game: &AnyGame,
+        tree: &GameTree,
+        mut driver: Driver<'_>,
+        _components: Components,
+    ) -> Result<Option<RunReport>> {
+        let normal_form = match game {
+            AnyGame::Matrix(m) => m.normal_form().clone(),
+            _ => NormalFormGame::from_tree(tree)?,
+        };
+        let run = match driver.saved_state()? {
+            Some(state) => DoubleOracle::resume(normal_form, self.double_oracle.clone(), state)?,
+            None => DoubleOracle::new(normal_form, [0, 0], self.double_oracle.clone())?,
+        };
+        driver.run(run)
+    }
+}

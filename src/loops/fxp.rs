@@ -1,0 +1,58 @@
+//! The `fxp` loop: Fictitious Cross-Play ([`Fxp`]), a main policy and a counter population.
+
+use metagame_games::{AnyGame, ExactEvaluator, GameTree};
+use metagame_populations::meta::Nash;
+use metagame_populations::{ExactBestResponse, Fxp, FxpConfig, FxpConfigBuilder};
+use toml::Table;
+
+use super::LoopSection;
+use crate::config::{FieldError, group, table_of};
+use crate::driver::{Driver, RunReport};
+use crate::error::Result;
+use crate::experiment::Components;
+
+/// The FXP section: the [`FxpConfig`] fields (`eta`, `seed`). Its components are exact: the
+/// `nash` meta-solver, exact best responses, exact payoffs (a library user can pass others).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct FxpSection {
+    /// The loop's settings.
+    pub fxp: FxpConfig,
+}
+
+impl LoopSection for FxpSection {
+    const NAME: &'static str = "fxp";
+    const TITLE: &'static str = "FXP";
+    const ABOUT: &'static str = "Fictitious Cross-Play: a main policy and a population of counters";
+    const EXAMPLE: &'static str = include_str!("../../examples/config/fxp.toml");
+
+    fn fields() -> Vec<&'static str> {
+        FxpConfigBuilder::FIELDS.to_vec()
+    }
+
+    fn parse(table: &Table) -> Result<Self, FieldError> {
+        let fxp = group::<FxpConfigBuilder>(table, FxpConfigBuilder::FIELDS)?.build()?;
+        Ok(FxpSection { fxp })
+    }
+
+    fn write(&self, table: &mut Table) {
+        table.extend(table_of(FxpConfigBuilder::from(self.fxp.clone())));
+    }
+
+    fn run(
+        &self,
+        _game: &AnyGame,
+        tree: &GameTree,
+        mut driver: Driver<'_>,
+        components: Components,
+    ) -> Result<Option<RunReport>> {
+        let meta_solver = components.meta_solver.unwrap_or_else(|| Box::new(Nash));
+        let oracle = components.oracle.unwrap_or_else(|| Box::new(ExactBestResponse::default()));
+        let evaluator = components.evaluator.unwrap_or_else(|| Box::new(ExactEvaluator));
+        let fxp = match driver.saved_state()? {
+            Some(state) => Fxp::resume(tree, self.fxp.clone(), meta_solver, oracle, evaluator, state)?,
+            None => Fxp::new(tree, self.fxp.clone(), meta_solver, oracle, evaluator)?,
+        };
+        driver.run(fxp)
+    }
+}

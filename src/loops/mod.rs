@@ -1,0 +1,173 @@
+//! One unit per training loop: everything the umbrella knows about a loop (its config
+//! section and fields, the section's TOML round trip, its annotated example, its names, how
+//! it is built new and from a checkpoint, its own figures) lives in its file here, and
+//! [`loops!`] below names every loop once. From that one list come the [`Algorithm`] names,
+//! the tagged [`AlgorithmConfig`] enum and every dispatch on it; the driver, the config
+//! reader, the CLI and the tests never match on which loop they run.
+//!
+//! Adding a loop: its `TrainingLoop` in `populations/src/loops/`, a file here with a section
+//! type implementing [`LoopSection`], its annotated example in `examples/config/`, and one
+//! line in the list.
+
+use std::fmt::Debug;
+
+use metagame_games::{AnyGame, GameTree};
+use toml::Table;
+
+use crate::config::FieldError;
+use crate::driver::{Driver, RunReport};
+use crate::error::Result;
+use crate::experiment::Components;
+
+mod double_oracle;
+mod fxp;
+mod league;
+mod psro;
+mod xfp;
+
+pub use double_oracle::DoubleOracleSection;
+pub use fxp::FxpSection;
+pub use league::LeagueSection;
+pub use psro::PsroSection;
+pub use xfp::XfpSection;
+
+/// One loop's config section, and through it everything the umbrella knows about the loop.
+/// A section value is always valid: it exists only by [`parse`](LoopSection::parse).
+pub trait LoopSection: Clone + Debug + PartialEq + Sized {
+    /// The name configs and the CLI use (`algorithm = "psro"`).
+    const NAME: &'static str;
+    /// The loop as papers write it ("PSRO", "Double Oracle").
+    const TITLE: &'static str;
+    /// One line on what it does, for `--help` and the docs.
+    const ABOUT: &'static str;
+    /// The annotated example config (`examples/config/<name>.toml`, `metagame config
+    /// --example <name>`): every field the section reads, with its default and range.
+    const EXAMPLE: &'static str;
+
+    /// The fields the section reads, besides `game`, `algorithm` and the run limits.
+    fn fields() -> Vec<&'static str>;
+
+    /// The section from a config's fields (only names among [`fields`](LoopSection::fields)
+    /// reach it; the run limits are read by the config).
+    ///
+    /// # Errors
+    ///
+    /// A message naming the field: values out of range, unknown component names, fields one
+    /// of the section's components does not read.
+    fn parse(table: &Table) -> Result<Self, FieldError>;
+
+    /// The section's fields, defaults written out, into `table` (the TOML round trip:
+    /// [`parse`](LoopSection::parse) of the result gives the section back).
+    fn write(&self, table: &mut Table);
+
+    /// The title of the run's figures and pages, e.g. `PSRO (nash, exact-br)`.
+    fn figure_title(&self) -> String {
+        Self::TITLE.into()
+    }
+
+    /// Build the loop (new, or from the driver's saved state) and drive it.
+    ///
+    /// # Errors
+    ///
+    /// Component, game, checkpoint and I/O errors.
+    fn run(
+        &self,
+        game: &AnyGame,
+        tree: &GameTree,
+        driver: Driver<'_>,
+        components: Components,
+    ) -> Result<Option<RunReport>>;
+}
+
+/// The list of loops: `Variant(SectionType)`, one line each. It generates [`Algorithm`] and
+/// [`AlgorithmConfig`] with their dispatch.
+macro_rules! loops {
+    ($($variant:ident($section:ty)),* $(,)?) => {
+        /// Which training loop to run: one per registered loop.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Algorithm {
+            $(
+                #[doc = concat!("`", stringify!($variant), "`: see [`", stringify!($section), "`].")]
+                $variant,
+            )*
+        }
+
+        impl Algorithm {
+            /// Every registered loop, in the list's order.
+            pub const ALL: &'static [Algorithm] = &[$(Algorithm::$variant),*];
+
+            /// The name configs use.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Algorithm::$variant => <$section as LoopSection>::NAME,)* }
+            }
+            /// The loop as papers write it.
+            pub fn title(self) -> &'static str {
+                match self { $(Algorithm::$variant => <$section as LoopSection>::TITLE,)* }
+            }
+            /// One line on what it does.
+            pub fn about(self) -> &'static str {
+                match self { $(Algorithm::$variant => <$section as LoopSection>::ABOUT,)* }
+            }
+            /// Its annotated example config.
+            pub fn example(self) -> &'static str {
+                match self { $(Algorithm::$variant => <$section as LoopSection>::EXAMPLE,)* }
+            }
+            /// The fields its section reads (besides `game`, `algorithm` and the run limits).
+            pub fn fields(self) -> Vec<&'static str> {
+                match self { $(Algorithm::$variant => <$section as LoopSection>::fields(),)* }
+            }
+            /// The loop called `name`.
+            pub fn from_name(name: &str) -> Option<Algorithm> {
+                Self::ALL.iter().copied().find(|a| a.as_str() == name)
+            }
+        }
+
+        /// The chosen loop with its section (a tagged enum: `algorithm` names the variant, and
+        /// only the variant's fields may appear beside it).
+        #[derive(Clone, Debug, PartialEq)]
+        #[non_exhaustive]
+        pub enum AlgorithmConfig {
+            $(
+                #[doc = concat!("[`", stringify!($section), "`].")]
+                $variant($section),
+            )*
+        }
+
+        impl AlgorithmConfig {
+            /// Which loop.
+            pub fn algorithm(&self) -> Algorithm {
+                match self { $(AlgorithmConfig::$variant(_) => Algorithm::$variant,)* }
+            }
+            /// The title of the run's figures and pages.
+            pub fn figure_title(&self) -> String {
+                match self { $(AlgorithmConfig::$variant(s) => s.figure_title(),)* }
+            }
+            pub(crate) fn parse(algorithm: Algorithm, table: &Table) -> Result<Self, FieldError> {
+                match algorithm {
+                    $(Algorithm::$variant => <$section as LoopSection>::parse(table).map(AlgorithmConfig::$variant),)*
+                }
+            }
+            pub(crate) fn write(&self, table: &mut Table) {
+                match self { $(AlgorithmConfig::$variant(s) => s.write(table),)* }
+            }
+            pub(crate) fn run(
+                &self,
+                game: &AnyGame,
+                tree: &GameTree,
+                driver: Driver<'_>,
+                components: Components,
+            ) -> Result<Option<RunReport>> {
+                match self { $(AlgorithmConfig::$variant(s) => s.run(game, tree, driver, components),)* }
+            }
+        }
+    };
+}
+
+loops! {
+    Psro(PsroSection),
+    Xfp(XfpSection),
+    DoubleOracle(DoubleOracleSection),
+    League(LeagueSection),
+    Fxp(FxpSection),
+}

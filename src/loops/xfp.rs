@@ -1,0 +1,47 @@
+//! The `xfp` loop: extensive-form fictitious play ([`Xfp`]) on the game tree.
+
+use metagame_games::{AnyGame, GameTree};
+use metagame_populations::Xfp;
+use toml::Table;
+
+use super::LoopSection;
+use crate::config::FieldError;
+use crate::driver::{Driver, RunReport};
+use crate::error::Result;
+use crate::experiment::Components;
+
+/// The XFP section: it has no fields of its own (the run limits say how long it lasts).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct XfpSection {}
+
+impl LoopSection for XfpSection {
+    const NAME: &'static str = "xfp";
+    const TITLE: &'static str = "XFP";
+    const ABOUT: &'static str = "extensive-form fictitious play with exact best responses";
+    const EXAMPLE: &'static str = include_str!("../../examples/config/xfp.toml");
+
+    fn fields() -> Vec<&'static str> {
+        Vec::new()
+    }
+
+    fn parse(_table: &Table) -> Result<Self, FieldError> {
+        Ok(XfpSection {})
+    }
+
+    fn write(&self, _table: &mut Table) {}
+
+    fn run(
+        &self,
+        _game: &AnyGame,
+        tree: &GameTree,
+        mut driver: Driver<'_>,
+        _components: Components,
+    ) -> Result<Option<RunReport>> {
+        let xfp = match driver.saved_state()? {
+            Some(state) => Xfp::resume(tree, state)?,
+            None => Xfp::new(tree)?,
+        };
+        driver.run(xfp)
+    }
+}
