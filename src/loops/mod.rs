@@ -7,7 +7,7 @@
 //!
 //! Adding a loop: its `TrainingLoop` in `populations/src/loops/`, a file here with a section
 //! type implementing [`LoopSection`], its annotated example in `examples/config/`, and one
-//! line in the list.
+//! line in the list (which declares the file's module too).
 
 use std::fmt::Debug;
 
@@ -18,18 +18,6 @@ use crate::config::FieldError;
 use crate::driver::{Driver, RunReport};
 use crate::error::Result;
 use crate::experiment::Components;
-
-mod double_oracle;
-mod fxp;
-mod league;
-mod psro;
-mod xfp;
-
-pub use double_oracle::DoubleOracleSection;
-pub use fxp::FxpSection;
-pub use league::LeagueSection;
-pub use psro::PsroSection;
-pub use xfp::XfpSection;
 
 /// One loop's config section, and through it everything the umbrella knows about the loop.
 /// A section value is always valid: it exists only by [`parse`](LoopSection::parse).
@@ -79,10 +67,15 @@ pub trait LoopSection: Clone + Debug + PartialEq + Sized {
     ) -> Result<Option<RunReport>>;
 }
 
-/// The list of loops: `Variant(SectionType)`, one line each. It generates [`Algorithm`] and
-/// [`AlgorithmConfig`] with their dispatch.
+/// The list of loops: `Variant(module::SectionType)`, one line each. It declares each unit's
+/// module and generates [`Algorithm`] and [`AlgorithmConfig`] with their dispatch.
 macro_rules! loops {
-    ($($variant:ident($section:ty)),* $(,)?) => {
+    ($($variant:ident($module:ident::$section:ident)),* $(,)?) => {
+        $(
+            mod $module;
+            pub use $module::$section;
+        )*
+
         /// Which training loop to run: one per registered loop.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[non_exhaustive]
@@ -165,9 +158,9 @@ macro_rules! loops {
 }
 
 loops! {
-    Psro(PsroSection),
-    Xfp(XfpSection),
-    DoubleOracle(DoubleOracleSection),
-    League(LeagueSection),
-    Fxp(FxpSection),
+    Psro(psro::PsroSection),
+    Xfp(xfp::XfpSection),
+    DoubleOracle(double_oracle::DoubleOracleSection),
+    League(league::LeagueSection),
+    Fxp(fxp::FxpSection),
 }

@@ -1,4 +1,4 @@
-//! Fictitious Cross-Play (issue 12 item 5, REFERENCE.md §6): on the FXP paper's team game
+//! Fictitious Cross-Play (issue 12 item 5; Xu et al. 2023, arXiv:2310.03354): on the FXP paper's team game
 //! and on Kuhn poker, the population's Nash mixture reaches an equilibrium while self-play
 //! (η = 1) does not; η = 1 is self-play; atomic steps and resumes; the CLI.
 

@@ -298,3 +298,43 @@ fn evaluation_points_fill_only_missing_entries_through_the_evaluator_and_refit_b
 fn part(report: &metagame::populations::IterationReport) -> metagame::populations::LeagueReport {
     report.details.get().expect("a league report")
 }
+
+/// A matchmaker per role from a config: Elo matchmaking for the main exploiter replaces
+/// AlphaStar's rule for it (its matches say so), while the other roles keep the rule; the
+/// opponents it draws are main agents or their snapshots.
+#[test]
+fn elo_matchmaking_is_selectable_for_a_role_from_a_config() {
+    let text = r#"
+game = "kuhn_poker"
+algorithm = "league"
+episodes_per_round = 2000
+snapshot_min_episodes = 4000
+snapshot_max_episodes = 8000
+max_iterations = 8
+[matchmaking]
+main_exploiter = { kind = "elo", target_min = 0.3, target_max = 0.7 }
+"#;
+    let config = metagame::ExperimentConfig::from_toml_str(text, std::path::Path::new("elo.toml")).unwrap();
+    let metagame::AlgorithmConfig::League(section) = config.algorithm() else { panic!("a league") };
+    let tree = tree("kuhn_poker");
+    let mut league = League::new(&tree, section.league.clone()).unwrap();
+    for _ in 0..8 {
+        league.step().unwrap();
+    }
+    let members = league.state().members().to_vec();
+    let mut configured = 0;
+    for r in &league.reports()[1..] {
+        for m in part(r).matches {
+            let chosen_by_config = serde_json::to_value(m.branch).unwrap() == "configured";
+            assert_eq!(chosen_by_config, m.agent == 1, "only the main exploiter (agent 1): {m:?}");
+            if chosen_by_config {
+                configured += 1;
+                assert_eq!(members[m.opponent].role, Role::MainAgent, "{m:?}");
+            }
+        }
+    }
+    assert_eq!(configured, 8);
+    // The config round-trips with its matchmaking table.
+    let again = metagame::ExperimentConfig::from_toml_str(&config.to_toml(), std::path::Path::new("x")).unwrap();
+    assert_eq!(again, config);
+}

@@ -159,7 +159,7 @@ proptest! {
 
 #[test]
 fn degenerate_zero_sum_game_is_solved_from_every_label() {
-    // REFERENCE.md §10: a continuum of equilibria; naive Lemke–Howson fails.
+    // A degenerate game with a continuum of equilibria, where naive Lemke–Howson fails.
     let g = NormalFormGame::zero_sum(array![[0., -1., 1.], [-1., 0., 1.], [-1., 0., 1.]]).unwrap();
     for label in 0..6 {
         let s = LemkeHowson::new(label).solve(&g).unwrap();

@@ -10,6 +10,7 @@ mod hostile_input;
 mod league;
 mod learned_oracles;
 mod learners;
+mod loops;
 mod lemke_howson_robust;
 mod lp_robust;
 mod matches;

@@ -1,4 +1,4 @@
-//! PSRO, XFP and Double Oracle: known results and the properties REFERENCE.md §1–3 lists.
+//! PSRO, XFP and Double Oracle: known results and the properties of PSRO (Lanctot et al. 2017, arXiv:1711.00832), XFP (Heinrich et al. 2015) and Double Oracle (McMahan et al. 2003).
 
 use metagame::games::PlayerId;
 use metagame::games::{

@@ -114,7 +114,7 @@ fn every_sh_block_of_the_readme_runs_as_written() {
 
 #[test]
 fn config_examples_print_configs_that_parse() {
-    for algorithm in ["psro", "xfp", "double-oracle", "league", "fxp"] {
+    for algorithm in metagame::Algorithm::ALL.iter().map(|a| a.as_str()) {
         let out = super::cli::metagame(&["config", "--example", algorithm]);
         assert!(out.status.success(), "{algorithm}: {}", String::from_utf8_lossy(&out.stderr));
         let text = String::from_utf8(out.stdout).unwrap();

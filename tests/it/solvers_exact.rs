@@ -1,5 +1,5 @@
 //! The exact two-player solvers (LP, Lemke–Howson, support and vertex enumeration): known
-//! equilibria (REFERENCE.md §10), invariants as properties, and `metagame solve`.
+//! equilibria of classic games (each with its source), invariants as properties, and `metagame solve`.
 
 use std::process::{Command, Output};
 
@@ -30,7 +30,7 @@ fn bimatrix(a: Array2<f64>, b: Array2<f64>) -> NormalFormGame {
     NormalFormGame::bimatrix(a, b).unwrap()
 }
 
-// ---- known values (REFERENCE.md §10) ----
+// ---- known values of classic games ----
 
 #[test]
 fn lp_known_zero_sum_games() {

@@ -1,5 +1,5 @@
 //! Iterative meta-solvers, alpha-Rank, (C)CE and Nash averaging: known values (sources in
-//! comments, REFERENCE.md §10) and property tests.
+//! comments) and property tests.
 
 use metagame_games::NormalFormGame;
 use metagame_solvers::alpha_rank::{Alpha, AlphaRank, Populations, SelectionModel};
@@ -21,7 +21,7 @@ fn pennies() -> NormalFormGame {
     NormalFormGame::zero_sum(array![[1., -1.], [-1., 1.]]).unwrap()
 }
 
-/// REFERENCE.md §1/§10: biased RPS, equilibrium (1/16, 10/16, 5/16).
+/// Biased RPS (OpenSpiel's python/algorithms/projected_replicator_dynamics_test.py): equilibrium (1/16, 10/16, 5/16).
 fn biased_rps() -> NormalFormGame {
     NormalFormGame::zero_sum(array![[0., -25., 50.], [25., 0., -5.], [-50., 5., 0.]]).unwrap()
 }
@@ -68,7 +68,7 @@ fn target_nash_conv_stops_early_with_solved() {
     assert!(sol.iterations < 100_000);
 }
 
-/// Shapley (1964): unique Nash is uniform, fictitious play cycles (REFERENCE.md §3, §10).
+/// Shapley (1964): unique Nash is uniform, fictitious play cycles.
 #[test]
 fn fictitious_play_cycles_on_shapleys_game() {
     let a = array![[1., 0., 0.], [0., 1., 0.], [0., 0., 1.]];
@@ -141,7 +141,7 @@ fn alpha_rank_sweep_settles() {
     assert!(close(&sol.stationary[0], &[1.0 / 3.0; 3], 1e-6), "{:?}", sol.stationary);
 }
 
-/// REFERENCE.md §10: Chicken, the welfare-maximising CE is uniform on {DC, CD, CC} (8/3 each).
+/// Chicken (Aumann 1974), the welfare-maximising CE is uniform on {DC, CD, CC} (8/3 each).
 #[test]
 fn chicken_welfare_maximising_ce() {
     let a = array![[0., 4.], [1., 3.]];
@@ -154,7 +154,7 @@ fn chicken_welfare_maximising_ce() {
     assert!(sol.certificate.max_violation.unwrap() <= 1e-7);
 }
 
-/// Balduzzi et al. 2018 (REFERENCE.md §7).
+/// Balduzzi et al. 2018 (arXiv:1806.02643).
 #[test]
 fn nash_averaging_transitive_and_cyclic() {
     let transitive = array![[0., -1., -1.], [1., 0., -1.], [1., 1., 0.]];

@@ -1,4 +1,4 @@
-//! Fictitious Cross-Play (FXP; Xu et al. 2023, arXiv:2310.03354, REFERENCE.md §6) on a
+//! Fictitious Cross-Play (FXP; Xu et al. 2023, arXiv:2310.03354) on a
 //! 2-player zero-sum game.
 //!
 //! One population holds every policy the run makes, each playing both seats: the initial

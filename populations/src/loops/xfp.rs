@@ -2,7 +2,7 @@
 //!
 //! Each iteration every player best-responds exactly to the current average profile, and
 //! the average moves towards the best responses with step α = 1/(t+1), mixed by
-//! realisation weighting (REFERENCE.md §3), so the average after t iterations equals the
+//! realisation weighting (Heinrich & Silver 2016, arXiv:1603.01121, §2.3 Eq. 1), so the average after t iterations equals the
 //! uniform mixture of the initial policy and the t best responses.
 
 use std::time::Instant;

@@ -1,4 +1,4 @@
-//! League training after AlphaStar (REFERENCE.md §4): main agents, main exploiters and
+//! League training after AlphaStar (Vinyals et al. 2019, Nature 575, and its pseudocode `multiagent.py`): main agents, main exploiters and
 //! league exploiters learn from sampled episodes (tabular Q-learning, one learner per seat),
 //! each round against opponents chosen by their role's rule with prioritised fictitious
 //! self-play (PFSP); snapshots of them join the league as frozen historical players.
@@ -13,7 +13,7 @@
 //! (a tie counting ½) against its opponent, averaged over the two seats, read off the tree.
 //!
 //! Main exploiters are Minimax Exploiters when `exploiter_alpha > 0`: their reward is shaped
-//! by the exact action values of the main agent they target (REFERENCE.md §5).
+//! by the exact action values of the main agent they target (Bairamian et al. 2024, arXiv:2311.17190, Eq. 3–4).
 //!
 //! Config (the `league` algorithm's section; every field optional, defaults shown):
 //!

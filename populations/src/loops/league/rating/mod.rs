@@ -279,7 +279,7 @@ mod tests {
         assert!(MatchResult::new(0, 1, f64::NAN).is_err());
     }
 
-    /// REFERENCE.md §7: +400 points → 10/11, +200 → ≈ 0.760.
+    /// Elo's expected score 1 / (1 + 10^(−Δ/400)): +400 points → 10/11, +200 → ≈ 0.760.
     #[test]
     fn expected_score_known_values() {
         assert!((expected_score(400.0, 0.0, 400.0) - 10.0 / 11.0).abs() < 1e-12);

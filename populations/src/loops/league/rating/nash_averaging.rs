@@ -66,7 +66,7 @@ mod tests {
     use super::*;
     use ndarray::array;
 
-    /// A transitive league: 2 beats 1 beats 0, so all the mass is on 2 (REFERENCE.md §7).
+    /// A transitive league: 2 beats 1 beats 0, so all the mass is on 2 (Balduzzi et al. 2018, arXiv:1806.02643, §3).
     #[test]
     fn transitive_league() {
         let w = array![[0.5, 0.3, 0.1], [0.7, 0.5, 0.2], [0.9, 0.8, 0.5]];

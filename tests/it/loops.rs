@@ -1,0 +1,62 @@
+//! What every registered loop (`metagame::Algorithm::ALL`, the one list in `src/loops/`)
+//! must have: an annotated example config that parses as that loop and names every field
+//! the loop reads, a row in the README's config table, and a run that stops after a
+//! checkpoint and resumes to the uninterrupted run's report. A loop added to the list is
+//! checked here without a line of its own.
+
+use std::ops::ControlFlow;
+use std::path::Path;
+
+use metagame::populations::RunLimits;
+use metagame::{Algorithm, ExperimentConfig, RunOptions, RunReport, run_experiment};
+
+use crate::cli::temp_dir;
+
+fn example(algorithm: Algorithm) -> ExperimentConfig {
+    let name = format!("examples/config/{}.toml", algorithm.as_str());
+    ExperimentConfig::from_toml_str(algorithm.example(), Path::new(&name))
+        .unwrap_or_else(|e| panic!("{}: {e}", algorithm.as_str()))
+}
+
+#[test]
+fn every_loop_has_an_example_that_names_its_fields_and_a_readme_row() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(Algorithm::ALL.len() >= 5);
+    for &algorithm in Algorithm::ALL {
+        let name = algorithm.as_str();
+        assert_eq!(example(algorithm).algorithm().algorithm(), algorithm, "{name}");
+        let file = std::fs::read_to_string(root.join(format!("examples/config/{name}.toml")))
+            .unwrap_or_else(|e| panic!("{name}: examples/config/{name}.toml: {e}"));
+        assert_eq!(file, algorithm.example(), "{name}: the unit carries examples/config/{name}.toml");
+        for field in algorithm.fields() {
+            let named = algorithm
+                .example()
+                .lines()
+                .map(|l| l.trim_start_matches(['#', ' ', '[']))
+                .any(|l| l.starts_with(&format!("{field} =")) || l.starts_with(&format!("{field}]")));
+            assert!(named, "{name}: the example does not name field `{field}`");
+        }
+        assert!(readme.contains(&format!("| `{name}` |")), "{name}: no row in the README's config table");
+        assert!(!algorithm.title().is_empty() && !algorithm.about().is_empty(), "{name}");
+    }
+}
+
+fn run(config: &ExperimentConfig, dir: &Path, resume: bool, stop_after: Option<usize>) -> Option<RunReport> {
+    let options = RunOptions { out_dir: dir.to_path_buf(), resume, stop_after };
+    run_experiment(config, &options, &mut |_| ControlFlow::Continue(())).unwrap()
+}
+
+#[test]
+fn every_loop_resumes_to_the_uninterrupted_run() {
+    for &algorithm in Algorithm::ALL {
+        let name = algorithm.as_str();
+        let config = example(algorithm).with_limits(RunLimits::iterations(3));
+        let whole = run(&config, &temp_dir(&format!("loops-{name}-whole")), false, None).unwrap();
+        let dir = temp_dir(&format!("loops-{name}-resumed"));
+        assert!(run(&config, &dir, false, Some(1)).is_none(), "{name}: stopped after iteration 1");
+        let resumed = run(&config, &dir, true, None).unwrap();
+        assert_eq!(resumed.without_times(), whole.without_times(), "{name}");
+        assert!(resumed.iterations.len() >= 2, "{name}: {} iterations", resumed.iterations.len());
+    }
+}
