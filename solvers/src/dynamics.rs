@@ -4,6 +4,7 @@
 
 use metagame_games::{DeviationPayoffs, NormalFormGame};
 
+use crate::linalg::dot;
 use crate::{Result, SolveError};
 
 /// Computes `u_p(s, σ_{-p})` for every player `p` and pure strategy `s` without allocating.
@@ -118,25 +119,6 @@ impl pulp::WithSimd for BothProducts<'_> {
         self.a.mul_vec(self.y, self.out0);
         self.bt.mul_vec(self.x, self.out1);
     }
-}
-
-/// Dot product with four accumulators (lets the compiler vectorise).
-#[inline]
-pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
-    let mut acc = [0.0f64; 4];
-    let ca = a.chunks_exact(4);
-    let cb = b.chunks_exact(4);
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for k in 0..4 {
-            acc[k] += x[k] * y[k];
-        }
-    }
-    let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    for (x, y) in ra.iter().zip(rb) {
-        s += x * y;
-    }
-    s
 }
 
 /// NashConv of `strategies` from deviation payoffs already in `values`.

@@ -5,6 +5,7 @@ use metagame_games::NormalFormGame;
 use serde::{Deserialize, Serialize};
 
 use crate::dynamics::{self, Kernel, Stopping};
+use crate::linalg;
 use crate::{MetaSolver, Result, Solution, Status};
 
 /// Which regret update to use.
@@ -211,7 +212,7 @@ impl RegretMatching {
             }
             kernel.deviation_payoffs(&current, &mut values);
             for ((r, v), c) in regrets.iter_mut().zip(&values).zip(current.iter_mut()) {
-                let value = dynamics::dot(v, c);
+                let value = linalg::dot(v, c);
                 match self.variant {
                     RegretVariant::Plain => r.iter_mut().zip(v).for_each(|(r, &u)| *r += u - value),
                     RegretVariant::Plus => {

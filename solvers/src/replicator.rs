@@ -5,6 +5,7 @@ use metagame_games::NormalFormGame;
 use serde::{Deserialize, Serialize};
 
 use crate::dynamics::{self, Kernel, Stopping};
+use crate::linalg;
 use crate::{MetaSolver, Result, Solution, Status};
 
 /// The shared Euler integrator of [`Replicator`] and [`ProjectedReplicator`].
@@ -65,7 +66,7 @@ impl Integrator {
         for t in 1..=self.iterations {
             kernel.deviation_payoffs(&current, &mut values);
             for ((x, v), projection) in current.iter_mut().zip(&values).zip(&mut projections) {
-                let mean = dynamics::dot(x, v);
+                let mean = linalg::dot(x, v);
                 x.iter_mut().zip(v).for_each(|(x, &u)| *x += self.dt * *x * (u - mean));
                 projection.project(x);
             }
