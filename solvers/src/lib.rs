@@ -18,9 +18,11 @@ pub mod fictitious_play;
 pub mod hedge;
 pub mod logit;
 pub mod lp;
+pub mod nash;
 pub mod nash_averaging;
 pub mod regret_matching;
 pub mod replicator;
+pub mod uniform;
 
 pub use bimatrix::{lemke_howson, support_enumeration, vertex_enumeration};
 pub use error::{Result, SolveError};
