@@ -10,6 +10,7 @@ mod conic;
 mod dynamics;
 mod error;
 mod linalg;
+mod settings;
 mod solution;
 
 pub mod alpha_rank;

@@ -26,8 +26,9 @@ mod tests {
 
     #[test]
     fn every_strategy_is_equally_likely() {
-        let game = NormalFormGame::bimatrix(array![[1., 0., 2.], [0., 1., 3.]], array![[0., 1., 0.], [2., 0., 1.]])
-            .unwrap();
+        let game =
+            NormalFormGame::bimatrix(array![[1., 0., 2.], [0., 1., 3.]], array![[0., 1., 0.], [2., 0., 1.]])
+                .unwrap();
         let s = Uniform.solve(&game).unwrap();
         assert_eq!(s.strategies, vec![vec![0.5; 2], vec![1.0 / 3.0; 3]]);
         assert_eq!((s.status, s.iterations), (Status::Solved, 0));

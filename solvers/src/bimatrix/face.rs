@@ -21,8 +21,7 @@ pub(crate) fn face_equilibrium(game: &NormalFormGame, rows: &[usize], cols: &[us
     let (y, py) = face_point(&a, rows, cols)?;
     let (x, px) = face_point(&b.t().to_owned(), cols, rows)?;
     let s = Solution::new(game, vec![x, y], Status::Solved, px + py);
-    (s.certificate.nash_conv <= certificate_tolerance(game) && s.is_distribution(1e-12))
-        .then_some(s)
+    (s.certificate.nash_conv <= certificate_tolerance(game) && s.is_distribution(1e-12)).then_some(s)
 }
 
 /// A mix of the columns `support` of `mat` (`R × S`, positive) against which every row of
