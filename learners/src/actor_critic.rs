@@ -8,9 +8,9 @@ use crate::error::Result;
 use crate::learner::{
     Core, Learner, ShapedLearner, Start, Trainer, TrainingStats, base_policy, write_behaviour,
 };
-use crate::minimax::MinimaxShaping;
 use crate::q_learning::check_common;
 use crate::schedule::Schedule;
+use crate::shaping::MinimaxShaping;
 use crate::values::ValueTable;
 
 /// Which policy an [`ActorCritic`] hands out.

@@ -4,7 +4,7 @@ use metagame_games::{GameTree, InfosetId, TabularPolicy};
 
 use crate::episodes::{Engine, Layout, OpponentSampler, Trajectory, cumulate};
 use crate::error::{Error, Result};
-use crate::minimax::MinimaxShaping;
+use crate::shaping::MinimaxShaping;
 use crate::values::ValueTable;
 
 /// Where a learner starts.

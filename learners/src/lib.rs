@@ -12,7 +12,8 @@
 //! - [`ActorCritic`]: a softmax policy trained by policy gradient against a learned critic,
 //!   current or average policy out.
 //! - [`MinimaxExploiter`]: wraps a learner and shapes its reward with a frozen main agent's
-//!   values ([`MinimaxShaping`], REFERENCE.md §5); α = 0 is the plain learner.
+//!   values ([`MinimaxShaping`]; Bairamian et al. 2023, arXiv:2311.17190); α = 0 is the plain
+//!   learner.
 //!
 //! Episodes are played on the game's flat tree with all randomness from Philox keyed by
 //! (seed, seat, episode), in parallel batches applied in episode order: a run is
@@ -41,13 +42,15 @@ mod learner;
 mod minimax;
 mod q_learning;
 mod schedule;
+mod shaping;
 mod values;
 
 pub use actor_critic::{ActorCritic, ActorCriticConfig, PolicyOutput};
 pub use episodes::{Opponent, OpponentSampler};
 pub use error::{Error, Result};
 pub use learner::{Learner, ShapedLearner, Start, TrainingStats};
-pub use minimax::{MinimaxConfig, MinimaxExploiter, MinimaxShaping};
+pub use minimax::MinimaxExploiter;
 pub use q_learning::{QLearner, QLearnerState, QLearningConfig};
 pub use schedule::Schedule;
+pub use shaping::{MinimaxConfig, MinimaxShaping};
 pub use values::ValueTable;

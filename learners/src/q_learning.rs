@@ -8,8 +8,8 @@ use crate::error::{Error, Result};
 use crate::learner::{
     Core, Learner, ShapedLearner, Start, Trainer, TrainingStats, base_policy, write_behaviour,
 };
-use crate::minimax::MinimaxShaping;
 use crate::schedule::Schedule;
+use crate::shaping::MinimaxShaping;
 use crate::values::ValueTable;
 
 /// Settings of [`QLearner`] (and of its oracle, see `episodes_per_response`).

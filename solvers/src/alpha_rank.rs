@@ -5,6 +5,7 @@ use metagame_games::NormalFormGame;
 use serde::{Deserialize, Serialize};
 
 use crate::dynamics::invalid;
+use crate::linalg;
 use crate::{Extras, MetaSolver, Result, Solution, SolveError, Status};
 
 /// One population for a symmetric two-player game, or one population per player.
@@ -564,17 +565,14 @@ impl AxisCopies {
     }
 }
 
-/// `Σ a_i·b_i` with four accumulators, so that it vectorises.
+/// `Σ a_i·b_i` of two slices of equal length, in alpha-Rank's summation order:
+/// [`linalg::dot`] over the whole groups of four, plus the last `len mod 4` products summed
+/// on their own ([`linalg::dot_in_order`]). The tail is added last, not folded into the
+/// partial sums as [`linalg::dot`] does, so the stationary distributions keep their bits.
 fn dot(a: &[f64], b: &[f64]) -> f64 {
-    let (a4, b4) = (a.chunks_exact(4), b.chunks_exact(4));
-    let tail: f64 = a4.remainder().iter().zip(b4.remainder()).map(|(x, y)| x * y).sum();
-    let mut acc = [0.0; 4];
-    for (x, y) in a4.zip(b4) {
-        for i in 0..4 {
-            acc[i] += x[i] * y[i];
-        }
-    }
-    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+    debug_assert_eq!(a.len(), b.len());
+    let whole = a.len() / 4 * 4;
+    linalg::dot(&a[..whole], &b[..whole]) + linalg::dot_in_order(&a[whole..], &b[whole..])
 }
 
 /// The chain with its neighbour structure left implicit: the neighbours of state j are, per

@@ -280,7 +280,11 @@ mod tests {
         NormalFormGame::bimatrix(a.clone(), a.t().to_owned()).unwrap()
     }
 
-    /// REFERENCE.md §10: CE uniform on {DC, CD, CC} gives 8/3 each (the welfare maximum).
+    /// The CE uniform on {DC, CD, CC} gives 8/3 each (the welfare maximum), the three-cell
+    /// correlated equilibrium of Chicken (R. J. Aumann 1974, "Subjectivity and correlation in
+    /// randomized strategies", J. Math. Econ. 1). By hand: told to play 1 (cells (1, 0) and
+    /// (1, 1)), a player gets (1 + 3)/2 = 2 by obeying and (0 + 4)/2 = 2 by deviating, so the
+    /// constraint binds; told 0, it gets 4 against 3; the welfare is (5 + 5 + 6)/3 = 16/3.
     #[test]
     fn chicken_max_welfare_ce() {
         let game = chicken();

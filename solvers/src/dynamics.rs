@@ -1,9 +1,10 @@
 //! Shared machinery of the iterative solvers (fictitious play, regret matching, Hedge,
-//! replicator dynamics): allocation-free deviation payoffs with a two-player fast path,
-//! the stopping rule, and setting checks.
+//! replicator dynamics): allocation-free deviation payoffs with a two-player fast path and
+//! setting checks (their settings themselves are in [`crate::settings`]).
 
 use metagame_games::{DeviationPayoffs, NormalFormGame};
 
+use crate::linalg::dot;
 use crate::{Result, SolveError};
 
 /// Computes `u_p(s, σ_{-p})` for every player `p` and pure strategy `s` without allocating.
@@ -120,25 +121,6 @@ impl pulp::WithSimd for BothProducts<'_> {
     }
 }
 
-/// Dot product with four accumulators (lets the compiler vectorise).
-#[inline]
-pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
-    let mut acc = [0.0f64; 4];
-    let ca = a.chunks_exact(4);
-    let cb = b.chunks_exact(4);
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for k in 0..4 {
-            acc[k] += x[k] * y[k];
-        }
-    }
-    let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    for (x, y) in ra.iter().zip(rb) {
-        s += x * y;
-    }
-    s
-}
-
 /// NashConv of `strategies` from deviation payoffs already in `values`.
 pub(crate) fn nash_conv_from(strategies: &[Vec<f64>], values: &[Vec<f64>]) -> f64 {
     strategies
@@ -216,57 +198,9 @@ pub(crate) fn normalise(strategies: &mut [Vec<f64>]) {
     }
 }
 
-/// The optional early stop shared by the iterative solvers: every `check_every` iterations
-/// the NashConv of the current answer is computed and the run stops once it is at most
-/// `target_nash_conv`.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub(crate) struct Stopping {
-    pub(crate) target_nash_conv: Option<f64>,
-    pub(crate) check_every: usize,
-}
-
-impl Default for Stopping {
-    fn default() -> Self {
-        Self { target_nash_conv: None, check_every: 1000 }
-    }
-}
-
-impl Stopping {
-    /// True when iteration `t` (1-based) is a checkpoint.
-    #[inline]
-    pub(crate) fn is_checkpoint(&self, t: usize) -> bool {
-        self.target_nash_conv.is_some() && t.is_multiple_of(self.check_every)
-    }
-
-    pub(crate) fn validate(&self, solver: &'static str) -> Result<()> {
-        if self.check_every == 0 {
-            return Err(invalid(solver, "check_every must be at least 1"));
-        }
-        if let Some(t) = self.target_nash_conv
-            && !(t.is_finite() && t >= 0.0)
-        {
-            return Err(invalid(solver, format!("target_nash_conv must be finite and >= 0, got {t}")));
-        }
-        Ok(())
-    }
-
-    /// True when `nash_conv` meets the target.
-    pub(crate) fn reached(&self, nash_conv: f64) -> bool {
-        self.target_nash_conv.is_some_and(|t| nash_conv <= t)
-    }
-}
-
 /// `SolveError::InvalidConfig` for `solver`.
 pub(crate) fn invalid(solver: &'static str, reason: impl Into<String>) -> SolveError {
     SolveError::InvalidConfig { solver, reason: reason.into() }
-}
-
-/// Checks an iteration count (at least 1).
-pub(crate) fn check_iterations(solver: &'static str, iterations: usize) -> Result<()> {
-    if iterations == 0 {
-        return Err(invalid(solver, "iterations must be at least 1"));
-    }
-    Ok(())
 }
 
 /// Checks an exploration/mixing weight in [0, 1).

@@ -3,7 +3,8 @@
 use metagame_games::NormalFormGame;
 use serde::{Deserialize, Serialize};
 
-use crate::dynamics::{self, Kernel, Stopping};
+use crate::dynamics::{self, Kernel};
+use crate::settings::{IterativeSettings, iterative_settings};
 use crate::{MetaSolver, Result, Solution, Status};
 
 /// Simultaneous fictitious play: every iteration each player best-responds (pure, lowest
@@ -41,36 +42,20 @@ use crate::{MetaSolver, Result, Solution, Status};
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FictitiousPlay {
-    iterations: usize,
-    stopping: Stopping,
+    #[serde(flatten)]
+    settings: IterativeSettings,
 }
 
 impl Default for FictitiousPlay {
     fn default() -> Self {
-        Self { iterations: 10_000, stopping: Stopping::default() }
+        Self { settings: IterativeSettings { iterations: 10_000, ..IterativeSettings::default() } }
     }
 }
 
+iterative_settings!(FictitiousPlay, settings, default_iterations = "10 000");
+
 impl FictitiousPlay {
     const NAME: &'static str = "fictitious-play";
-
-    /// The same solver with `iterations` (at least 1; default 10 000).
-    pub fn with_iterations(mut self, iterations: usize) -> Self {
-        self.iterations = iterations;
-        self
-    }
-
-    /// Stop early once the NashConv of the averages is at most `target` (checked every
-    /// `check_every` iterations, default 1000); the status is then [`Status::Solved`].
-    pub fn with_target_nash_conv(mut self, target: f64, check_every: usize) -> Self {
-        self.stopping = Stopping { target_nash_conv: Some(target), check_every };
-        self
-    }
-
-    /// The iteration cap.
-    pub fn iterations(&self) -> usize {
-        self.iterations
-    }
 }
 
 impl MetaSolver for FictitiousPlay {
@@ -96,8 +81,8 @@ impl MetaSolver for FictitiousPlay {
 
 impl FictitiousPlay {
     fn run(&self, game: &NormalFormGame, start: Option<&[Vec<f64>]>) -> Result<Solution> {
-        dynamics::check_iterations(Self::NAME, self.iterations)?;
-        self.stopping.validate(Self::NAME)?;
+        self.settings.check_iterations(Self::NAME)?;
+        self.settings.stopping.validate(Self::NAME)?;
         let start = start.map(|s| dynamics::checked_start(Self::NAME, game, s)).transpose()?;
         let mut kernel = Kernel::new(game);
         let mut values = dynamics::zeros(game);
@@ -108,20 +93,20 @@ impl FictitiousPlay {
             Some(start) => {
                 kernel.deviation_payoffs(&start, &mut values);
                 let nash_conv = dynamics::nash_conv_from(&start, &values);
-                if self.stopping.reached(nash_conv) {
+                if self.settings.stopping.reached(nash_conv) {
                     return Ok(Solution::new(game, start, Status::Solved, 0));
                 }
                 let weight = (game.payoff_scale() / nash_conv).ceil();
-                earlier = weight.clamp(1.0, self.iterations as f64) - 1.0;
+                earlier = weight.clamp(1.0, self.settings.iterations as f64) - 1.0;
                 start
             }
         };
         let mut status = Status::MaxIterations;
-        let mut done = self.iterations;
-        for t in 1..=self.iterations {
+        let mut done = self.settings.iterations;
+        for t in 1..=self.settings.iterations {
             kernel.deviation_payoffs(&average, &mut values);
-            if self.stopping.is_checkpoint(t)
-                && self.stopping.reached(dynamics::nash_conv_from(&average, &values))
+            if self.settings.stopping.is_checkpoint(t)
+                && self.settings.stopping.reached(dynamics::nash_conv_from(&average, &values))
             {
                 status = Status::Solved;
                 done = t - 1;

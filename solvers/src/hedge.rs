@@ -3,7 +3,8 @@
 use metagame_games::NormalFormGame;
 use serde::{Deserialize, Serialize};
 
-use crate::dynamics::{self, Kernel, Stopping};
+use crate::dynamics::{self, Kernel};
+use crate::settings::{IterativeSettings, iterative_settings};
 use crate::{MetaSolver, Result, Solution, Status};
 
 /// Hedge's step size η.
@@ -54,31 +55,22 @@ pub enum LearningRate {
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Hedge {
-    iterations: usize,
+    #[serde(flatten)]
+    settings: IterativeSettings,
     gamma: f64,
     learning_rate: LearningRate,
-    stopping: Stopping,
 }
 
 impl Default for Hedge {
     fn default() -> Self {
-        Self {
-            iterations: 100_000,
-            gamma: 1e-6,
-            learning_rate: LearningRate::Theory,
-            stopping: Stopping::default(),
-        }
+        Self { settings: IterativeSettings::default(), gamma: 1e-6, learning_rate: LearningRate::Theory }
     }
 }
 
+iterative_settings!(Hedge, settings, default_iterations = "100 000");
+
 impl Hedge {
     const NAME: &'static str = "hedge";
-
-    /// The same solver with `iterations` (at least 1; default 100 000).
-    pub fn with_iterations(mut self, iterations: usize) -> Self {
-        self.iterations = iterations;
-        self
-    }
 
     /// The same solver with uniform-mixing weight `gamma` in [0, 1) (default 1e-6).
     pub fn with_gamma(mut self, gamma: f64) -> Self {
@@ -90,18 +82,6 @@ impl Hedge {
     pub fn with_learning_rate(mut self, learning_rate: LearningRate) -> Self {
         self.learning_rate = learning_rate;
         self
-    }
-
-    /// Stop early once the NashConv of the averages is at most `target` (checked every
-    /// `check_every` iterations); the status is then [`Status::Solved`].
-    pub fn with_target_nash_conv(mut self, target: f64, check_every: usize) -> Self {
-        self.stopping = Stopping { target_nash_conv: Some(target), check_every };
-        self
-    }
-
-    /// The iteration cap.
-    pub fn iterations(&self) -> usize {
-        self.iterations
     }
 }
 
@@ -129,9 +109,9 @@ impl MetaSolver for Hedge {
 
 impl Hedge {
     fn run(&self, game: &NormalFormGame, start: Option<&[Vec<f64>]>) -> Result<Solution> {
-        dynamics::check_iterations(Self::NAME, self.iterations)?;
+        self.settings.check_iterations(Self::NAME)?;
         dynamics::check_gamma(Self::NAME, self.gamma)?;
-        self.stopping.validate(Self::NAME)?;
+        self.settings.stopping.validate(Self::NAME)?;
         let scale = game.payoff_scale();
         let rates: Vec<f64> = match self.learning_rate {
             LearningRate::Fixed(eta) if eta.is_finite() && eta > 0.0 => vec![eta; game.num_players()],
@@ -141,7 +121,7 @@ impl Hedge {
             LearningRate::Theory => game
                 .shape()
                 .iter()
-                .map(|&k| (8.0 * (k.max(2) as f64).ln() / self.iterations as f64).sqrt() / scale)
+                .map(|&k| (8.0 * (k.max(2) as f64).ln() / self.settings.iterations as f64).sqrt() / scale)
                 .collect(),
         };
         let start = start.map(|s| dynamics::checked_start(Self::NAME, game, s)).transpose()?;
@@ -152,9 +132,9 @@ impl Hedge {
         let mut values = dynamics::zeros(game);
         if let Some(start) = start {
             // A start that already meets the target is the answer.
-            if self.stopping.target_nash_conv.is_some() {
+            if self.settings.stopping.target_nash_conv.is_some() {
                 kernel.deviation_payoffs(&start, &mut values);
-                if self.stopping.reached(dynamics::nash_conv_from(&start, &values)) {
+                if self.settings.stopping.reached(dynamics::nash_conv_from(&start, &values)) {
                     return Ok(Solution::new(game, start, Status::Solved, 0));
                 }
             }
@@ -165,18 +145,18 @@ impl Hedge {
             }
         }
         let mut status = Status::MaxIterations;
-        let mut done = self.iterations;
-        for t in 1..=self.iterations {
+        let mut done = self.settings.iterations;
+        for t in 1..=self.settings.iterations {
             for (s, c) in sum.iter_mut().zip(&current) {
                 s.iter_mut().zip(c).for_each(|(a, &b)| *a += b);
             }
-            if self.stopping.is_checkpoint(t) {
+            if self.settings.stopping.is_checkpoint(t) {
                 let mut avg: Vec<Vec<f64>> =
                     sum.iter().map(|s| s.iter().map(|x| x / t as f64).collect()).collect();
                 dynamics::normalise(&mut avg);
                 let mut v = dynamics::zeros(game);
                 kernel.deviation_payoffs(&avg, &mut v);
-                if self.stopping.reached(dynamics::nash_conv_from(&avg, &v)) {
+                if self.settings.stopping.reached(dynamics::nash_conv_from(&avg, &v)) {
                     status = Status::Solved;
                     done = t;
                     break;

@@ -5,23 +5,26 @@
 //! itself, independently of the solver, so an answer can be trusted without trusting the
 //! method.
 
+mod bimatrix;
 mod conic;
 mod dynamics;
 mod error;
+mod linalg;
+mod settings;
 mod solution;
 
 pub mod alpha_rank;
 pub mod correlated;
 pub mod fictitious_play;
 pub mod hedge;
-pub mod lemke_howson;
 pub mod logit;
 pub mod lp;
+pub mod nash;
 pub mod nash_averaging;
 pub mod regret_matching;
 pub mod replicator;
-pub mod support_enumeration;
-pub mod vertex_enumeration;
+pub mod uniform;
 
+pub use bimatrix::{lemke_howson, support_enumeration, vertex_enumeration};
 pub use error::{Result, SolveError};
 pub use solution::{Certificate, Extras, MetaSolver, Solution, Status};

@@ -32,6 +32,7 @@ use std::collections::HashMap;
 
 use metagame_games::{DeviationPayoffs, NormalFormGame};
 
+use crate::linalg::{Qr, dot_in_order, norm};
 use crate::{MetaSolver, Result, Solution, SolveError, Status};
 
 /// Logit QRE path following with support refinement: a certified Nash solver for any
@@ -414,7 +415,7 @@ impl<'g> Tracer<'g> {
             // Georg's approximation), oriented as the last one.
             let mut next = vec![0.0; big_n + 1];
             self.qr.null_vector(&mut next);
-            if dot(&next, &tangent) < 0.0 {
+            if dot_in_order(&next, &tangent) < 0.0 {
                 next.iter_mut().for_each(|t| *t = -*t);
             }
             tangent = next;
@@ -714,7 +715,7 @@ impl PairPayoffs {
     /// player `q`.
     fn values(&self, p: usize, q: usize, sigma_q: &[f64], out: &mut Vec<f64>) {
         out.clear();
-        out.extend(self.matrix(p, q).chunks_exact(self.sizes[q]).map(|row| dot(row, sigma_q)));
+        out.extend(self.matrix(p, q).chunks_exact(self.sizes[q]).map(|row| dot_in_order(row, sigma_q)));
     }
 
     /// One pass over the tensors.
@@ -773,7 +774,7 @@ impl PairPayoffs {
                     t.iter_mut().zip(row_last).for_each(|(ti, u)| *ti += others * u);
                 }
                 if last > 1 {
-                    let d = dot(row, sigma_last);
+                    let d = dot_in_order(row, sigma_last);
                     for q in (0..last).filter(|&q| q != p) {
                         let w = excluding(index, p, q);
                         matrices[p * n + q][i * sizes[q] + index[q]] += w * d;
@@ -938,126 +939,6 @@ impl<'s> SupportNewton<'s> {
     }
 }
 
-/// Householder QR of a column-major `rows × cols` matrix (`rows ≥ cols`), in place: the
-/// reflectors below the diagonal (with `betas`), `R` above it and in `diagonal`.
-struct Qr {
-    rows: usize,
-    cols: usize,
-    matrix: Vec<f64>,
-    betas: Vec<f64>,
-    diagonal: Vec<f64>,
-    work: Vec<f64>,
-}
-
-impl Qr {
-    fn new(rows: usize, cols: usize) -> Self {
-        Self {
-            rows,
-            cols,
-            matrix: vec![0.0; rows * cols],
-            betas: vec![0.0; cols],
-            diagonal: vec![0.0; cols],
-            work: vec![0.0; rows],
-        }
-    }
-
-    fn factor(&mut self) {
-        let (rows, cols) = (self.rows, self.cols);
-        for k in 0..cols {
-            let (head, tail) = self.matrix.split_at_mut((k + 1) * rows);
-            let v = &mut head[k * rows + k..];
-            let length = norm(v);
-            if length == 0.0 {
-                self.betas[k] = 0.0;
-                self.diagonal[k] = 0.0;
-                continue;
-            }
-            let alpha = if v[0] > 0.0 { -length } else { length };
-            v[0] -= alpha;
-            let v_norm2: f64 = v.iter().map(|x| x * x).sum();
-            let beta = if v_norm2 > 0.0 { 2.0 / v_norm2 } else { 0.0 };
-            self.betas[k] = beta;
-            self.diagonal[k] = alpha;
-            for column in tail.chunks_exact_mut(rows) {
-                let c = &mut column[k..];
-                let s = beta * dot(v, c);
-                if s != 0.0 {
-                    c.iter_mut().zip(v.iter()).for_each(|(ci, vi)| *ci -= s * vi);
-                }
-            }
-        }
-    }
-
-    /// `x ← H_k x` for reflector `k`.
-    fn reflect(&self, k: usize, x: &mut [f64]) {
-        let v = &self.matrix[k * self.rows + k..(k + 1) * self.rows];
-        let s = self.betas[k] * dot(v, &x[k..]);
-        if s != 0.0 {
-            x[k..].iter_mut().zip(v).for_each(|(xi, vi)| *xi -= s * vi);
-        }
-    }
-
-    /// `x ← Q x`.
-    fn apply_q(&self, x: &mut [f64]) {
-        for k in (0..self.cols).rev() {
-            self.reflect(k, x);
-        }
-    }
-
-    /// The last column of `Q` (for a `(N+1) × N` factorisation of `Jᵀ`: the kernel of `J`,
-    /// the path's tangent), unit length.
-    fn null_vector(&mut self, out: &mut [f64]) {
-        out.fill(0.0);
-        out[self.rows - 1] = 1.0;
-        self.apply_q(out);
-    }
-
-    /// With `self` the factorisation of `Jᵀ`: the minimum-norm solution of `J d = b`.
-    fn min_norm_solve(&mut self, b: &[f64], d: &mut [f64]) {
-        // J = Rᵀ Qᵀ: solve Rᵀ w = b (forward), then d = Q [w; 0].
-        let rows = self.rows;
-        let w = &mut self.work;
-        w.fill(0.0);
-        for k in 0..self.cols {
-            let mut s = b[k];
-            for (i, wi) in w.iter().enumerate().take(k) {
-                s -= self.matrix[k * rows + i] * wi;
-            }
-            w[k] = s / self.diagonal[k];
-        }
-        d.copy_from_slice(&self.work);
-        self.apply_q(d);
-    }
-
-    /// The least-squares solution of `A x = b`; `b` is overwritten. `false` when `R` is
-    /// singular.
-    fn least_squares(&self, b: &mut [f64], x: &mut [f64]) -> bool {
-        for k in 0..self.cols {
-            self.reflect(k, b);
-        }
-        let rows = self.rows;
-        for k in (0..self.cols).rev() {
-            let mut s = b[k];
-            for (i, xi) in x.iter().enumerate().skip(k + 1) {
-                s -= self.matrix[i * rows + k] * xi;
-            }
-            if self.diagonal[k] == 0.0 {
-                return false;
-            }
-            x[k] = s / self.diagonal[k];
-        }
-        x.iter().all(|v| v.is_finite())
-    }
-}
-
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
-}
-
-fn norm(a: &[f64]) -> f64 {
-    dot(a, a).sqrt()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1076,32 +957,6 @@ mod tests {
             }
         }
         NormalFormGame::new(payoffs).unwrap()
-    }
-
-    #[test]
-    fn qr_solves_least_squares_and_min_norm() {
-        // A 3×2 full-rank matrix, column-major.
-        let mut qr = Qr::new(3, 2);
-        qr.matrix.copy_from_slice(&[1.0, 2.0, 2.0, 0.0, 1.0, 3.0]);
-        qr.factor();
-        let mut b = vec![1.0, 2.0, 2.0];
-        let mut x = vec![0.0; 2];
-        assert!(qr.least_squares(&mut b, &mut x));
-        assert!((x[0] - 1.0).abs() < 1e-12 && x[1].abs() < 1e-12, "{x:?}");
-        // J = Aᵀ (2×3): min-norm solution of J d = (1, 1) is in the row space of J and solves it.
-        let mut d = vec![0.0; 3];
-        qr.min_norm_solve(&[1.0, 1.0], &mut d);
-        let j = [[1.0, 2.0, 2.0], [0.0, 1.0, 3.0]];
-        for row in j {
-            assert!((dot(&row, &d) - 1.0).abs() < 1e-12);
-        }
-        let mut t = vec![0.0; 3];
-        qr.null_vector(&mut t);
-        for row in j {
-            assert!(dot(&row, &t).abs() < 1e-12);
-        }
-        assert!((norm(&t) - 1.0).abs() < 1e-12);
-        assert!(dot(&t, &d).abs() < 1e-12, "minimum norm: d is orthogonal to the kernel");
     }
 
     /// `u_p(i, j, σ_{-p,q})` by a direct sum over all profiles.

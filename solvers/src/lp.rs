@@ -33,7 +33,6 @@
 //! `max_iterations`). Payoffs up to `±f64::MAX` are rescaled, never overflowed.
 
 mod interior;
-pub(crate) mod linalg;
 mod simplex;
 
 use simplex::{Simplex, SimplexEnd};
@@ -41,6 +40,7 @@ use simplex::{Simplex, SimplexEnd};
 use metagame_games::NormalFormGame;
 use ndarray::{Array2, ArrayView2};
 
+use crate::linalg;
 use crate::{Certificate, Extras, MetaSolver, Result, Solution, SolveError, Status};
 
 /// Zero-sum (constant-sum) two-player Nash equilibrium by linear programming.

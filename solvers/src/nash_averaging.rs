@@ -166,7 +166,10 @@ mod tests {
     use super::*;
     use ndarray::array;
 
-    /// Balduzzi et al. 2018 / REFERENCE.md §7: the transitive game A_ij = sign(r_i − r_j).
+    /// The transitive game A_ij = sign(r_i − r_j) (D. Balduzzi, K. Tuyls, J. Pérolat,
+    /// T. Graepel, "Re-evaluating evaluation", NeurIPS 2018, arXiv:1806.02643, Nash averaging):
+    /// agent 2 beats both others, so the maximum-entropy Nash is p* = (0, 0, 1) and the skill
+    /// n = A·p* = (−1, −1, 0).
     #[test]
     fn transitive_game() {
         let r = [1.0f64, 2.0, 3.0];

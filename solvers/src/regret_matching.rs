@@ -4,7 +4,9 @@
 use metagame_games::NormalFormGame;
 use serde::{Deserialize, Serialize};
 
-use crate::dynamics::{self, Kernel, Stopping};
+use crate::dynamics::{self, Kernel};
+use crate::linalg;
+use crate::settings::{IterativeSettings, iterative_settings};
 use crate::{MetaSolver, Result, Solution, Status};
 
 /// Which regret update to use.
@@ -70,24 +72,25 @@ pub enum Averaging {
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RegretMatching {
-    iterations: usize,
+    #[serde(flatten)]
+    settings: IterativeSettings,
     gamma: f64,
     variant: RegretVariant,
     averaging: Averaging,
-    stopping: Stopping,
 }
 
 impl Default for RegretMatching {
     fn default() -> Self {
         Self {
-            iterations: 100_000,
+            settings: IterativeSettings::default(),
             gamma: 1e-6,
             variant: RegretVariant::Plus,
             averaging: Averaging::Uniform,
-            stopping: Stopping::default(),
         }
     }
 }
+
+iterative_settings!(RegretMatching, settings, default_iterations = "100 000");
 
 impl RegretMatching {
     const NAME: &'static str = "regret-matching";
@@ -95,12 +98,6 @@ impl RegretMatching {
     /// Plain regret matching with OpenSpiel's settings (cumulative regrets, uniform averaging).
     pub fn plain() -> Self {
         Self { variant: RegretVariant::Plain, ..Self::default() }
-    }
-
-    /// The same solver with `iterations` (at least 1; default 100 000).
-    pub fn with_iterations(mut self, iterations: usize) -> Self {
-        self.iterations = iterations;
-        self
     }
 
     /// The same solver with uniform-mixing weight `gamma` in [0, 1) (default 1e-6).
@@ -119,18 +116,6 @@ impl RegretMatching {
     pub fn with_averaging(mut self, averaging: Averaging) -> Self {
         self.averaging = averaging;
         self
-    }
-
-    /// Stop early once the NashConv of the averages is at most `target` (checked every
-    /// `check_every` iterations); the status is then [`Status::Solved`].
-    pub fn with_target_nash_conv(mut self, target: f64, check_every: usize) -> Self {
-        self.stopping = Stopping { target_nash_conv: Some(target), check_every };
-        self
-    }
-
-    /// The iteration cap.
-    pub fn iterations(&self) -> usize {
-        self.iterations
     }
 }
 
@@ -162,9 +147,9 @@ impl MetaSolver for RegretMatching {
 
 impl RegretMatching {
     fn run(&self, game: &NormalFormGame, start: Option<&[Vec<f64>]>) -> Result<Solution> {
-        dynamics::check_iterations(Self::NAME, self.iterations)?;
+        self.settings.check_iterations(Self::NAME)?;
         dynamics::check_gamma(Self::NAME, self.gamma)?;
-        self.stopping.validate(Self::NAME)?;
+        self.settings.stopping.validate(Self::NAME)?;
         let start = start.map(|s| dynamics::checked_start(Self::NAME, game, s)).transpose()?;
         let mut kernel = Kernel::new(game);
         let mut current = dynamics::uniform(game);
@@ -174,9 +159,9 @@ impl RegretMatching {
         let mut scratch = dynamics::zeros(game);
         if let Some(start) = start {
             // A start that already meets the target is the answer.
-            if self.stopping.target_nash_conv.is_some() {
+            if self.settings.stopping.target_nash_conv.is_some() {
                 kernel.deviation_payoffs(&start, &mut values);
-                if self.stopping.reached(dynamics::nash_conv_from(&start, &values)) {
+                if self.settings.stopping.reached(dynamics::nash_conv_from(&start, &values)) {
                     return Ok(Solution::new(game, start, Status::Solved, 0));
                 }
             }
@@ -188,8 +173,8 @@ impl RegretMatching {
         }
         let mut weight_total = 0.0;
         let mut status = Status::MaxIterations;
-        let mut done = self.iterations;
-        for t in 1..=self.iterations {
+        let mut done = self.settings.iterations;
+        for t in 1..=self.settings.iterations {
             // Accumulate the strategy played at iteration t.
             let w = match self.averaging {
                 Averaging::Uniform => 1.0,
@@ -199,11 +184,11 @@ impl RegretMatching {
             for (s, c) in sum.iter_mut().zip(&current) {
                 s.iter_mut().zip(c).for_each(|(a, &b)| *a += w * b);
             }
-            if self.stopping.is_checkpoint(t) {
+            if self.settings.stopping.is_checkpoint(t) {
                 average_into(&sum, weight_total, &mut scratch);
                 let mut v = dynamics::zeros(game);
                 kernel.deviation_payoffs(&scratch, &mut v);
-                if self.stopping.reached(dynamics::nash_conv_from(&scratch, &v)) {
+                if self.settings.stopping.reached(dynamics::nash_conv_from(&scratch, &v)) {
                     status = Status::Solved;
                     done = t;
                     break;
@@ -211,7 +196,7 @@ impl RegretMatching {
             }
             kernel.deviation_payoffs(&current, &mut values);
             for ((r, v), c) in regrets.iter_mut().zip(&values).zip(current.iter_mut()) {
-                let value = dynamics::dot(v, c);
+                let value = linalg::dot(v, c);
                 match self.variant {
                     RegretVariant::Plain => r.iter_mut().zip(v).for_each(|(r, &u)| *r += u - value),
                     RegretVariant::Plus => {

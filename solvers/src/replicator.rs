@@ -4,24 +4,26 @@
 use metagame_games::NormalFormGame;
 use serde::{Deserialize, Serialize};
 
-use crate::dynamics::{self, Kernel, Stopping};
+use crate::dynamics::{self, Kernel};
+use crate::linalg;
+use crate::settings::{IterativeSettings, iterative_settings};
 use crate::{MetaSolver, Result, Solution, Status};
 
 /// The shared Euler integrator of [`Replicator`] and [`ProjectedReplicator`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct Integrator {
-    iterations: usize,
+    #[serde(flatten)]
+    settings: IterativeSettings,
     dt: f64,
     floor: f64,
     average_iterates: bool,
-    stopping: Stopping,
 }
 
 impl Integrator {
     /// Integrates from uniform (`start` = `None`) or from the projection of a warm start.
     fn run(&self, name: &'static str, game: &NormalFormGame, start: Option<&[Vec<f64>]>) -> Result<Solution> {
-        dynamics::check_iterations(name, self.iterations)?;
-        self.stopping.validate(name)?;
+        self.settings.check_iterations(name)?;
+        self.settings.stopping.validate(name)?;
         if !(self.dt.is_finite() && self.dt > 0.0) {
             return Err(dynamics::invalid(name, format!("dt must be positive and finite, got {}", self.dt)));
         }
@@ -51,9 +53,9 @@ impl Integrator {
                     projection.project(x);
                 }
                 // A start that already meets the target is the answer.
-                if self.stopping.target_nash_conv.is_some() {
+                if self.settings.stopping.target_nash_conv.is_some() {
                     kernel.deviation_payoffs(&start, &mut values);
-                    if self.stopping.reached(dynamics::nash_conv_from(&start, &values)) {
+                    if self.settings.stopping.reached(dynamics::nash_conv_from(&start, &values)) {
                         return Ok(Solution::new(game, start, Status::Solved, 0));
                     }
                 }
@@ -61,22 +63,22 @@ impl Integrator {
             }
         };
         let mut status = Status::MaxIterations;
-        let mut done = self.iterations;
-        for t in 1..=self.iterations {
+        let mut done = self.settings.iterations;
+        for t in 1..=self.settings.iterations {
             kernel.deviation_payoffs(&current, &mut values);
             for ((x, v), projection) in current.iter_mut().zip(&values).zip(&mut projections) {
-                let mean = dynamics::dot(x, v);
+                let mean = linalg::dot(x, v);
                 x.iter_mut().zip(v).for_each(|(x, &u)| *x += self.dt * *x * (u - mean));
                 projection.project(x);
             }
             for (s, c) in sum.iter_mut().zip(&current) {
                 s.iter_mut().zip(c).for_each(|(a, &b)| *a += b);
             }
-            if self.stopping.is_checkpoint(t) {
+            if self.settings.stopping.is_checkpoint(t) {
                 let answer = self.answer(&sum, &current, t);
                 let mut v = dynamics::zeros(game);
                 kernel.deviation_payoffs(&answer, &mut v);
-                if self.stopping.reached(dynamics::nash_conv_from(&answer, &v)) {
+                if self.settings.stopping.reached(dynamics::nash_conv_from(&answer, &v)) {
                     status = Status::Solved;
                     done = t;
                     break;
@@ -200,13 +202,9 @@ fn masked_sum(x: &[f64], above: &[f64], floor: f64) -> f64 {
 /// share through their [`Integrator`].
 macro_rules! integrator_solver {
     ($solver:ident, $name:literal) => {
-        impl $solver {
-            /// The same solver with `iterations` Euler steps (at least 1; default 100 000).
-            pub fn with_iterations(mut self, iterations: usize) -> Self {
-                self.integrator.iterations = iterations;
-                self
-            }
+        iterative_settings!($solver, integrator.settings, default_iterations = "100 000");
 
+        impl $solver {
             /// The same solver with step size `dt` (positive; default 1e-3).
             pub fn with_dt(mut self, dt: f64) -> Self {
                 self.integrator.dt = dt;
@@ -217,18 +215,6 @@ macro_rules! integrator_solver {
             pub fn with_last_iterate(mut self) -> Self {
                 self.integrator.average_iterates = false;
                 self
-            }
-
-            /// Stop early once the NashConv of the answer is at most `target` (checked every
-            /// `check_every` iterations); the status is then [`Status::Solved`].
-            pub fn with_target_nash_conv(mut self, target: f64, check_every: usize) -> Self {
-                self.integrator.stopping = Stopping { target_nash_conv: Some(target), check_every };
-                self
-            }
-
-            /// The iteration cap.
-            pub fn iterations(&self) -> usize {
-                self.integrator.iterations
             }
         }
 
@@ -295,11 +281,10 @@ impl Default for ProjectedReplicator {
     fn default() -> Self {
         Self {
             integrator: Integrator {
-                iterations: 100_000,
+                settings: IterativeSettings::default(),
                 dt: 1e-3,
                 floor: 1e-6,
                 average_iterates: true,
-                stopping: Stopping::default(),
             },
         }
     }

@@ -39,9 +39,10 @@ use std::hash::{BuildHasherDefault, Hasher};
 use metagame_games::NormalFormGame;
 use ndarray::Array2;
 
-use crate::lemke_howson::{self, LemkeHowson};
-use crate::lp::linalg::{self, Lu, pivot_tableau};
-use crate::support_enumeration;
+use super::certificate::certificate_tolerance;
+use super::face::face_equilibrium;
+use super::lemke_howson::LemkeHowson;
+use crate::linalg::{self, Lu, pivot_tableau};
 use crate::{MetaSolver, Result, Solution, SolveError, Status};
 
 /// Every extreme equilibrium of a two-player game, degenerate games included.
@@ -143,7 +144,7 @@ impl MetaSolver for VertexEnumeration {
         };
         let (pairs, bases, complete) = profiles;
         let status = if complete { Status::Solved } else { Status::MaxIterations };
-        let tolerance = lemke_howson::certificate_tolerance(game);
+        let tolerance = certificate_tolerance(game);
         let mut found: Vec<Solution> = Vec::with_capacity(pairs.len());
         for (x, y) in pairs {
             let s = if transposed { vec![y, x] } else { vec![x, y] };
@@ -151,7 +152,7 @@ impl MetaSolver for VertexEnumeration {
             if s.certificate.nash_conv > tolerance {
                 // Near-ties matched labels that do not quite hold: re-solve on the supports.
                 let (rows, cols) = (linalg::support(&s.strategies[0]), linalg::support(&s.strategies[1]));
-                match support_enumeration::face_equilibrium(game, &rows, &cols) {
+                match face_equilibrium(game, &rows, &cols) {
                     Some(polished) => {
                         s.strategies = polished.strategies;
                         s.certificate = polished.certificate;
