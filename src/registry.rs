@@ -28,7 +28,8 @@ use metagame_learners::{
     ActorCritic, ActorCriticConfig, Learner, MinimaxConfig, MinimaxExploiter, QLearner, QLearningConfig,
     Start, ValueTable,
 };
-use metagame_populations::meta::{Nash, Uniform};
+use metagame_solvers::nash::Nash;
+use metagame_solvers::uniform::Uniform;
 use metagame_populations::{ExactBestResponse, MinimaxQConfig, Oracle, TrainedResponse};
 use metagame_solvers::MetaSolver;
 use metagame_solvers::alpha_rank::AlphaRank;

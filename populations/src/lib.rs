@@ -14,7 +14,8 @@
 //!
 //! ```
 //! use metagame_games::{registry, ExactEvaluator, GameTree};
-//! use metagame_populations::{meta::Nash, run_loop, ExactBestResponse, Psro, PsroConfig, RunLimits};
+//! use metagame_populations::{run_loop, ExactBestResponse, Psro, PsroConfig, RunLimits};
+//! use metagame_solvers::nash::Nash;
 //!
 //! let tree = GameTree::build(&registry::load("kuhn_poker")?)?;
 //! let oracle = Box::new(ExactBestResponse::default());
@@ -27,8 +28,6 @@
 pub mod checkpoint;
 mod error;
 pub mod loops;
-pub mod meta;
-mod nash;
 mod oracle;
 mod payoff_table;
 mod population;

@@ -1,7 +1,7 @@
 //! The `fxp` loop: Fictitious Cross-Play ([`Fxp`]), a main policy and a counter population.
 
 use metagame_games::{AnyGame, ExactEvaluator, GameTree};
-use metagame_populations::meta::Nash;
+use metagame_solvers::nash::Nash;
 use metagame_populations::{ExactBestResponse, Fxp, FxpConfig, FxpConfigBuilder};
 use toml::Table;
 

@@ -8,7 +8,7 @@ use metagame::ExperimentConfig;
 use metagame::games::{
     GameTree, MatchEvaluator, MatchTotals, Matchup, PlayerId, TabularPolicy, best_response, registry,
 };
-use metagame::populations::meta::Nash;
+use metagame::solvers::nash::Nash;
 use metagame::populations::{
     ExactBestResponse, Fxp, FxpConfig, FxpRole, FxpState, IterationReport, RunLimits, run_loop,
 };

@@ -251,7 +251,7 @@ mod run_folders {
     use std::time::{Duration, Instant};
 
     use metagame::games::{GameTree, InfosetId, PlayerId, registry};
-    use metagame::populations::meta::Uniform;
+    use metagame::solvers::uniform::Uniform;
     use metagame::populations::{
         ExactBestResponse, IterationReport, Psro, PsroConfig, PsroState, RunLimits, checkpoint, run_loop,
     };

@@ -380,7 +380,8 @@ fn learned_responses_on_leduc_come_within_five_percent_of_exact() {
 #[test]
 fn psro_with_trained_responses_approaches_equilibrium_on_kuhn() {
     use metagame::games::ExactEvaluator;
-    use metagame::populations::{Psro, PsroConfig, RunLimits, TrainedResponse, meta::Nash, run_loop};
+    use metagame::populations::{Psro, PsroConfig, RunLimits, TrainedResponse, run_loop};
+    use metagame::solvers::nash::Nash;
     let tree = tree("kuhn_poker");
     let mut config = QLearningConfig::default();
     config.episodes_per_response = 50_000;
@@ -405,7 +406,8 @@ fn psro_with_trained_responses_approaches_equilibrium_on_kuhn() {
 /// the given iterations, for `seat`.
 fn psro_members(tree: &GameTree, seat: usize, iterations: &[usize]) -> Vec<(String, TabularPolicy)> {
     use metagame::games::ExactEvaluator;
-    use metagame::populations::{ExactBestResponse, Psro, PsroConfig, meta::Nash};
+    use metagame::populations::{ExactBestResponse, Psro, PsroConfig};
+    use metagame::solvers::nash::Nash;
     let last = *iterations.iter().max().unwrap();
     let mut psro = Psro::new(
         tree,

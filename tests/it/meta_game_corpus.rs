@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use rayon::prelude::*;
 
 use metagame::games::{NormalFormGame, nfg};
-use metagame::populations::meta::Nash;
+use metagame::solvers::nash::Nash;
 use metagame::registry::{meta_solver, meta_solvers};
 use metagame::solvers::{MetaSolver, Solution, Status};
 

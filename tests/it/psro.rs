@@ -4,7 +4,8 @@ use metagame::games::PlayerId;
 use metagame::games::{
     ExactEvaluator, GameTree, MatchEvaluator, NormalFormGame, SampledEvaluator, TabularPolicy, registry,
 };
-use metagame::populations::meta::{Nash, Uniform};
+use metagame::solvers::nash::Nash;
+use metagame::solvers::uniform::Uniform;
 use metagame::populations::{
     Entry, ExactBestResponse, PayoffTable, Psro, PsroConfig, RunLimits, StopReason, TrainingLoop, Xfp,
     double_oracle, run_loop,

@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use metagame::games::{ExactEvaluator, GameTree, NormalFormGame, registry};
-use metagame::populations::meta::Nash;
+use metagame::solvers::nash::Nash;
 use metagame::populations::{Error, ExactBestResponse, Psro, PsroConfig, RunLimits, StopReason, run_loop};
 use metagame::solvers::{MetaSolver, Solution, SolveError, Status};
 

@@ -228,7 +228,7 @@ fn a_failed_step_changes_nothing_and_the_loop_goes_on() {
     let oracle = Box::new(ExactBestResponse::default());
     let evaluator = Box::new(FailsAt { calls, fail_at: 2 });
     let mut psro =
-        Psro::new(&tree, config.clone(), Box::new(metagame::populations::meta::Nash), oracle, evaluator)
+        Psro::new(&tree, config.clone(), Box::new(metagame::solvers::nash::Nash), oracle, evaluator)
             .unwrap();
     psro.step().unwrap();
     let before = psro.state().clone();
@@ -239,7 +239,7 @@ fn a_failed_step_changes_nothing_and_the_loop_goes_on() {
     let mut straight = Psro::new(
         &tree,
         config,
-        Box::new(metagame::populations::meta::Nash),
+        Box::new(metagame::solvers::nash::Nash),
         Box::new(ExactBestResponse::default()),
         Box::new(ExactEvaluator),
     )

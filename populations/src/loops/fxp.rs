@@ -63,7 +63,7 @@ use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::meta::Nash;
+use metagame_solvers::nash::Nash;
 use crate::oracle::{ExactBestResponse, Oracle, ResponseRequest, response_gap};
 use crate::payoff_table::PayoffTable;
 use crate::population::{PolicyId, WeightedMember};
