@@ -6,7 +6,8 @@
 //! every loop (iterations, target NashConv, wall time) are [`RunLimits`], checked by the
 //! driver; a loop only reports the reasons that are its own ([`StopReason::Converged`]).
 //! The driver also owns the clock: a loop measures its phases, [`run_loop`] stamps each
-//! report's wall time (`elapsed_s`, counting the time before a checkpoint the run resumed).
+//! report's wall time (`elapsed_s`, counting the time before a checkpoint the run resumed;
+//! iteration 0's is the loop's construction, timed by its constructor).
 
 use std::ops::ControlFlow;
 use std::time::Instant;

@@ -265,6 +265,8 @@ impl<'t> Fxp<'t> {
         oracle: Box<dyn Oracle>,
         evaluator: Box<dyn MatchEvaluator>,
     ) -> Result<Self> {
+        // Iteration 0 is the construction: its wall time is the report's.
+        let started = Instant::now();
         let initial = FxpMember {
             role: FxpRole::Initial,
             iteration: 0,
@@ -286,7 +288,8 @@ impl<'t> Fxp<'t> {
         let evaluation_s = t.elapsed().as_secs_f64();
         let (nash, meta_solve_s) = fxp.population_nash(&table, new_entries)?;
         let times = PhaseTimes { evaluation_s, meta_solve_s, ..PhaseTimes::default() };
-        let report = fxp.report(0, &policies, &nash, episodes, Vec::new(), times)?;
+        let mut report = fxp.report(0, &policies, &nash, episodes, Vec::new(), times)?;
+        report.elapsed_s = started.elapsed().as_secs_f64();
         fxp.state.table = table;
         fxp.state.coeff = nash.coeff;
         fxp.state.reports.push(report);

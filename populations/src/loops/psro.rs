@@ -399,6 +399,8 @@ impl<'t> Psro<'t> {
         oracle: Box<dyn Oracle>,
         evaluator: Box<dyn MatchEvaluator>,
     ) -> Result<Self> {
+        // Iteration 0 is the construction: its wall time is the report's.
+        let started = Instant::now();
         let n = tree.num_players();
         let state = PsroState {
             iteration: 0,
@@ -415,8 +417,9 @@ impl<'t> Psro<'t> {
         let policies: Vec<Vec<&TabularPolicy>> =
             players(n).map(|p| psro.state.population.policies(p)).collect();
         let copies: Vec<Vec<usize>> = players(n).map(|p| psro.state.population.responses(p)).collect();
-        let (meta_strategies, report) =
+        let (meta_strategies, mut report) =
             psro.evaluate_and_solve(&mut table, &policies, &copies, 0, 0, PhaseTimes::default())?;
+        report.elapsed_s = started.elapsed().as_secs_f64();
         psro.state.table = table;
         psro.state.meta_strategies = meta_strategies;
         psro.state.reports.push(report);

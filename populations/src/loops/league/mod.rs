@@ -416,6 +416,8 @@ impl<'t> League<'t> {
     ///
     /// [`Error::Config`] for settings out of range or a game that is not 2-player.
     pub fn new(tree: &'t GameTree, config: LeagueConfig) -> Result<Self> {
+        // Iteration 0 is the construction: its wall time is the report's.
+        let started = Instant::now();
         config.validate()?;
         if tree.num_players() != 2 {
             return Err(Error::Config(format!(
@@ -471,7 +473,8 @@ impl<'t> League<'t> {
             learners,
             evaluator: Box::new(ExactEvaluator),
         };
-        let report = league.report(0, 0, PhaseTimes::default(), RoundEvents::default())?;
+        let mut report = league.report(0, 0, PhaseTimes::default(), RoundEvents::default())?;
+        report.elapsed_s = started.elapsed().as_secs_f64();
         league.state.reports.push(report);
         Ok(league)
     }
