@@ -40,6 +40,7 @@ pub mod flat;
 mod game;
 mod kuhn;
 mod leduc;
+pub mod liars_dice;
 mod matrix;
 pub mod nfg;
 mod normal_form;

@@ -113,6 +113,7 @@ registry! {
     Kuhn(KuhnPoker),
     Leduc(LeducPoker),
     Matrix(MatrixGame),
+    LiarsDice(crate::liars_dice::LiarsDice),
 }
 
 /// A game type the registry can build from a game string; each game file implements it.
