@@ -21,6 +21,8 @@ fn tree_counts_equal_openspiel() {
         ("kuhn_poker", 58, 30, 24, 4, 6),
         ("kuhn_poker(players=3)", 617, 312, 288, 17, 16),
         ("leduc_poker", 9457, 5520, 3780, 157, 468),
+        ("liars_dice", 294883, 147420, 147456, 7, 12288),
+        ("liars_dice(numdice=2,dice_sides=2)", 8191, 4080, 4096, 15, 384),
     ];
     for (spec, nodes, terminals, decision, chance, per_player) in cases {
         let t = tree(spec);
