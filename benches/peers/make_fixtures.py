@@ -38,14 +38,27 @@ GAMES = [
     ("kuhn_poker", "kuhn_poker"),
     ("kuhn_poker_3p", "kuhn_poker(players=3)"),
     ("leduc_poker", "leduc_poker"),
+    ("liars_dice", "liars_dice"),
+    ("liars_dice_2d2s", "liars_dice(numdice=2,dice_sides=2)"),
 ]
 SEEDS = [0, 1, 2]
+
+# Games whose fixtures differ from the default (all seeds, every infoset):
+# `seeds` for the random policies, `sample_every` to keep every k-th infoset
+# (in sorted order) of each player instead of all of them, `uniform_file`
+# False to evaluate the uniform policy without writing its file. liars_dice has
+# 12288 infosets per player and 13 actions: a policy file would be ~8 MB.
+GAME_OPTIONS = {
+    "liars_dice": {"seeds": [], "sample_every": 64, "uniform_file": False},
+    "liars_dice_2d2s": {"seeds": [0]},
+}
 
 # Known closed-form / published uniform-policy NashConvs (sanity checks).
 UNIFORM_REFERENCE = {
     "kuhn_poker": 11.0 / 12.0,
     "kuhn_poker_3p": 33.0 / 16.0,
     "leduc_poker": 4.747222222222222,
+    # liars_dice: no independent value; Python and C++ must agree.
 }
 
 
@@ -195,7 +208,8 @@ benches/peers/.venv/bin/pip install open_spiel==2.0.2 numpy
 benches/peers/.venv/bin/python benches/peers/make_fixtures.py
 ```
 
-Games: `kuhn_poker`, `kuhn_poker(players=3)` (files `kuhn_poker_3p_*`), `leduc_poker`.
+Games: `kuhn_poker`, `kuhn_poker(players=3)` (files `kuhn_poker_3p_*`), `leduc_poker`,
+`liars_dice`, `liars_dice(numdice=2,dice_sides=2)` (files `liars_dice_2d2s_*`).
 
 ## Files
 
@@ -203,8 +217,13 @@ Games: `kuhn_poker`, `kuhn_poker(players=3)` (files `kuhn_poker_3p_*`), `leduc_p
   tree: chance + decision + terminal), `num_terminals`, `num_decision`,
   `num_chance`, `num_infosets` (per player), `infosets`: one list per player of
   `{{"key": information_state_string(player), "legal_actions": [...]}}` sorted by key
-  (Python string sort = byte order).
-* `<name>_random_<seed>.json` (seeds 0, 1, 2) and `<name>_uniform.json`: exactly
+  (Python string sort = byte order). For `liars_dice` (12288 infosets per player)
+  only every 64th key of each player's sorted list is kept, and
+  `infosets_sample_every` is 64; `num_infosets` still counts them all.
+* `<name>_random_<seed>.json` (seeds 0, 1, 2; seed 0 only for `liars_dice_2d2s`,
+  none for `liars_dice`, whose policy files would be ~8 MB) and
+  `<name>_uniform.json` (not for `liars_dice`: its `expected.json` entry has
+  `"file": null`): exactly
   `open_spiel.python.policy.TabularPolicy.to_dict()`: info-state string ->
   list of `[action, probability]` for **every** action `0..num_distinct_actions-1`
   (illegal ones with probability 0). Floats are written with Python `repr`
@@ -280,6 +299,23 @@ Examples: {kuhn_examples}
 Examples by situation (history = OpenSpiel action history incl. chance deals):
 
 {leduc_examples}
+
+### Liar's dice (2p, `bidding_rule=reset-face`)
+
+`<own dice><bids>`: the player's dice faces `1..dice_sides` without separators
+(`-1` for a die not yet rolled; sorted once every die of both players is
+rolled, so while player 1 rolls, player 0's dice are in roll order), then for
+each bid so far ` <quantity>-<face>` and ` Liar` for the call. Chance outcome
+`i` is face `i + 1`; player 0 rolls all of its dice first. Action `b <
+total_dice * dice_sides` bids quantity `b // dice_sides + 1` of face
+`b % dice_sides + 1`; action `total_dice * dice_sides` calls liar (legal once a
+bid was made). The highest face is wild. Returns: +1 to the bidder and -1 to
+the caller if at least `quantity` dice show `face` or the wild face, else the
+reverse.
+
+Examples (`liars_dice`): {liars_examples}
+
+Examples (`liars_dice(numdice=2,dice_sides=2)`): {liars2_examples}
 """
 
 
@@ -303,11 +339,16 @@ def main():
     for name, spec in GAMES:
         game = pyspiel.load_game(spec)
         n = game.num_players()
+        options = GAME_OPTIONS.get(name, {})
+        every = options.get("sample_every", 1)
         counts, infosets = walk_tree(game)
         info_json = {"game": spec, **counts,
                      "num_infosets": [len(d) for d in infosets],
                      "infosets": [[{"key": k, "legal_actions": d[k]}
-                                   for k in sorted(d)] for d in infosets]}
+                                   for k in sorted(d)[::every]]
+                                  for d in infosets]}
+        if every > 1:
+            info_json["infosets_sample_every"] = every
         dump_json(os.path.join(args.out, f"{name}_infosets.json"), info_json)
         tree_rows.append(
             f"| `{spec}` | {counts['num_histories']} | {counts['num_terminals']}"
@@ -322,36 +363,41 @@ def main():
             raise RuntimeError(f"{spec}: TabularPolicy keys != tree infosets")
 
         pols = [("uniform", None, policy_lib.TabularPolicy(game))]
-        pols += [(f"random_{s}", s, random_policy(game, s)) for s in SEEDS]
+        pols += [(f"random_{s}", s, random_policy(game, s))
+                 for s in options.get("seeds", SEEDS)]
         for tag, seed, pol in pols:
             fname = f"{name}_{tag}.json"
-            pdict = policy_to_json_dict(pol)
-            dump_json(os.path.join(args.out, fname), pdict)
-            # Round-trip check: what we wrote is bit-identical to to_dict().
-            with open(os.path.join(args.out, fname)) as f:
-                back = json.load(f)
-            ref = pol.to_dict()
-            assert back.keys() == ref.keys()
-            for k, pairs in ref.items():
-                assert [(a, p) for a, p in back[k]] == [(int(a), float(p))
-                                                        for a, p in pairs], k
+            if seed is None and not options.get("uniform_file", True):
+                fname = None
+            else:
+                pdict = policy_to_json_dict(pol)
+                dump_json(os.path.join(args.out, fname), pdict)
+                # Round-trip check: what we wrote is bit-identical to to_dict().
+                with open(os.path.join(args.out, fname)) as f:
+                    back = json.load(f)
+                ref = pol.to_dict()
+                assert back.keys() == ref.keys()
+                for k, pairs in ref.items():
+                    assert [(a, p) for a, p in back[k]] == [
+                        (int(a), float(p)) for a, p in pairs], k
             ev = evaluate(game, pol)
             entry = {"game": spec, "file": fname, "seed": seed,
                      "num_players": n, **ev}
             if abs(ev["nash_conv"] - ev["nash_conv_cpp"]) > 1e-9:
                 raise RuntimeError(f"python/C++ NashConv mismatch: {entry}")
             if seed is None:
-                ref_nc = UNIFORM_REFERENCE[name]
+                ref_nc = UNIFORM_REFERENCE.get(name)
                 entry["reference_nash_conv"] = ref_nc
-                if abs(ev["nash_conv"] - ref_nc) > 1e-9:
+                if ref_nc is not None and abs(ev["nash_conv"] - ref_nc) > 1e-9:
                     raise RuntimeError(f"uniform NashConv off: {entry}")
                 expected["uniform"].append(entry)
                 uniform_rows.append(
                     f"| `{spec}` | {ev['nash_conv']!r} | "
-                    f"{ev['nash_conv_cpp']!r} | {ref_nc!r} |")
+                    f"{ev['nash_conv_cpp']!r} | "
+                    f"{'-' if ref_nc is None else repr(ref_nc)} |")
             else:
                 expected["policies"].append(entry)
-            print(f"{fname:32s} nash_conv={ev['nash_conv']!r:24s} "
+            print(f"{fname or name + ' (uniform)':32s} nash_conv={ev['nash_conv']!r:24s} "
                   f"cpp={ev['nash_conv_cpp']!r}")
 
     leduc = pyspiel.load_game("leduc_poker")
@@ -389,7 +435,10 @@ def main():
         tree_rows="\n".join(tree_rows), uniform_rows="\n".join(uniform_rows),
         kuhn_examples=", ".join(f"`{k}`" for k in kuhn_ex),
         kuhn3_examples=", ".join(f"`{k}`" for k in kuhn3_ex[::4]),
-        leduc_examples="\n".join(leduc_md))
+        leduc_examples="\n".join(leduc_md),
+        liars_examples=", ".join(f"`{k}`" for k in examples["liars_dice"][::1024]),
+        liars2_examples=", ".join(
+            f"`{k}`" for k in examples["liars_dice_2d2s"][::64]))
     with open(os.path.join(args.out, "README.md"), "w") as f:
         f.write(readme)
     print(f"wrote fixtures to {args.out}")

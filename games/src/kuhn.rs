@@ -6,7 +6,9 @@
 //! ones, once round) calls by betting or folds by passing, and the highest card still in wins.
 //! Information state: the player's card then `p`/`b` per betting action (`"1pb"`).
 
+use crate::error::Result;
 use crate::game::{ActionId, Game, PlayerId, State, Turn};
+use crate::registry::{Conformance, GameInfo, ParamInfo, Params, Registered};
 
 const PASS: usize = 0;
 const BET: usize = 1;
@@ -37,11 +39,7 @@ impl Game for KuhnPoker {
     type State = KuhnState;
 
     fn name(&self) -> String {
-        if self.num_players == 2 {
-            "kuhn_poker".into()
-        } else {
-            format!("kuhn_poker(players={})", self.num_players)
-        }
+        Self::GAMES[0].game_string(&[self.num_players])
     }
     fn num_players(&self) -> usize {
         self.num_players
@@ -65,6 +63,26 @@ impl Game for KuhnPoker {
     fn count_histories(&self, at_most: u64) -> Option<u64> {
         // The cards dealt never change who acts or what is legal.
         Some(crate::tree::count_histories_alike_chance(self, at_most))
+    }
+}
+
+impl Registered for KuhnPoker {
+    const GAMES: &'static [GameInfo] = &[GameInfo {
+        name: "kuhn_poker",
+        about: "Kuhn poker: one card each from a deck of players + 1, one betting round",
+        params: &[ParamInfo {
+            name: "players",
+            about: "number of players",
+            default: 2,
+            range: KuhnPoker::PLAYERS,
+        }],
+        // 4 players is 7886 nodes; 6 would be 1.9 million.
+        examples: &["players=3", "players=4"],
+        conformance: Conformance::Full,
+    }];
+
+    fn from_params(_: &GameInfo, params: &Params) -> Result<Self> {
+        Ok(Self::new(params.value("players")))
     }
 }
 

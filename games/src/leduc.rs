@@ -6,7 +6,9 @@
 //! public card beats any single card; ties split the pot. Actions: 0 fold, 1 call/check,
 //! 2 raise; fold is legal only when facing a bet.
 
+use crate::error::Result;
 use crate::game::{ActionId, Game, PlayerId, State, Turn};
+use crate::registry::{Conformance, GameInfo, ParamInfo, Params, Registered};
 
 const FOLD: usize = 0;
 const CALL: usize = 1;
@@ -42,11 +44,7 @@ impl Game for LeducPoker {
     type State = LeducState;
 
     fn name(&self) -> String {
-        if self.num_players == 2 {
-            "leduc_poker".into()
-        } else {
-            format!("leduc_poker(players={})", self.num_players)
-        }
+        Self::GAMES[0].game_string(&[self.num_players])
     }
     fn num_players(&self) -> usize {
         self.num_players
@@ -84,6 +82,26 @@ impl Game for LeducPoker {
     fn count_histories(&self, at_most: u64) -> Option<u64> {
         // The cards dealt never change who acts or what is legal.
         Some(crate::tree::count_histories_alike_chance(self, at_most))
+    }
+}
+
+impl Registered for LeducPoker {
+    const GAMES: &'static [GameInfo] = &[GameInfo {
+        name: "leduc_poker",
+        about: "Leduc poker: private and public cards from 2 suits of players + 1 ranks, two betting rounds",
+        params: &[ParamInfo {
+            name: "players",
+            about: "number of players",
+            default: 2,
+            range: LeducPoker::PLAYERS,
+        }],
+        // 3 players is 1.8 million nodes, the largest tree the conformance test builds.
+        examples: &["players=3"],
+        conformance: Conformance::Full,
+    }];
+
+    fn from_params(_: &GameInfo, params: &Params) -> Result<Self> {
+        Ok(Self::new(params.value("players")))
     }
 }
 

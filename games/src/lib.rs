@@ -6,7 +6,8 @@
 //! - [`Game`] / [`State`]: n-player turn-based games with chance and imperfect information,
 //!   following OpenSpiel's contracts; information-state strings are OpenSpiel's, so policies
 //!   can be exchanged with it. Games: [`KuhnPoker`], [`LeducPoker`], and any
-//!   [`NormalFormGame`] as a one-shot [`MatrixGame`]; [`registry::load`] takes OpenSpiel-style
+//!   [`NormalFormGame`] as a one-shot [`MatrixGame`]; [`registry::games`] lists every
+//!   registered game with its parameters, and [`registry::load`] takes OpenSpiel-style
 //!   strings (`kuhn_poker(players=3)`).
 //! - [`NormalFormGame`]: n-player payoff tensors (the meta-games), with Gambit `.nfg`
 //!   reading and writing in [`nfg`].
@@ -16,7 +17,8 @@
 //!   [`aggregate`] (a mixture of policies as one behaviour policy) walk the tree.
 //! - [`sequence_form`]: sequences, realisation plans and reach probabilities on the tree,
 //!   for the CFR family and learners.
-//! - [`testing::check_game`]: the conformance check every game passes.
+//! - [`testing::check_game`]: the conformance check every game passes;
+//!   [`testing::check_registry`] runs it over the registry.
 //!
 //! # Example
 //!
@@ -38,6 +40,7 @@ pub mod flat;
 mod game;
 mod kuhn;
 mod leduc;
+pub mod liars_dice;
 mod matrix;
 pub mod nfg;
 mod normal_form;

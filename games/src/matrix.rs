@@ -6,9 +6,10 @@ use std::sync::Arc;
 
 use ndarray::array;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::game::{ActionId, Game, PlayerId, State, Turn};
 use crate::normal_form::NormalFormGame;
+use crate::registry::{Conformance, GameInfo, Params, Registered};
 
 /// A [`NormalFormGame`] as a [`Game`].
 #[derive(Clone, Debug)]
@@ -45,6 +46,31 @@ impl Game for MatrixGame {
     }
     fn utility_sum(&self) -> Option<f64> {
         self.game.constant_sum(1e-12)
+    }
+}
+
+/// A named matrix game of the registry: no parameters, no examples.
+const fn matrix_game(name: &'static str, about: &'static str) -> GameInfo {
+    GameInfo { name, about, params: &[], examples: &[], conformance: Conformance::Full }
+}
+
+/// The family of named matrix games, one registry entry each ([`MATRIX_GAMES`]).
+impl Registered for MatrixGame {
+    const GAMES: &'static [GameInfo] = &[
+        matrix_game("matrix_rps", "rock-paper-scissors"),
+        matrix_game("matrix_mp", "matching pennies"),
+        matrix_game("matrix_brps", "biased rock-paper-scissors (OpenSpiel's payoffs)"),
+        matrix_game("matrix_pd", "prisoner's dilemma"),
+        matrix_game("matrix_bos", "battle of the sexes"),
+        matrix_game("matrix_shapleys_game", "Shapley's game: fictitious play cycles on it"),
+        matrix_game("matrix_team_rps", "team rock-paper-scissors of the Fictitious Cross-Play paper"),
+    ];
+
+    fn from_params(info: &GameInfo, _: &Params) -> Result<Self> {
+        match named_matrix_game(info.name) {
+            Some(game) => Ok(MatrixGame::new(info.name, game?)),
+            None => Err(Error::UnknownGame { name: info.name.into(), known: MATRIX_GAMES.join(", ") }),
+        }
     }
 }
 

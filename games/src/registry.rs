@@ -1,42 +1,248 @@
 //! Load games by OpenSpiel-style game strings: `kuhn_poker`, `kuhn_poker(players=3)`,
 //! `leduc_poker`, `matrix_rps`, …
+//!
+//! There is one list of games, the `registry!` invocation below, in the spirit of
+//! OpenSpiel's `REGISTER_SPIEL_GAME` (`open_spiel/spiel.h`). Each game file describes itself
+//! by implementing [`Registered`]: its name, parameters (default and range) and example
+//! parameter sets in a [`GameInfo`], and how to build it from checked [`Params`]. The list
+//! generates [`AnyGame`], [`AnyState`], their [`Game`]/[`State`] dispatch, [`game_names`],
+//! [`games`] and [`load`]; `testing::check_registry` runs the conformance check over it, so a
+//! new game cannot skip it.
+//!
+//! Adding a game: write `games/src/<game>.rs` with the game, its state and its
+//! `impl Registered`, declare the module in `lib.rs`, and add one line to the list.
 
 use std::collections::BTreeMap;
+use std::ops::RangeInclusive;
 
 use crate::error::{Error, Result};
 use crate::game::{ActionId, Game, PlayerId, State, Turn};
-use crate::kuhn::{KuhnPoker, KuhnState};
-use crate::leduc::{LeducPoker, LeducState};
-use crate::matrix::{MATRIX_GAMES, MatrixGame, MatrixState, named_matrix_game};
+use crate::kuhn::KuhnPoker;
+use crate::leduc::LeducPoker;
+use crate::matrix::MatrixGame;
 use crate::normal_form::NormalFormGame;
 
-/// Every game the registry can load, as one type (games are generic, not dyn).
-#[derive(Clone, Debug)]
-pub enum AnyGame {
-    /// [`KuhnPoker`].
-    Kuhn(KuhnPoker),
-    /// [`LeducPoker`].
-    Leduc(LeducPoker),
-    /// A [`MatrixGame`].
-    Matrix(MatrixGame),
+/// The one list of registered games: `Variant(GameType)`, one line per game type.
+///
+/// A type that registers several games (a family, like the matrix games) is still one line.
+/// The variant names are those of [`AnyGame`] and [`AnyState`].
+macro_rules! registry {
+    ($($variant:ident($game:ty),)+) => {
+        /// Every game the registry can load, as one type (games are generic, not dyn).
+        ///
+        /// Non-exhaustive: the registry grows, so matches outside this crate need a `_` arm.
+        #[derive(Clone, Debug)]
+        #[non_exhaustive]
+        pub enum AnyGame {
+            $(
+                #[doc = concat!("[`", stringify!($game), "`].")]
+                $variant($game),
+            )+
+        }
+
+        /// The state of an [`AnyGame`].
+        #[derive(Clone, Debug)]
+        #[non_exhaustive]
+        pub enum AnyState {
+            $(
+                #[doc = concat!("A state of [`", stringify!($game), "`].")]
+                $variant(<$game as Game>::State),
+            )+
+        }
+
+        $(
+            impl From<$game> for AnyGame {
+                fn from(game: $game) -> Self {
+                    AnyGame::$variant(game)
+                }
+            }
+        )+
+
+        /// Each registered type's games with the function that builds one of them.
+        const FAMILIES: &[(&[GameInfo], Builder)] = &[$((<$game as Registered>::GAMES, build::<$game>),)+];
+
+        impl Game for AnyGame {
+            type State = AnyState;
+            fn name(&self) -> String {
+                match self { $(AnyGame::$variant(g) => g.name(),)+ }
+            }
+            fn num_players(&self) -> usize {
+                match self { $(AnyGame::$variant(g) => g.num_players(),)+ }
+            }
+            fn num_distinct_actions(&self) -> usize {
+                match self { $(AnyGame::$variant(g) => g.num_distinct_actions(),)+ }
+            }
+            fn new_initial_state(&self) -> AnyState {
+                match self { $(AnyGame::$variant(g) => AnyState::$variant(g.new_initial_state()),)+ }
+            }
+            fn utility_sum(&self) -> Option<f64> {
+                match self { $(AnyGame::$variant(g) => g.utility_sum(),)+ }
+            }
+            fn count_histories(&self, at_most: u64) -> Option<u64> {
+                match self { $(AnyGame::$variant(g) => g.count_histories(at_most),)+ }
+            }
+        }
+
+        impl State for AnyState {
+            fn turn(&self) -> Turn {
+                match self { $(AnyState::$variant(s) => s.turn(),)+ }
+            }
+            fn legal_actions(&self) -> Vec<ActionId> {
+                match self { $(AnyState::$variant(s) => s.legal_actions(),)+ }
+            }
+            fn chance_outcomes(&self) -> Vec<(ActionId, f64)> {
+                match self { $(AnyState::$variant(s) => s.chance_outcomes(),)+ }
+            }
+            fn apply_action(&mut self, action: ActionId) {
+                match self { $(AnyState::$variant(s) => s.apply_action(action),)+ }
+            }
+            fn returns(&self) -> Vec<f64> {
+                match self { $(AnyState::$variant(s) => s.returns(),)+ }
+            }
+            fn information_state_string(&self, player: PlayerId) -> String {
+                match self { $(AnyState::$variant(s) => s.information_state_string(player),)+ }
+            }
+            fn history(&self) -> &[ActionId] {
+                match self { $(AnyState::$variant(s) => s.history(),)+ }
+            }
+        }
+    };
 }
 
-/// The state of an [`AnyGame`].
+registry! {
+    Kuhn(KuhnPoker),
+    Leduc(LeducPoker),
+    Matrix(MatrixGame),
+    LiarsDice(crate::liars_dice::LiarsDice),
+}
+
+/// A game type the registry can build from a game string; each game file implements it.
+pub trait Registered: Game + Sized {
+    /// The games this type provides: one for most types, several for a family such as the
+    /// named matrix games. Names are unique across the registry.
+    const GAMES: &'static [GameInfo];
+
+    /// Build the game `info` (one of [`Registered::GAMES`]) with `params`, which the registry
+    /// has already checked against `info.params` (unknown names, integers, ranges) and
+    /// completed with the defaults.
+    ///
+    /// # Errors
+    ///
+    /// Whatever the game finds wrong beyond the declared ranges.
+    fn from_params(info: &GameInfo, params: &Params) -> Result<Self>;
+}
+
+/// A registered game: what `metagame games` lists and what [`load`] checks a game string
+/// against.
 #[derive(Clone, Debug)]
-pub enum AnyState {
-    /// A Kuhn poker state.
-    Kuhn(KuhnState),
-    /// A Leduc poker state.
-    Leduc(LeducState),
-    /// A matrix-game state.
-    Matrix(MatrixState),
+#[non_exhaustive]
+pub struct GameInfo {
+    /// The name in game strings (`kuhn_poker`), as in OpenSpiel.
+    pub name: &'static str,
+    /// One line saying what the game is.
+    pub about: &'static str,
+    /// The parameters the game takes, in the order its game string prints them.
+    pub params: &'static [ParamInfo],
+    /// Parameter sets besides the defaults that the conformance test also runs, each the text
+    /// between the parentheses of a game string (`"players=3"`).
+    pub examples: &'static [&'static str],
+    /// How much of the conformance check the registry's test runs on this game.
+    pub conformance: Conformance,
+}
+
+/// One integer parameter of a registered game.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ParamInfo {
+    /// The key in game strings (`players`), as in OpenSpiel.
+    pub name: &'static str,
+    /// One line saying what it sets.
+    pub about: &'static str,
+    /// The value when the game string does not give one.
+    pub default: usize,
+    /// The values accepted.
+    pub range: RangeInclusive<usize>,
+}
+
+/// How much of `testing::check_game` the registry's conformance test runs on a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Conformance {
+    /// Random playouts and the whole tree (every game registered so far).
+    Full,
+    /// Random playouts only, for a game whose tree does not fit the test budget; the text
+    /// says why.
+    PlayoutsOnly(&'static str),
+}
+
+impl GameInfo {
+    /// The game string for these parameter values (in [`GameInfo::params`] order): the bare
+    /// name when every value is its default, else `name(key=value,...)` listing those that
+    /// differ, so that [`load`] reads it back.
+    pub fn game_string(&self, values: &[usize]) -> String {
+        let set: Vec<String> = self
+            .params
+            .iter()
+            .zip(values)
+            .filter(|(p, v)| p.default != **v)
+            .map(|(p, v)| format!("{}={v}", p.name))
+            .collect();
+        if set.is_empty() { self.name.to_string() } else { format!("{}({})", self.name, set.join(",")) }
+    }
+
+    /// The game strings the conformance test runs: the defaults, then each example.
+    pub fn specs(&self) -> impl Iterator<Item = String> + '_ {
+        std::iter::once(self.name.to_string())
+            .chain(self.examples.iter().map(|e| format!("{}({e})", self.name)))
+    }
+}
+
+/// A registered game's parameter values, checked against its [`GameInfo::params`] and with
+/// the defaults filled in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Params {
+    values: Vec<(&'static str, usize)>,
+}
+
+impl Params {
+    /// The value of parameter `name`.
+    ///
+    /// # Panics
+    ///
+    /// If the game did not declare `name` in its [`GameInfo::params`]: a bug in the game's
+    /// registration, never in the input.
+    #[track_caller]
+    pub fn value(&self, name: &str) -> usize {
+        match self.values.iter().find(|(k, _)| *k == name) {
+            Some(&(_, v)) => v,
+            None => panic!("parameter `{name}` is not declared by the game"),
+        }
+    }
+}
+
+type Builder = fn(&GameInfo, &Params) -> Result<AnyGame>;
+
+fn build<G: Registered + Into<AnyGame>>(info: &GameInfo, params: &Params) -> Result<AnyGame> {
+    G::from_params(info, params).map(Into::into)
+}
+
+/// Every registered game, in registration order.
+///
+/// # Examples
+///
+/// ```
+/// use metagame_games::registry;
+/// let kuhn = registry::games().find(|g| g.name == "kuhn_poker").unwrap();
+/// assert_eq!(kuhn.params[0].name, "players");
+/// assert_eq!(kuhn.params[0].default, 2);
+/// ```
+pub fn games() -> impl Iterator<Item = &'static GameInfo> {
+    FAMILIES.iter().flat_map(|(family, _)| family.iter())
 }
 
 /// The names [`load`] knows.
 pub fn game_names() -> Vec<&'static str> {
-    let mut names = vec!["kuhn_poker", "leduc_poker"];
-    names.extend_from_slice(MATRIX_GAMES);
-    names
+    games().map(|g| g.name).collect()
 }
 
 /// Split `name(key=value,...)` into the name and its parameters.
@@ -64,21 +270,37 @@ fn parse_spec(spec: &str) -> Result<(String, BTreeMap<String, String>)> {
     Ok((name, params))
 }
 
-fn players_param(
-    spec: &str,
-    params: &BTreeMap<String, String>,
-    range: std::ops::RangeInclusive<usize>,
-) -> Result<usize> {
+/// Check the given parameters against `info.params` and fill in the defaults.
+fn check_params(spec: &str, info: &GameInfo, given: &BTreeMap<String, String>) -> Result<Params> {
     let bad = |reason: String| Error::BadGameSpec { spec: spec.into(), reason };
-    if let Some(k) = params.keys().find(|k| k.as_str() != "players") {
-        return Err(bad(format!("unknown parameter `{k}`; known parameters: players")));
+    if let Some(k) = given.keys().find(|k| !info.params.iter().any(|p| p.name == k.as_str())) {
+        if info.params.is_empty() {
+            return Err(bad(format!("`{}` takes no parameters, got `{k}`", info.name)));
+        }
+        let known: Vec<&str> = info.params.iter().map(|p| p.name).collect();
+        return Err(bad(format!("unknown parameter `{k}`; known parameters: {}", known.join(", "))));
     }
-    let Some(v) = params.get("players") else { return Ok(2) };
-    let n: usize = v.parse().map_err(|_| bad(format!("players must be an integer, got `{v}`")))?;
-    if !range.contains(&n) {
-        return Err(bad(format!("players must be in {}..={}, got {n}", range.start(), range.end())));
+    let mut values = Vec::with_capacity(info.params.len());
+    for p in info.params {
+        let value = match given.get(p.name) {
+            None => p.default,
+            Some(v) => {
+                let n: usize =
+                    v.parse().map_err(|_| bad(format!("{} must be an integer, got `{v}`", p.name)))?;
+                if !p.range.contains(&n) {
+                    return Err(bad(format!(
+                        "{} must be in {}..={}, got {n}",
+                        p.name,
+                        p.range.start(),
+                        p.range.end()
+                    )));
+                }
+                n
+            }
+        };
+        values.push((p.name, value));
     }
-    Ok(n)
+    Ok(Params { values })
 }
 
 /// Load a game from an OpenSpiel-style game string.
@@ -98,25 +320,14 @@ fn players_param(
 /// # Ok::<(), metagame_games::Error>(())
 /// ```
 pub fn load(spec: &str) -> Result<AnyGame> {
-    let (name, params) = parse_spec(spec)?;
-    match name.as_str() {
-        "kuhn_poker" => Ok(AnyGame::Kuhn(KuhnPoker::new(players_param(spec, &params, KuhnPoker::PLAYERS)?))),
-        "leduc_poker" => {
-            Ok(AnyGame::Leduc(LeducPoker::new(players_param(spec, &params, LeducPoker::PLAYERS)?)))
+    let (name, given) = parse_spec(spec)?;
+    for (family, build) in FAMILIES {
+        if let Some(info) = family.iter().find(|g| g.name == name) {
+            let params = check_params(spec, info, &given)?;
+            return build(info, &params);
         }
-        other => match named_matrix_game(other) {
-            Some(game) => {
-                if let Some(k) = params.keys().next() {
-                    return Err(Error::BadGameSpec {
-                        spec: spec.into(),
-                        reason: format!("`{other}` takes no parameters, got `{k}`"),
-                    });
-                }
-                Ok(AnyGame::Matrix(MatrixGame::new(other, game?)))
-            }
-            None => Err(Error::UnknownGame { name: other.into(), known: game_names().join(", ") }),
-        },
     }
+    Err(Error::UnknownGame { name, known: game_names().join(", ") })
 }
 
 impl AnyGame {
@@ -126,72 +337,69 @@ impl AnyGame {
     }
 }
 
-macro_rules! dispatch_game {
-    ($self:ident, $g:ident => $e:expr) => {
-        match $self {
-            AnyGame::Kuhn($g) => $e,
-            AnyGame::Leduc($g) => $e,
-            AnyGame::Matrix($g) => $e,
-        }
-    };
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matrix::{MATRIX_GAMES, named_matrix_game};
 
-macro_rules! dispatch_state {
-    ($self:ident, $s:ident => $e:expr) => {
-        match $self {
-            AnyState::Kuhn($s) => $e,
-            AnyState::Leduc($s) => $e,
-            AnyState::Matrix($s) => $e,
-        }
-    };
-}
-
-impl Game for AnyGame {
-    type State = AnyState;
-    fn name(&self) -> String {
-        dispatch_game!(self, g => g.name())
-    }
-    fn num_players(&self) -> usize {
-        dispatch_game!(self, g => g.num_players())
-    }
-    fn num_distinct_actions(&self) -> usize {
-        dispatch_game!(self, g => g.num_distinct_actions())
-    }
-    fn new_initial_state(&self) -> AnyState {
-        match self {
-            AnyGame::Kuhn(g) => AnyState::Kuhn(g.new_initial_state()),
-            AnyGame::Leduc(g) => AnyState::Leduc(g.new_initial_state()),
-            AnyGame::Matrix(g) => AnyState::Matrix(g.new_initial_state()),
+    #[test]
+    fn names_are_unique_and_defaults_lie_in_their_ranges() {
+        let names = game_names();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), names.len(), "{names:?}");
+        for g in games() {
+            for p in g.params {
+                assert!(p.range.contains(&p.default), "{} {}", g.name, p.name);
+            }
         }
     }
-    fn utility_sum(&self) -> Option<f64> {
-        dispatch_game!(self, g => g.utility_sum())
-    }
-    fn count_histories(&self, at_most: u64) -> Option<u64> {
-        dispatch_game!(self, g => g.count_histories(at_most))
-    }
-}
 
-impl State for AnyState {
-    fn turn(&self) -> Turn {
-        dispatch_state!(self, s => s.turn())
+    #[test]
+    fn every_spec_loads_and_its_name_loads_the_same_game() {
+        for spec in games().flat_map(GameInfo::specs) {
+            let game = load(&spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+            assert_eq!(game.name(), spec);
+            assert_eq!(load(&game.name()).unwrap().name(), spec);
+        }
+        assert_eq!(load("kuhn_poker(players=2)").unwrap().name(), "kuhn_poker");
     }
-    fn legal_actions(&self) -> Vec<ActionId> {
-        dispatch_state!(self, s => s.legal_actions())
+
+    #[test]
+    fn the_matrix_family_is_the_named_matrix_games() {
+        let registered: Vec<&str> = MatrixGame::GAMES.iter().map(|g| g.name).collect();
+        assert_eq!(registered, MATRIX_GAMES);
+        for name in MATRIX_GAMES {
+            assert!(named_matrix_game(name).unwrap().is_ok(), "{name}");
+            assert!(matches!(load(name).unwrap(), AnyGame::Matrix(_)));
+        }
     }
-    fn chance_outcomes(&self) -> Vec<(ActionId, f64)> {
-        dispatch_state!(self, s => s.chance_outcomes())
-    }
-    fn apply_action(&mut self, action: ActionId) {
-        dispatch_state!(self, s => s.apply_action(action))
-    }
-    fn returns(&self) -> Vec<f64> {
-        dispatch_state!(self, s => s.returns())
-    }
-    fn information_state_string(&self, player: PlayerId) -> String {
-        dispatch_state!(self, s => s.information_state_string(player))
-    }
-    fn history(&self) -> &[ActionId] {
-        dispatch_state!(self, s => s.history())
+
+    #[test]
+    fn bad_game_strings_keep_their_messages() {
+        let err = |spec: &str| load(spec).unwrap_err().to_string();
+        assert_eq!(
+            err("kuhn_poker(cards=3)"),
+            "bad game string `kuhn_poker(cards=3)`: unknown parameter `cards`; known parameters: players"
+        );
+        assert_eq!(
+            err("kuhn_poker(players=x)"),
+            "bad game string `kuhn_poker(players=x)`: players must be an integer, got `x`"
+        );
+        assert_eq!(
+            err("leduc_poker(players=11)"),
+            "bad game string `leduc_poker(players=11)`: players must be in 2..=10, got 11"
+        );
+        assert_eq!(
+            err("matrix_rps(size=3)"),
+            "bad game string `matrix_rps(size=3)`: `matrix_rps` takes no parameters, got `size`"
+        );
+        assert!(
+            err("chess")
+                .starts_with("unknown game `chess`; known games: kuhn_poker, leduc_poker, matrix_rps")
+        );
+        assert!(matches!(load("kuhn_poker(players=3"), Err(Error::BadGameSpec { .. })));
+        assert!(matches!(load("kuhn_poker(players=3,players=4)"), Err(Error::BadGameSpec { .. })));
     }
 }

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use crate::error::{Error, Result};
 use crate::game::{ActionId, Game, PlayerId, State, Turn};
+use crate::registry::{self, Conformance};
 use crate::tree::GameTree;
 
 /// What [`check_game`] looked at.
@@ -14,8 +15,9 @@ pub struct ConformanceReport {
     pub playouts: usize,
     /// States visited in those playouts.
     pub states_checked: usize,
-    /// Nodes in the full tree.
-    pub tree_nodes: usize,
+    /// Nodes in the full tree; `None` when only playouts were checked
+    /// ([`check_playouts`], or a game registered with [`Conformance::PlayoutsOnly`]).
+    pub tree_nodes: Option<usize>,
 }
 
 /// SplitMix64: a tiny deterministic generator, enough to pick random playouts.
@@ -48,6 +50,18 @@ fn fail(game: &str, what: String) -> Error {
 ///
 /// [`Error::Unsupported`] describing the first broken contract.
 pub fn check_game<G: Game>(game: &G, playouts: usize, seed: u64) -> Result<ConformanceReport> {
+    let report = check_playouts(game, playouts, seed)?;
+    let tree = GameTree::build(game)?;
+    Ok(ConformanceReport { tree_nodes: Some(tree.num_nodes()), ..report })
+}
+
+/// The random-playout half of [`check_game`], without building the tree: for games too large
+/// to enumerate.
+///
+/// # Errors
+///
+/// [`Error::Unsupported`] describing the first broken contract.
+pub fn check_playouts<G: Game>(game: &G, playouts: usize, seed: u64) -> Result<ConformanceReport> {
     let name = game.name();
     let n = game.num_players();
     let mut rng = SplitMix(seed);
@@ -129,8 +143,41 @@ pub fn check_game<G: Game>(game: &G, playouts: usize, seed: u64) -> Result<Confo
             }
         }
     }
-    let tree = GameTree::build(game)?;
-    Ok(ConformanceReport { playouts, states_checked, tree_nodes: tree.num_nodes() })
+    Ok(ConformanceReport { playouts, states_checked, tree_nodes: None })
+}
+
+/// Run [`check_game`] on every registered game, with its default parameters and with each
+/// example parameter set it lists ([`registry::GameInfo::specs`]), so that no game skips the
+/// check (as OpenSpiel's `python/tests/api_test.py` runs over its registry). Games
+/// registered with [`Conformance::PlayoutsOnly`] get [`check_playouts`]. Each game's
+/// [`Game::name`] must also load back a game of the same name.
+///
+/// Returns the game strings checked with their reports, in registration order.
+///
+/// # Errors
+///
+/// The first failure: the game string does not load, or [`check_game`]'s error.
+///
+/// # Complexity
+///
+/// Builds every listed tree, the largest `leduc_poker(players=3)` (1.8 million nodes): seconds
+/// in a release build, a minute or more in a debug one.
+pub fn check_registry(playouts: usize, seed: u64) -> Result<Vec<(String, ConformanceReport)>> {
+    let mut checked = Vec::new();
+    for info in registry::games() {
+        for spec in info.specs() {
+            let game = registry::load(&spec)?;
+            if registry::load(&game.name())?.name() != game.name() {
+                return Err(fail(&spec, format!("its name {:?} loads a different game", game.name())));
+            }
+            let report = match info.conformance {
+                Conformance::PlayoutsOnly(_) => check_playouts(&game, playouts, seed)?,
+                Conformance::Full => check_game(&game, playouts, seed)?,
+            };
+            checked.push((spec, report));
+        }
+    }
+    Ok(checked)
 }
 
 fn replay<G: Game>(game: &G, history: &[ActionId]) -> G::State {
@@ -148,4 +195,28 @@ fn same_state<S: State>(a: &S, b: &S, n: usize) -> bool {
         && a.chance_outcomes() == b.chance_outcomes()
         && a.returns() == b.returns()
         && (0..n).all(|p| a.information_state_string(PlayerId(p)) == b.information_state_string(PlayerId(p)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The registry-wide run is the integration test's (`tests/it/games_known_values.rs`, in
+    /// release); here every registered game's defaults and examples get playouts, and the
+    /// whole check runs on the small ones.
+    #[test]
+    fn every_registered_spec_passes_the_playouts_and_small_trees_pass_the_whole_check() {
+        for info in registry::games() {
+            for spec in info.specs() {
+                let game = registry::load(&spec).unwrap();
+                let report = check_playouts(&game, 50, 3).unwrap_or_else(|e| panic!("{spec}: {e}"));
+                assert!(report.states_checked > 50, "{spec}");
+                if game.count_histories(100_000).is_none_or(|n| n <= 100_000)
+                    && info.conformance == Conformance::Full
+                {
+                    check_game(&game, 20, 4).unwrap_or_else(|e| panic!("{spec}: {e}"));
+                }
+            }
+        }
+    }
 }

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use metagame::games::{GameTree, InfosetId, PlayerId, TabularPolicy, nash_conv_report, registry};
+use metagame::games::{GameTree, InfosetId, NodeKind, PlayerId, TabularPolicy, nash_conv_report, registry};
 use serde_json::Value;
 
 fn fixtures() -> &'static Path {
@@ -19,15 +19,25 @@ fn information_state_strings_and_legal_actions_equal_openspiel() {
         ("kuhn_poker", "kuhn_poker_infosets.json"),
         ("kuhn_poker(players=3)", "kuhn_poker_3p_infosets.json"),
         ("leduc_poker", "leduc_poker_infosets.json"),
+        ("liars_dice", "liars_dice_infosets.json"),
+        ("liars_dice(numdice=2,dice_sides=2)", "liars_dice_2d2s_infosets.json"),
     ] {
         let t = GameTree::build(&registry::load(spec).unwrap()).unwrap();
         let expected = read_json(file);
-        assert_eq!(expected["num_histories"].as_u64().unwrap() as usize, t.num_nodes());
+        let count = |key: &str| expected[key].as_u64().unwrap() as usize;
+        assert_eq!(count("num_histories"), t.num_nodes(), "{spec}");
+        assert_eq!(count("num_terminals"), t.num_terminals(), "{spec}");
+        assert_eq!(count("num_decision"), t.count(NodeKind::Decision), "{spec}");
+        assert_eq!(count("num_chance"), t.count(NodeKind::Chance), "{spec}");
+        // Large games keep every k-th infoset of each player's sorted list (liars_dice: 64th).
+        let every = expected["infosets_sample_every"].as_u64().unwrap_or(1) as usize;
         let per_player = expected["infosets"].as_array().unwrap();
         assert_eq!(per_player.len(), t.num_players());
         for (p, infosets) in per_player.iter().enumerate() {
             let infosets = infosets.as_array().unwrap();
-            assert_eq!(infosets.len(), t.infosets_of(PlayerId(p)).len(), "{spec} player {p}");
+            let num_infosets = t.infosets_of(PlayerId(p)).len();
+            assert_eq!(expected["num_infosets"][p].as_u64().unwrap() as usize, num_infosets, "{spec} {p}");
+            assert_eq!(infosets.len(), num_infosets.div_ceil(every), "{spec} player {p}");
             for info in infosets {
                 let key = info["key"].as_str().unwrap();
                 let id = t.infoset_by_key(key).unwrap_or_else(|| panic!("{spec}: no infoset {key:?}"));
@@ -67,7 +77,42 @@ fn random_openspiel_policies_have_openspiels_nash_conv() {
         }
         checked += 1;
     }
-    assert_eq!(checked, 9);
+    assert_eq!(checked, 10);
+}
+
+/// OpenSpiel's NashConv of the uniform policy (Python and C++), including liars_dice, whose
+/// uniform policy file is not stored (8 MB): the uniform policy is built here.
+#[test]
+fn uniform_policies_have_openspiels_nash_conv() {
+    let expected = read_json("expected.json");
+    let mut games = Vec::new();
+    for case in expected["uniform"].as_array().unwrap() {
+        let spec = case["game"].as_str().unwrap();
+        let t = GameTree::build(&registry::load(spec).unwrap()).unwrap();
+        let uniform = TabularPolicy::uniform(&t);
+        if let Some(file) = case["file"].as_str() {
+            let text = std::fs::read_to_string(fixtures().join(file)).unwrap();
+            let theirs = TabularPolicy::from_openspiel_json(&t, &text).unwrap();
+            assert_eq!(theirs, uniform, "{spec}");
+        }
+        let report = nash_conv_report(&t, &vec![&uniform; t.num_players()]).unwrap();
+        for key in ["nash_conv", "nash_conv_cpp"] {
+            let want = case[key].as_f64().unwrap();
+            assert!((report.nash_conv - want).abs() < 1e-9, "{spec} {key}: {} vs {want}", report.nash_conv);
+        }
+        for (got, want) in
+            report.best_response_values.iter().zip(case["best_response_values"].as_array().unwrap())
+        {
+            assert!((got - want.as_f64().unwrap()).abs() < 1e-9, "{spec}");
+        }
+        for (got, want) in report.expected_returns.iter().zip(case["expected_returns"].as_array().unwrap()) {
+            assert!((got - want.as_f64().unwrap()).abs() < 1e-9, "{spec}");
+        }
+        games.push(spec.to_string());
+    }
+    for spec in ["kuhn_poker", "leduc_poker", "liars_dice", "liars_dice(numdice=2,dice_sides=2)"] {
+        assert!(games.iter().any(|g| g == spec), "{spec} missing from expected.json");
+    }
 }
 
 #[test]
