@@ -1,4 +1,5 @@
-//! Known values from REFERENCE.md §10 and tree counts from OpenSpiel (PEERS.md §1).
+//! Known values of Kuhn and Leduc poker (Kuhn 1950; Southey et al. 2005) and tree counts
+//! from OpenSpiel 2.0.2 (counted by walking its trees: benches/peers/make_fixtures.py).
 
 use metagame::games::{
     GameTree, NodeKind, PlayerId, TabularPolicy, aggregate, best_response, expected_returns, exploitability,
@@ -58,7 +59,7 @@ fn three_player_kuhn_uniform_nash_conv() {
     assert!(err.to_string().contains("2-player"), "{err}");
 }
 
-/// The Kuhn equilibrium family (REFERENCE.md §10) with parameter alpha in [0, 1/3].
+/// The Kuhn equilibrium family (Kuhn 1950) with parameter alpha in [0, 1/3].
 fn kuhn_equilibrium(t: &GameTree, alpha: f64) -> TabularPolicy {
     TabularPolicy::from_fn(t, |i| {
         let key = t.infoset_key(i);

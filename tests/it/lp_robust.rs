@@ -162,7 +162,7 @@ fn lp_solves_the_real_psro_meta_games() {
 
 /// The 301×301 meta-game of a 300-iteration Leduc PSRO-nash run, too big for the repository:
 /// `LP_META_GAME=/path/leduc_nash_301.nfg cargo test --release --test it lp_robust -- --ignored`.
-/// Its value is Leduc's game value −0.0856064… (sequence-form LP, PEERS.md section 1).
+/// Its value is Leduc's game value −0.0856064… (OpenSpiel 2.0.2's sequence-form LP).
 #[test]
 #[ignore = "needs the 301x301 Leduc meta-game named by LP_META_GAME"]
 fn lp_solves_the_301_strategy_leduc_meta_game() {

@@ -125,7 +125,7 @@ fn xfp_on_kuhn_approaches_the_game_value() {
 
 #[test]
 fn xfp_on_leduc_matches_openspiel_at_10_iterations() {
-    // OpenSpiel XFPSolver (PEERS.md §3): 5.20625 at 1, 2.34754 at 10.
+    // OpenSpiel 2.0.2's XFPSolver: 5.20625 at 1, 2.34754 at 10.
     let t = tree("leduc_poker");
     let mut xfp = Xfp::new(&t).unwrap();
     run_loop(&mut xfp, &RunLimits::iterations(10), &mut ()).unwrap();

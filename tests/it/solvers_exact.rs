@@ -251,7 +251,7 @@ proptest! {
 
 #[test]
 fn lemke_howson_solves_50x50_random_games() {
-    // The size at which nashpy's integer pivoting cycles (PEERS.md §5).
+    // The size at which nashpy's integer pivoting cycles (measured with benches/peers/solvers.py).
     let mut state = 0x9e37_79b9_7f4a_7c15_u64;
     let mut uniform = || {
         state ^= state << 13;
