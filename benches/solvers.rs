@@ -1,8 +1,8 @@
 //! The exact two-player solvers on random games (uniform [0, 1) payoffs from a fixed-seed
 //! xorshift64*): zero-sum LP, Lemke–Howson, support and vertex enumeration.
 //!
-//! `cargo bench --bench solvers`; sizes follow benches/peers/solvers.py (the peer script
-//! `benches/peers/solvers.py` runs nashpy, pygambit and scipy on numpy-seeded games).
+//! `cargo bench --bench solvers`; sizes follow the peer script `benches/peers/solvers.py`
+//! (it runs nashpy, pygambit and scipy on numpy-seeded games).
 
 use std::hint::black_box;
 use std::time::Duration;

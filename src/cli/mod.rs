@@ -11,6 +11,7 @@ use metagame::games::{GameTree, TabularPolicy};
 mod config_example;
 mod exploitability;
 mod game_info;
+mod games;
 mod matches;
 mod plot;
 mod respond;
@@ -27,6 +28,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Every game with its parameters and their defaults (`game = "NAME(key=value)"`).
+    Games(games::Args),
     /// Size of a game's tree: histories, terminals, infosets per player, actions.
     GameInfo(game_info::Args),
     /// Exact NashConv and exploitability of a tabular policy.
@@ -60,6 +63,7 @@ fn algorithms_help() -> String {
 pub fn run() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
+        Command::Games(args) => games::run(args),
         Command::GameInfo(args) => game_info::run(args),
         Command::Exploitability(args) => exploitability::run(args),
         Command::Solve(args) => solve::run(args),
