@@ -163,4 +163,5 @@ loops! {
     DoubleOracle(double_oracle::DoubleOracleSection),
     League(league::LeagueSection),
     Fxp(fxp::FxpSection),
+    Cfr(cfr::CfrSection),
 }

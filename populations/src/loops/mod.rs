@@ -2,6 +2,7 @@
 //! [`TrainingLoop`](crate::TrainingLoop) over the machinery in the crate root (population,
 //! payoff table, oracle, checkpoint, report). Adding a loop: one file here and its line below.
 
+pub mod cfr;
 pub mod double_oracle;
 pub mod fxp;
 pub mod league;

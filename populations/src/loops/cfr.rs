@@ -1,0 +1,1025 @@
+//! The counterfactual regret minimisation (CFR) family on the game tree: vanilla CFR, CFR+,
+//! linear CFR and discounted CFR, as OpenSpiel's `CFRSolver`, `CFRPlusSolver`, `LCFRSolver`
+//! and `DCFRSolver` run them.
+//!
+//! Every iteration ([`Cfr::step`]) walks the tree once per player, player 0 first. The walk
+//! for player `p` plays the current profile σᵗ (regret matching on the cumulative regrets),
+//! adds `p`'s counterfactual regrets `π₋ₚ(h)·(v(h·a) − v(h))` to its cumulative regrets and
+//! `p`'s own reach times `σᵗ(I, a)` (weighted as the variant says) to its cumulative policy.
+//! With alternating updates (the default) `p`'s regrets are post-processed and its current
+//! policy recomputed before the next player's walk, so player 1 already plays against player
+//! 0's new policy; with simultaneous updates every walk plays σᵗ and all policies change
+//! together at the end. The average policy is the cumulative policy normalised per infoset
+//! (uniform where it is all zero); it is what converges.
+//!
+//! | variant | regrets after a player's walk | weight of iteration `t` in the average |
+//! |---|---|---|
+//! | `cfr` | kept | 1 |
+//! | `cfr+` | clipped at 0 (regret matching+) | `t` |
+//! | `linear` | multiplied by `t / (t + 1)` | `t` |
+//! | `dcfr` | positive ones × `tᵅ / (tᵅ + 1)`, the others × `tᵝ / (tᵝ + 1)` | `tᵞ` |
+//!
+//! (`linear` is `dcfr` with α = β = γ = 1, as OpenSpiel's `LCFRSolver` is. OpenSpiel's
+//! `DCFRSolver` has no simultaneous mode — with `alternating_updates=False` it does nothing;
+//! here a simultaneous run discounts every player's regrets after all the walks.)
+//!
+//! Reports: the core `nash_conv` is the exact NashConv of the **average** policy (the sum
+//! over players of what a best response against the others' average policies gains), its
+//! `exploitability` `nash_conv / 2` in 2-player constant-sum games, `population_sizes` is
+//! `vec![1; num_players]` (the loop holds one average policy per player, no population),
+//! `times.oracle_s` the regret update (the walks) and `times.nash_conv_s` the two exact
+//! NashConv evaluations. The loop's own part, [`CfrReport`], holds the NashConv of the
+//! **current** policy. In games with more than two players, or not zero-sum, CFR's average
+//! approaches the set of coarse correlated equilibria, not a Nash equilibrium, so NashConv
+//! need not go to 0 (3-player Kuhn does approach it: 0.037 after 100 iterations; 3-player
+//! Leduc is at 0.113 after 500).
+//!
+//! Config (the `cfr` algorithm's section; every field optional, defaults shown):
+//!
+//! ```toml
+//! variant = "cfr"       # "cfr", "cfr+", "linear" or "dcfr"
+//! alternating = true    # alternating updates (OpenSpiel's default), or simultaneous
+//! # dcfr only: alpha = 1.5, beta = 0.0, gamma = 2.0
+//! ```
+//!
+//! # Complexity
+//!
+//! One iteration is `num_players` walks over every node of the tree, O(nodes) each, plus two
+//! exact NashConv evaluations (O(num_players · nodes) each); memory O(sequences) besides the
+//! tree, no allocation inside a walk.
+//!
+//! # Examples
+//!
+//! ```
+//! use metagame_games::{registry, GameTree};
+//! use metagame_populations::loops::cfr::{Cfr, CfrConfig, CfrVariant};
+//! use metagame_populations::{run_loop, RunLimits};
+//!
+//! let tree = GameTree::build(&registry::load("kuhn_poker")?)?;
+//! let config = CfrConfig::builder().variant(CfrVariant::CfrPlus).build()?;
+//! let mut cfr = Cfr::new(&tree, config)?;
+//! run_loop(&mut cfr, &RunLimits::iterations(100), &mut ())?;
+//! assert!((cfr.reports().last().unwrap().nash_conv - 0.002388808202223369).abs() < 1e-9);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # References
+//!
+//! - M. Zinkevich, M. Johanson, M. Bowling, C. Piccione, "Regret Minimization in Games with
+//!   Incomplete Information", NIPS 2007 (CFR).
+//! - O. Tammelin, "Solving Large Imperfect Information Games Using CFR+", 2014,
+//!   arXiv:1407.5042 (CFR+).
+//! - N. Brown, T. Sandholm, "Solving Imperfect-Information Games via Discounted Regret
+//!   Minimization", AAAI 2019, arXiv:1809.04040 (linear and discounted CFR, §3–4).
+//! - OpenSpiel `open_spiel/python/algorithms/cfr.py` and `discounted_cfr.py`, whose order of
+//!   updates this follows.
+
+use std::time::Instant;
+
+use metagame_games::{GameTree, InfosetId, NodeKind, PlayerId, TabularPolicy, nash_conv_report};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::report::{Details, IterationReport, PhaseTimes};
+use crate::settings::{built_by, setters};
+use crate::training_loop::TrainingLoop;
+
+/// Which member of the CFR family runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum CfrVariant {
+    /// `"cfr"`: vanilla CFR, regret matching and a uniformly weighted average.
+    #[default]
+    #[serde(rename = "cfr")]
+    Cfr,
+    /// `"cfr+"`: regret matching+ (cumulative regrets clipped at 0 after each update) and the
+    /// average weighted by the iteration number (Tammelin 2014).
+    #[serde(rename = "cfr+")]
+    CfrPlus,
+    /// `"linear"`: linear CFR, iteration `t`'s regrets and average contribution weighted by
+    /// `t` (Brown & Sandholm 2019, §3).
+    #[serde(rename = "linear")]
+    Linear,
+    /// `"dcfr"`: discounted CFR with α, β, γ (Brown & Sandholm 2019, §4).
+    #[serde(rename = "dcfr")]
+    Discounted,
+}
+
+impl CfrVariant {
+    /// The name configs and reports use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CfrVariant::Cfr => "cfr",
+            CfrVariant::CfrPlus => "cfr+",
+            CfrVariant::Linear => "linear",
+            CfrVariant::Discounted => "dcfr",
+        }
+    }
+}
+
+/// CFR settings; always valid (built by [`CfrConfig::builder`] or deserialised through it).
+///
+/// How long a run lasts is every loop's [`RunLimits`](crate::RunLimits).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "CfrConfigBuilder", into = "CfrConfigBuilder")]
+pub struct CfrConfig {
+    variant: CfrVariant,
+    alternating: bool,
+    alpha: f64,
+    beta: f64,
+    gamma: f64,
+}
+
+/// Builder and serde form of [`CfrConfig`]; every field optional with its default.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CfrConfigBuilder {
+    /// The variant. Default [`CfrVariant::Cfr`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<CfrVariant>,
+    /// Alternating updates (player 0's regrets and policy first, then player 1's against
+    /// the new policy, …) or simultaneous ones (every player against the same policy).
+    /// Default true, as OpenSpiel's solvers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alternating: Option<bool>,
+    /// DCFR's α: positive cumulative regrets are multiplied by `tᵅ / (tᵅ + 1)` after
+    /// iteration `t`; finite, ≥ 0. Default 1.5 (the paper's). Only for `dcfr`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f64>,
+    /// DCFR's β: negative cumulative regrets are multiplied by `tᵝ / (tᵝ + 1)`; finite.
+    /// Default 0 (halved every iteration). Only for `dcfr`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub beta: Option<f64>,
+    /// DCFR's γ: iteration `t`'s contribution to the average policy is weighted by `tᵞ`;
+    /// finite, ≥ 0. Default 2. Only for `dcfr`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gamma: Option<f64>,
+}
+
+impl CfrConfigBuilder {
+    /// The names of the fields, as configs spell them.
+    pub const FIELDS: &'static [&'static str] = &["variant", "alternating", "alpha", "beta", "gamma"];
+
+    setters!(variant: CfrVariant, alternating: bool, alpha: f64, beta: f64, gamma: f64);
+
+    /// Validate.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] naming the field: α, β or γ out of range, or set for a variant
+    /// other than `dcfr` (which would not read it).
+    pub fn build(self) -> Result<CfrConfig> {
+        let variant = self.variant.unwrap_or_default();
+        if variant != CfrVariant::Discounted {
+            for (name, value) in [("alpha", self.alpha), ("beta", self.beta), ("gamma", self.gamma)] {
+                if value.is_some() {
+                    return Err(Error::Config(format!(
+                        "{name}: only the dcfr variant reads it (variant is {})",
+                        variant.as_str()
+                    )));
+                }
+            }
+        }
+        let alpha = self.alpha.unwrap_or(1.5);
+        let beta = self.beta.unwrap_or(0.0);
+        let gamma = self.gamma.unwrap_or(2.0);
+        if !(alpha.is_finite() && alpha >= 0.0) {
+            return Err(Error::Config(format!("alpha: {alpha} is not a finite number ≥ 0")));
+        }
+        if !beta.is_finite() {
+            return Err(Error::Config(format!("beta: {beta} is not a finite number")));
+        }
+        if !(gamma.is_finite() && gamma >= 0.0) {
+            return Err(Error::Config(format!("gamma: {gamma} is not a finite number ≥ 0")));
+        }
+        Ok(CfrConfig { variant, alternating: self.alternating.unwrap_or(true), alpha, beta, gamma })
+    }
+}
+
+built_by!(CfrConfig, CfrConfigBuilder);
+
+impl From<CfrConfig> for CfrConfigBuilder {
+    fn from(c: CfrConfig) -> Self {
+        let dcfr = c.variant == CfrVariant::Discounted;
+        CfrConfigBuilder {
+            variant: Some(c.variant),
+            alternating: Some(c.alternating),
+            alpha: dcfr.then_some(c.alpha),
+            beta: dcfr.then_some(c.beta),
+            gamma: dcfr.then_some(c.gamma),
+        }
+    }
+}
+
+impl CfrConfig {
+    /// The variant.
+    pub fn variant(&self) -> CfrVariant {
+        self.variant
+    }
+    /// Alternating (true) or simultaneous updates.
+    pub fn alternating(&self) -> bool {
+        self.alternating
+    }
+    /// DCFR's α (1.5 unless set; read only by `dcfr`).
+    pub fn alpha(&self) -> f64 {
+        self.alpha
+    }
+    /// DCFR's β (0 unless set; read only by `dcfr`).
+    pub fn beta(&self) -> f64 {
+        self.beta
+    }
+    /// DCFR's γ (2 unless set; read only by `dcfr`).
+    pub fn gamma(&self) -> f64 {
+        self.gamma
+    }
+
+    /// The weight of iteration `t`'s contribution to the average policy.
+    fn average_weight(&self, t: usize) -> AverageWeight {
+        let t = t as f64;
+        match self.variant {
+            CfrVariant::Cfr => AverageWeight::One,
+            CfrVariant::CfrPlus => AverageWeight::Before(t),
+            CfrVariant::Linear => AverageWeight::After(t),
+            CfrVariant::Discounted => AverageWeight::After(t.powf(self.gamma)),
+        }
+    }
+
+    /// What happens to a player's cumulative regrets after its walk in iteration `t`.
+    fn regret_rule(&self, t: usize) -> RegretRule {
+        let t = t as f64;
+        let discount = |e: f64| {
+            let te = t.powf(e);
+            te / (te + 1.0)
+        };
+        match self.variant {
+            CfrVariant::Cfr => RegretRule::Keep,
+            CfrVariant::CfrPlus => RegretRule::ClipAtZero,
+            CfrVariant::Linear => RegretRule::Discount { positive: t / (t + 1.0), negative: t / (t + 1.0) },
+            CfrVariant::Discounted => {
+                RegretRule::Discount { positive: discount(self.alpha), negative: discount(self.beta) }
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum RegretRule {
+    Keep,
+    ClipAtZero,
+    /// Multiply regrets ≥ 0 by `positive`, the others by `negative` (OpenSpiel's test).
+    Discount {
+        positive: f64,
+        negative: f64,
+    },
+}
+
+/// CFR's part of an iteration's report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct CfrReport {
+    /// Exact NashConv of the current policy after the iteration (regret matching on the
+    /// cumulative regrets: the policy the next iteration plays). Iteration 0: the uniform
+    /// policy's.
+    pub current_nash_conv: f64,
+}
+
+/// Everything a CFR run needs to continue: what a checkpoint stores.
+///
+/// Both tables are indexed by the tree's sequences: infoset by infoset in id order, each
+/// infoset's legal actions in ascending order (`GameTree::legal_actions`), so infoset `i`'s
+/// action `k` is entry `Σ_{j<i} |legal(j)| + k`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CfrState {
+    /// Iterations done.
+    pub iteration: usize,
+    /// Cumulative counterfactual regrets (discounted or clipped as the variant says).
+    pub regrets: Vec<f64>,
+    /// Cumulative reach-weighted policy (weighted as the variant says); normalised per
+    /// infoset it is the average policy.
+    pub cumulative_policy: Vec<f64>,
+    /// Every iteration's report (iteration 0: the initial uniform policy), each with its
+    /// [`CfrReport`] as the loop's part.
+    pub reports: Vec<IterationReport>,
+}
+
+/// One node of the walk's compact copy of the tree.
+#[derive(Clone, Copy)]
+enum Node {
+    /// Utilities at `utilities[offset..offset + num_players]`.
+    Terminal { offset: u32 },
+    /// Children `first..first + count`, probabilities in `chance_prob`.
+    Chance { first: u32, count: u32 },
+    /// Children `first..first + count`, child `k` after the infoset's `k`-th legal action,
+    /// whose sequence is `seq + k`.
+    Decision { player: u32, seq: u32, first: u32, count: u32 },
+}
+
+/// The tree as the walks read it: nodes in one array, no accessor calls.
+struct Arena {
+    nodes: Vec<Node>,
+    chance_prob: Vec<f64>,
+    utilities: Vec<f64>,
+    /// `seq_start[i]..seq_start[i + 1]`: infoset `i`'s sequences.
+    seq_start: Vec<usize>,
+}
+
+impl Arena {
+    fn new(tree: &GameTree) -> Self {
+        let n = tree.num_players();
+        let mut seq_start = Vec::with_capacity(tree.num_infosets() + 1);
+        seq_start.push(0);
+        for i in 0..tree.num_infosets() {
+            let last = seq_start[i];
+            seq_start.push(last + tree.legal_actions(InfosetId(i)).len());
+        }
+        let mut utilities = Vec::with_capacity(tree.num_terminals() * n);
+        let nodes = (0..tree.num_nodes())
+            .map(|node| {
+                let children = tree.children(node);
+                let (first, count) = (children.start as u32, children.len() as u32);
+                match tree.node_kind(node) {
+                    NodeKind::Terminal => {
+                        let offset = utilities.len() as u32;
+                        utilities.extend_from_slice(tree.terminal_utilities(node));
+                        Node::Terminal { offset }
+                    }
+                    NodeKind::Chance => Node::Chance { first, count },
+                    NodeKind::Decision => Node::Decision {
+                        player: tree.node_player(node) as u32,
+                        seq: seq_start[tree.node_infoset(node).0] as u32,
+                        first,
+                        count,
+                    },
+                }
+            })
+            .collect();
+        let chance_prob = (0..tree.num_nodes()).map(|node| tree.chance_prob(node)).collect();
+        Arena { nodes, chance_prob, utilities, seq_start }
+    }
+
+    /// A player's sequences (infosets are grouped by player, so they are contiguous).
+    fn player_sequences(&self, tree: &GameTree, player: usize) -> std::ops::Range<usize> {
+        let infosets = tree.infosets_of(PlayerId(player));
+        self.seq_start[infosets.start]..self.seq_start[infosets.end]
+    }
+}
+
+/// How iteration `t`'s contribution to the average policy is weighted, in OpenSpiel's order
+/// of multiplication (so that results agree to the last bits): `w·(π·σ)`'s rounding differs
+/// from `(w·π)·σ`'s.
+#[derive(Clone, Copy)]
+enum AverageWeight {
+    /// `π·σ` (vanilla CFR).
+    One,
+    /// `(w·π)·σ` (C++ `CFRPlusSolver`: `iteration_ * self_reach_prob * policy`).
+    Before(f64),
+    /// `(π·σ)·w` (Python `discounted_cfr`: `reach_prob * action_prob * t**gamma`).
+    After(f64),
+}
+
+/// What one player's walk reads and writes.
+struct Walk<'a> {
+    arena: &'a Arena,
+    player: usize,
+    /// The current policy, by sequence.
+    current: &'a [f64],
+    regrets: &'a mut [f64],
+    cumulative_policy: &'a mut [f64],
+    weight: AverageWeight,
+    /// Every player's reach probability of the node being walked, chance's last (set and
+    /// restored on the way down and up, as OpenSpiel's `reach_probabilities`).
+    reach: Vec<f64>,
+    /// Children's values of the decision nodes on the path (a stack; no allocation once
+    /// it has grown to the deepest path's need).
+    children: &'a mut Vec<f64>,
+}
+
+impl Walk<'_> {
+    /// The walking player's expected value at `node` under the current profile, with
+    /// `self.reach` the node's reach probabilities. Adds its counterfactual regrets and
+    /// reach-weighted policy at its own infosets below.
+    fn value(&mut self, node: usize) -> f64 {
+        match self.arena.nodes[node] {
+            Node::Terminal { offset } => self.arena.utilities[offset as usize + self.player],
+            Node::Chance { first, count } => {
+                let chance = self.reach.len() - 1;
+                let saved = self.reach[chance];
+                let mut v = 0.0;
+                for child in first as usize..(first + count) as usize {
+                    let p = self.arena.chance_prob[child];
+                    self.reach[chance] = saved * p;
+                    v += p * self.value(child);
+                }
+                self.reach[chance] = saved;
+                v
+            }
+            Node::Decision { player, seq, first, count } => {
+                let chance = self.reach.len() - 1;
+                // No player reaches it (OpenSpiel's pruning): no regret or policy mass
+                // below, and its value is multiplied by a zero probability on the way up.
+                if self.reach[..chance].iter().all(|&r| r == 0.0) {
+                    return 0.0;
+                }
+                let (q, seq, first, count) = (player as usize, seq as usize, first as usize, count as usize);
+                let saved = self.reach[q];
+                if q != self.player {
+                    let mut v = 0.0;
+                    for k in 0..count {
+                        let p = self.current[seq + k];
+                        self.reach[q] = saved * p;
+                        v += p * self.value(first + k);
+                    }
+                    self.reach[q] = saved;
+                    return v;
+                }
+                let base = self.children.len();
+                let mut v = 0.0;
+                for k in 0..count {
+                    let p = self.current[seq + k];
+                    self.reach[q] = saved * p;
+                    let child = self.value(first + k);
+                    self.children.push(child);
+                    v += p * child;
+                }
+                self.reach[q] = saved;
+                // OpenSpiel's CounterFactualReachProb: the others' reaches in player order,
+                // chance last.
+                let mut others = 1.0;
+                for (i, &r) in self.reach.iter().enumerate() {
+                    if i != q {
+                        others *= r;
+                    }
+                }
+                for k in 0..count {
+                    let p = self.current[seq + k];
+                    self.regrets[seq + k] += others * (self.children[base + k] - v);
+                    self.cumulative_policy[seq + k] += match self.weight {
+                        AverageWeight::One => saved * p,
+                        AverageWeight::Before(w) => w * saved * p,
+                        AverageWeight::After(w) => saved * p * w,
+                    };
+                }
+                self.children.truncate(base);
+                v
+            }
+        }
+    }
+}
+
+/// Regret matching on `regrets` into `policy` (same length): positive regrets normalised,
+/// uniform when none is positive.
+fn regret_matching(regrets: &[f64], policy: &mut [f64]) {
+    let positive: f64 = regrets.iter().filter(|&&r| r > 0.0).sum();
+    if positive > 0.0 {
+        for (p, &r) in policy.iter_mut().zip(regrets) {
+            *p = r.max(0.0) / positive;
+        }
+    } else {
+        policy.fill(1.0 / regrets.len() as f64);
+    }
+}
+
+/// An iteration computed but not yet committed.
+struct Staged {
+    regrets: Vec<f64>,
+    cumulative_policy: Vec<f64>,
+    current: Vec<f64>,
+    report: IterationReport,
+}
+
+/// A CFR run (any variant).
+pub struct Cfr<'t> {
+    tree: &'t GameTree,
+    config: CfrConfig,
+    arena: Arena,
+    state: CfrState,
+    /// Regret matching on `state.regrets`, by sequence.
+    current: Vec<f64>,
+}
+
+impl<'t> Cfr<'t> {
+    /// Start from zero regrets (the uniform policy).
+    ///
+    /// # Errors
+    ///
+    /// Errors of the exact NashConv (none for trees built by `GameTree::build`).
+    pub fn new(tree: &'t GameTree, config: CfrConfig) -> Result<Self> {
+        // Iteration 0 is the construction: its wall time is the report's.
+        let started = Instant::now();
+        let m = tree.num_sequences();
+        let state = CfrState {
+            iteration: 0,
+            regrets: vec![0.0; m],
+            cumulative_policy: vec![0.0; m],
+            reports: Vec::new(),
+        };
+        let mut cfr = Self::with_state(tree, config, state);
+        let mut report = cfr.report(0, &cfr.state.cumulative_policy, &cfr.current, 0.0)?;
+        report.elapsed_s = started.elapsed().as_secs_f64();
+        cfr.state.reports.push(report);
+        Ok(cfr)
+    }
+
+    /// Continue from a saved state, after checking it: both tables have one finite entry per
+    /// sequence of this tree, the cumulative policy is non-negative (and the regrets too for
+    /// `cfr+`), the reports are those of iterations 0 to `iteration` with as many CFR parts,
+    /// and the last one has the average policy's NashConv (recomputed).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::SavedState`] naming what does not fit.
+    pub fn resume(tree: &'t GameTree, config: CfrConfig, state: CfrState) -> Result<Self> {
+        let bad = |why: String| Error::SavedState(why);
+        let m = tree.num_sequences();
+        for (name, table) in [("regrets", &state.regrets), ("cumulative policy", &state.cumulative_policy)] {
+            if table.len() != m {
+                return Err(bad(format!("the {name} have {} entries, the tree {m} sequences", table.len())));
+            }
+            if let Some(k) = table.iter().position(|x| !x.is_finite()) {
+                return Err(bad(format!("the {name} hold {} at sequence {k}", table[k])));
+            }
+        }
+        if let Some(k) = state.cumulative_policy.iter().position(|&x| x < 0.0) {
+            return Err(bad(format!(
+                "the cumulative policy holds {} at sequence {k}",
+                state.cumulative_policy[k]
+            )));
+        }
+        if config.variant == CfrVariant::CfrPlus
+            && let Some(k) = state.regrets.iter().position(|&x| x < 0.0)
+        {
+            return Err(bad(format!(
+                "the regrets hold {} at sequence {k}, below cfr+'s floor of 0",
+                state.regrets[k]
+            )));
+        }
+        crate::checkpoint::check_reports(&state.reports, 0, state.iteration)?;
+        if let Some(r) = state.reports.iter().find(|r| r.details.get::<CfrReport>().is_none()) {
+            return Err(bad(format!("the report of iteration {} has no CFR part", r.iteration)));
+        }
+        let cfr = Self::with_state(tree, config, state);
+        let n = tree.num_players();
+        let average = cfr.average_policy();
+        let computed = nash_conv_report(tree, &vec![&average; n])?.nash_conv;
+        let scale = (0..n)
+            .map(|p| {
+                let (lo, hi) = tree.utility_range(PlayerId(p));
+                lo.abs().max(hi.abs())
+            })
+            .fold(0.0, f64::max);
+        // INVARIANT: check_reports saw iteration + 1 ≥ 1 reports.
+        let last = cfr.state.reports.last().expect("a report");
+        crate::checkpoint::check_nash_conv(cfr.state.iteration, last.nash_conv, computed, scale)?;
+        Ok(cfr)
+    }
+
+    fn with_state(tree: &'t GameTree, config: CfrConfig, state: CfrState) -> Self {
+        let arena = Arena::new(tree);
+        let mut current = vec![0.0; tree.num_sequences()];
+        for i in 0..tree.num_infosets() {
+            let s = arena.seq_start[i]..arena.seq_start[i + 1];
+            regret_matching(&state.regrets[s.clone()], &mut current[s]);
+        }
+        Self { tree, config, arena, state, current }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &CfrConfig {
+        &self.config
+    }
+    /// The loop state.
+    pub fn state(&self) -> &CfrState {
+        &self.state
+    }
+    /// Every report so far.
+    pub fn reports(&self) -> &[IterationReport] {
+        &self.state.reports
+    }
+    /// The loop's own part of every report so far, in the same order.
+    pub fn cfr_reports(&self) -> Vec<CfrReport> {
+        // INVARIANT: `new`, `step` and `resume` leave a CFR part in every report.
+        self.state.reports.iter().map(|r| r.details.get().expect("a CFR report part")).collect()
+    }
+    /// Exact NashConv of the current policy after the last iteration.
+    pub fn current_nash_conv(&self) -> f64 {
+        // INVARIANT: as `cfr_reports`, and there is iteration 0's report at least.
+        let last = self.state.reports.last().expect("a report");
+        last.details.get::<CfrReport>().expect("a CFR report part").current_nash_conv
+    }
+
+    /// The average policy: the cumulative policy normalised per infoset, uniform where it is
+    /// all zero (never reached, or iteration 0).
+    pub fn average_policy(&self) -> TabularPolicy {
+        self.average_of(&self.state.cumulative_policy)
+    }
+
+    /// The current policy: regret matching on the cumulative regrets (what the next
+    /// iteration plays).
+    pub fn current_policy(&self) -> TabularPolicy {
+        self.policy_from(&self.current, |cur, row| row.copy_from_slice(cur))
+    }
+
+    fn average_of(&self, cumulative_policy: &[f64]) -> TabularPolicy {
+        self.policy_from(cumulative_policy, |cum, row| {
+            let sum: f64 = cum.iter().sum();
+            if sum == 0.0 {
+                row.fill(1.0 / cum.len() as f64);
+            } else {
+                for (r, &c) in row.iter_mut().zip(cum) {
+                    *r = c / sum;
+                }
+            }
+        })
+    }
+
+    /// A tabular policy whose row at each infoset `fill` computes from `table`'s entries of
+    /// the infoset's sequences (in legal-action order).
+    fn policy_from(&self, table: &[f64], mut fill: impl FnMut(&[f64], &mut [f64])) -> TabularPolicy {
+        let mut policy = TabularPolicy::uniform(self.tree);
+        let mut row = Vec::new();
+        for i in 0..self.tree.num_infosets() {
+            let id = InfosetId(i);
+            let s = self.arena.seq_start[i]..self.arena.seq_start[i + 1];
+            row.clear();
+            row.resize(s.len(), 0.0);
+            fill(&table[s], &mut row);
+            let out = policy.row_mut(id);
+            for (a, &p) in self.tree.legal_actions(id).iter().zip(&row) {
+                out[a.0] = p;
+            }
+        }
+        policy
+    }
+
+    /// One CFR iteration; nothing is committed unless it succeeds.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::AtIteration`] wrapping exact NashConv errors (none on a valid state); the
+    /// state is then the one before the call.
+    pub fn step(&mut self) -> Result<&mut IterationReport> {
+        let iteration = self.state.iteration + 1;
+        let staged =
+            self.stage(iteration).map_err(|e| Error::AtIteration { iteration, source: Box::new(e) })?;
+        let Staged { regrets, cumulative_policy, current, report } = staged;
+        self.state.regrets = regrets;
+        self.state.cumulative_policy = cumulative_policy;
+        self.current = current;
+        self.state.iteration = iteration;
+        self.state.reports.push(report);
+        // INVARIANT: just pushed.
+        Ok(self.state.reports.last_mut().expect("report"))
+    }
+
+    fn stage(&self, t: usize) -> Result<Staged> {
+        let started = Instant::now();
+        let n = self.tree.num_players();
+        let mut regrets = self.state.regrets.clone();
+        let mut cumulative_policy = self.state.cumulative_policy.clone();
+        let mut current = self.current.clone();
+        let weight = self.config.average_weight(t);
+        let rule = self.config.regret_rule(t);
+        let mut children = Vec::new();
+        let after_walk = |p: usize, regrets: &mut [f64], current: &mut [f64]| {
+            let seqs = self.arena.player_sequences(self.tree, p);
+            for r in &mut regrets[seqs] {
+                match rule {
+                    RegretRule::Keep => {}
+                    RegretRule::ClipAtZero => *r = r.max(0.0),
+                    RegretRule::Discount { positive, negative } => {
+                        *r *= if *r >= 0.0 { positive } else { negative };
+                    }
+                }
+            }
+            for i in self.tree.infosets_of(PlayerId(p)) {
+                let s = self.arena.seq_start[i]..self.arena.seq_start[i + 1];
+                regret_matching(&regrets[s.clone()], &mut current[s]);
+            }
+        };
+        if self.config.alternating {
+            for p in 0..n {
+                self.walk(p, &current, &mut regrets, &mut cumulative_policy, weight, &mut children);
+                after_walk(p, &mut regrets, &mut current);
+            }
+        } else {
+            for p in 0..n {
+                self.walk(p, &self.current, &mut regrets, &mut cumulative_policy, weight, &mut children);
+            }
+            for p in 0..n {
+                after_walk(p, &mut regrets, &mut current);
+            }
+        }
+        let oracle_s = started.elapsed().as_secs_f64();
+        let report = self.report(t, &cumulative_policy, &current, oracle_s)?;
+        Ok(Staged { regrets, cumulative_policy, current, report })
+    }
+
+    fn walk(
+        &self,
+        player: usize,
+        current: &[f64],
+        regrets: &mut [f64],
+        cumulative_policy: &mut [f64],
+        weight: AverageWeight,
+        children: &mut Vec<f64>,
+    ) {
+        let mut walk = Walk {
+            arena: &self.arena,
+            player,
+            current,
+            regrets,
+            cumulative_policy,
+            weight,
+            reach: vec![1.0; self.tree.num_players() + 1],
+            children,
+        };
+        walk.value(0);
+    }
+
+    /// The reports of a state with these tables (`current` by sequence).
+    fn report(
+        &self,
+        iteration: usize,
+        cumulative_policy: &[f64],
+        current: &[f64],
+        oracle_s: f64,
+    ) -> Result<IterationReport> {
+        let started = Instant::now();
+        let n = self.tree.num_players();
+        let average = self.average_of(cumulative_policy);
+        let current = self.policy_from(current, |cur, row| row.copy_from_slice(cur));
+        let r = nash_conv_report(self.tree, &vec![&average; n])?;
+        let current_nash_conv = nash_conv_report(self.tree, &vec![&current; n])?.nash_conv;
+        let times =
+            PhaseTimes { oracle_s, nash_conv_s: started.elapsed().as_secs_f64(), ..PhaseTimes::default() };
+        let mut report = IterationReport::new(iteration, vec![1; n], r.nash_conv, r.exploitability);
+        report.times = times;
+        report.details = Details::of(&CfrReport { current_nash_conv });
+        Ok(report)
+    }
+}
+
+impl TrainingLoop for Cfr<'_> {
+    type State = CfrState;
+
+    fn name(&self) -> &'static str {
+        "cfr"
+    }
+    fn step(&mut self) -> Result<&mut IterationReport> {
+        Cfr::step(self)
+    }
+    fn state(&self) -> &CfrState {
+        &self.state
+    }
+    fn reports(&self) -> &[IterationReport] {
+        &self.state.reports
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use metagame_games::registry;
+
+    /// OpenSpiel 2.0.2's NashConv (`pyspiel.nash_conv`) of the average and of the current
+    /// policy after the given numbers of iterations, printed in full precision by
+    /// `benches/peers/cfr_reference.py` (run with `/tmp/osvenv/bin/python`, a venv with
+    /// `pip install open_spiel==2.0.2`, Python 3.11): `cfr`/`cfr+` from the C++
+    /// `pyspiel.CFRSolver`/`pyspiel.CFRPlusSolver`; `linear`/`dcfr` from the Python
+    /// `discounted_cfr.LCFRSolver`/`DCFRSolver()` (α 1.5, β 0, γ 2); simultaneous CFR from the
+    /// Python `cfr._CFRSolver(game, alternating_updates=False, linear_averaging=False,
+    /// regret_matching_plus=False)`. The rounded `cfr`/`cfr+` values are those of
+    /// PEERS.md §2 (e.g. Kuhn CFR 0.137398 at 10, Leduc CFR+ 5.14303e-04 at 1000).
+    struct Reference {
+        game: &'static str,
+        variant: CfrVariant,
+        alternating: bool,
+        average: &'static [(usize, f64)],
+        current: &'static [(usize, f64)],
+    }
+
+    #[rustfmt::skip]
+    const REFERENCES: &[Reference] = &[
+    Reference {
+        game: "kuhn_poker",
+        variant: CfrVariant::Cfr,
+        alternating: true,
+        average: &[(1, 0.9166666666666666), (10, 0.1373975876343151), (100, 0.016451954631830412), (500, 0.002337164880957532), (1000, 0.0018752332939859229)],
+        current: &[(0, 0.9166666666666666), (1, 0.49999999999999994), (9, 0.3110932498881216), (10, 0.3522044565234631), (99, 0.23378306652520386), (100, 0.23827062912031616), (499, 0.12056128563454788), (500, 0.10974249327913466), (999, 0.09794888462699014), (1000, 0.10391341403064636)],
+    },
+    Reference {
+        game: "kuhn_poker",
+        variant: CfrVariant::CfrPlus,
+        alternating: true,
+        average: &[(1, 0.9166666666666666), (10, 0.06537418133668965), (100, 0.002388808202223369), (1000, 0.00017473064504169855)],
+        current: &[(0, 0.9166666666666666), (1, 0.49999999999999994), (9, 0.11890701749460525), (10, 0.0779469321178844), (99, 0.08290043419577847), (100, 0.0812480472813058), (999, 0.044123340995585625), (1000, 0.03886374724354941)],
+    },
+    Reference {
+        game: "kuhn_poker",
+        variant: CfrVariant::Linear,
+        alternating: true,
+        average: &[(1, 0.9166666666666666), (10, 0.042501461224331516), (100, 0.002178054730106682)],
+        current: &[(0, 0.9166666666666666), (1, 0.49999999999999994), (9, 0.3571304475500804), (10, 0.17528901813179704), (99, 0.0782605056876371), (100, 0.06355635846277036)],
+    },
+    Reference {
+        game: "kuhn_poker",
+        variant: CfrVariant::Discounted,
+        alternating: true,
+        average: &[(1, 0.9166666666666666), (10, 0.0455575678515272), (100, 0.0033326839406504494)],
+        current: &[(0, 0.9166666666666666), (1, 0.49999999999999994), (9, 0.1238851092234809), (10, 0.19866839040855933), (99, 0.06192809335196947), (100, 0.06083630501247711)],
+    },
+    Reference {
+        game: "kuhn_poker",
+        variant: CfrVariant::Cfr,
+        alternating: false,
+        average: &[(1, 0.9166666666666666), (10, 0.19241700040281007), (100, 0.0513494716938957)],
+        current: &[(0, 0.9166666666666666), (1, 0.6666666666666665), (9, 0.2366700040281008), (10, 0.3819444444444443), (99, 0.475484979288882), (100, 0.45660779580834787)],
+    },
+    Reference {
+        game: "leduc_poker",
+        variant: CfrVariant::Cfr,
+        alternating: true,
+        average: &[(1, 4.747222222222222), (10, 1.777157966337538), (100, 0.19143270600919524), (500, 0.04301441825334762), (1000, 0.023635620519572575)],
+        current: &[(0, 4.747222222222222), (1, 4.102222222222222), (9, 1.570665314631015), (10, 1.3947775703163126), (99, 1.7858527097939485), (100, 1.863416716993241), (499, 0.966411564366142), (500, 1.075399641590382), (999, 1.6251641145469613), (1000, 1.5845148479905853)],
+    },
+    Reference {
+        game: "leduc_poker",
+        variant: CfrVariant::CfrPlus,
+        alternating: true,
+        average: &[(1, 4.747222222222222), (10, 1.2208778031808132), (100, 0.02683198994179567), (1000, 0.0005143032323129126)],
+        current: &[(0, 4.747222222222222), (1, 4.102222222222222), (9, 0.9637792222807128), (10, 0.9197323542823634), (99, 0.09993222298903517), (100, 0.09639681684923837), (999, 0.018889554915299006), (1000, 0.015658372705382978)],
+    },
+    Reference {
+        game: "leduc_poker",
+        variant: CfrVariant::Linear,
+        alternating: true,
+        average: &[(1, 4.747222222222222), (10, 1.4421303114144937), (100, 0.06897906733914827)],
+        current: &[(0, 4.747222222222222), (1, 4.102222222222222), (9, 1.889347040375648), (10, 1.7658887762046631), (99, 1.8949300348745828), (100, 1.4810513044049811)],
+    },
+    Reference {
+        game: "leduc_poker",
+        variant: CfrVariant::Discounted,
+        alternating: true,
+        average: &[(1, 4.747222222222222), (10, 1.557604093992403), (100, 0.015506523701383057)],
+        current: &[(0, 4.747222222222222), (1, 4.102222222222222), (9, 1.9471733959839073), (10, 1.7176963539438734), (99, 0.19604994018513028), (100, 0.26643296469655564)],
+    },
+    Reference {
+        game: "leduc_poker",
+        variant: CfrVariant::Cfr,
+        alternating: false,
+        average: &[(1, 4.747222222222222), (10, 1.8540371439353382), (100, 0.3460686238416526)],
+        current: &[(0, 4.747222222222222), (1, 5.1577041242562185), (9, 2.1471865351323807), (10, 2.3686859749826956), (99, 2.6426958287804903), (100, 2.7328307828609577)],
+    },
+    Reference {
+        game: "kuhn_poker(players=3)",
+        variant: CfrVariant::Cfr,
+        alternating: true,
+        average: &[(1, 2.0624999999999996), (10, 0.3124812059300961), (100, 0.03701562416744547)],
+        current: &[(0, 2.0624999999999996), (1, 0.9479166666666667), (9, 0.31443437584377704), (10, 0.3528480221160627), (99, 0.11529734260923452), (100, 0.11153102119478969)],
+    },
+    Reference {
+        game: "kuhn_poker(players=3)",
+        variant: CfrVariant::CfrPlus,
+        alternating: true,
+        average: &[(1, 2.0624999999999996), (10, 0.14933017560455653), (100, 0.002954993635341685)],
+        current: &[(0, 2.0624999999999996), (1, 0.9479166666666667), (9, 0.3454273348284216), (10, 0.3087836496622954), (99, 0.0025946274801582625), (100, 0.0020207787771794328)],
+    },
+    ];
+
+    /// Largest |ours − OpenSpiel's| over a reference's checkpoints up to `max_iteration`.
+    fn max_difference(reference: &Reference, tree: &GameTree, max_iteration: usize) -> f64 {
+        let mut builder = CfrConfig::builder().variant(reference.variant).alternating(reference.alternating);
+        if reference.variant == CfrVariant::Discounted {
+            builder = builder.alpha(1.5).beta(0.0).gamma(2.0);
+        }
+        let mut cfr = Cfr::new(tree, builder.build().unwrap()).unwrap();
+        while cfr.state().iteration < max_iteration {
+            cfr.step().unwrap();
+        }
+        let mut worst = 0.0f64;
+        for &(it, value) in reference.average.iter().filter(|r| r.0 <= max_iteration) {
+            worst = worst.max((cfr.reports()[it].nash_conv - value).abs());
+        }
+        for &(it, value) in reference.current.iter().filter(|r| r.0 <= max_iteration) {
+            worst = worst.max((cfr.cfr_reports()[it].current_nash_conv - value).abs());
+        }
+        worst
+    }
+
+    fn check(games: &[&str], max_iteration: usize) {
+        let mut failures = Vec::new();
+        for &game in games {
+            let tree = GameTree::build(&registry::load(game).unwrap()).unwrap();
+            for reference in REFERENCES.iter().filter(|r| r.game == game) {
+                let worst = max_difference(reference, &tree, max_iteration);
+                let name = format!(
+                    "{game} {}{}",
+                    reference.variant.as_str(),
+                    if reference.alternating { "" } else { " simultaneous" }
+                );
+                eprintln!("{name}: max |ours - OpenSpiel| up to iteration {max_iteration} = {worst:e}");
+                if worst.is_nan() || worst > 1e-9 {
+                    failures.push(format!("{name}: {worst:e}"));
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{failures:?}");
+    }
+
+    #[test]
+    fn kuhn_matches_openspiel_to_1e_9() {
+        check(&["kuhn_poker", "kuhn_poker(players=3)"], 1000);
+    }
+
+    #[test]
+    fn leduc_matches_openspiel_to_1e_9_up_to_100_iterations() {
+        check(&["leduc_poker"], 100);
+    }
+
+    #[test]
+    #[ignore = "1000 Leduc iterations: minutes in a debug build; run with --release"]
+    fn leduc_matches_openspiel_to_1e_9_up_to_1000_iterations() {
+        check(&["leduc_poker"], 1000);
+    }
+
+    /// Lanctot et al. 2017 (arXiv:1711.00832), App. E.2, give Leduc CFR's NashConv after 500
+    /// iterations as 0.063591 (2 players) and 0.194337 (3 players). OpenSpiel 2.0.2 does not
+    /// reproduce the 2-player one with either update order (alternating 0.0430144, in
+    /// `REFERENCES`; simultaneous 0.111673, below), nor does this loop (the same numbers);
+    /// their CFR implementation predates OpenSpiel and is not published.
+    #[test]
+    #[ignore = "500 Leduc iterations: a minute in a debug build; run with --release"]
+    fn leduc_500_iterations_as_openspiel_not_as_the_psro_paper() {
+        // `cfr_reference.py --psro-paper`: Python cfr._CFRSolver, simultaneous updates.
+        const SIMULTANEOUS_500: f64 = 0.11167306067247307;
+        let tree = GameTree::build(&registry::load("leduc_poker").unwrap()).unwrap();
+        let config = CfrConfig::builder().alternating(false).build().unwrap();
+        let mut cfr = Cfr::new(&tree, config).unwrap();
+        for _ in 0..500 {
+            cfr.step().unwrap();
+        }
+        let ours = cfr.reports()[500].nash_conv;
+        assert!((ours - SIMULTANEOUS_500).abs() < 1e-9, "{ours}");
+    }
+
+    /// 3-player Leduc (1.8 M histories) against OpenSpiel's C++ `pyspiel.CFRSolver`
+    /// (`cfr_reference.py --leduc3`; minutes per iteration there, so 5 iterations). After 500
+    /// iterations this loop is at 0.113481 (alternating) and 0.230057 (simultaneous), not the
+    /// PSRO paper's 0.194337 (Lanctot et al. 2017, App. E.2).
+    #[test]
+    #[ignore = "1.8 M histories: 15 s in a release build"]
+    fn three_player_leduc_matches_openspiel() {
+        const AVERAGE: &[(usize, f64)] =
+            &[(1, 12.611221340388003), (2, 10.517474084219407), (5, 6.060365494916181)];
+        let tree = GameTree::build(&registry::load("leduc_poker(players=3)").unwrap()).unwrap();
+        let mut cfr = Cfr::new(&tree, CfrConfig::default()).unwrap();
+        for _ in 0..5 {
+            cfr.step().unwrap();
+        }
+        for &(it, value) in AVERAGE {
+            let ours = cfr.reports()[it].nash_conv;
+            eprintln!("leduc_poker(players=3) cfr it {it}: ours {ours:.17}, OpenSpiel {value:.17}");
+            assert!((ours - value).abs() < 1e-9, "iteration {it}: {ours} vs {value}");
+        }
+    }
+
+    /// Mean seconds per iteration in the walks and in the two NashConv evaluations.
+    #[test]
+    #[ignore = "a measurement; run with --release --nocapture"]
+    fn per_iteration_times() {
+        for (game, iterations) in [("kuhn_poker", 10_000), ("leduc_poker", 1000)] {
+            let tree = GameTree::build(&registry::load(game).unwrap()).unwrap();
+            for variant in [CfrVariant::Cfr, CfrVariant::CfrPlus, CfrVariant::Discounted] {
+                let config = CfrConfig::builder().variant(variant).build().unwrap();
+                let mut cfr = Cfr::new(&tree, config).unwrap();
+                let started = Instant::now();
+                for _ in 0..iterations {
+                    cfr.step().unwrap();
+                }
+                let total = started.elapsed().as_secs_f64() / iterations as f64;
+                let reports = &cfr.reports()[1..];
+                let mean =
+                    |f: fn(&IterationReport) -> f64| reports.iter().map(f).sum::<f64>() / iterations as f64;
+                eprintln!(
+                    "{game} {}: {:.2} µs/iteration: walks {:.2} µs, NashConv (average and current) {:.2} µs",
+                    variant.as_str(),
+                    total * 1e6,
+                    mean(|r| r.times.oracle_s) * 1e6,
+                    mean(|r| r.times.nash_conv_s) * 1e6,
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_defaults_are_valid_and_round_trip() {
+        let c = CfrConfig::default();
+        assert_eq!((c.variant(), c.alternating()), (CfrVariant::Cfr, true));
+        let d = CfrConfig::builder().variant(CfrVariant::Discounted).build().unwrap();
+        assert_eq!((d.alpha(), d.beta(), d.gamma()), (1.5, 0.0, 2.0));
+        for config in [c, d] {
+            let json = serde_json::to_string(&config).unwrap();
+            assert_eq!(serde_json::from_str::<CfrConfig>(&json).unwrap(), config, "{json}");
+        }
+    }
+}

@@ -1,0 +1,59 @@
+//! The `cfr` loop: the CFR family ([`Cfr`]: vanilla CFR, CFR+, linear CFR, DCFR) on the game
+//! tree.
+
+use metagame_games::{AnyGame, GameTree};
+use metagame_populations::loops::cfr::{Cfr, CfrConfig, CfrConfigBuilder};
+use toml::Table;
+
+use super::LoopSection;
+use crate::config::{FieldError, group, table_of};
+use crate::driver::{Driver, RunReport};
+use crate::error::Result;
+use crate::experiment::Components;
+
+/// The CFR section: the [`CfrConfig`] fields (`variant`, `alternating`, and DCFR's `alpha`,
+/// `beta`, `gamma`).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct CfrSection {
+    /// The loop's settings.
+    pub cfr: CfrConfig,
+}
+
+impl LoopSection for CfrSection {
+    const NAME: &'static str = "cfr";
+    const TITLE: &'static str = "CFR";
+    const ABOUT: &'static str = "counterfactual regret minimisation: CFR, CFR+, linear CFR or DCFR";
+    const EXAMPLE: &'static str = include_str!("../../examples/config/cfr.toml");
+
+    fn fields() -> Vec<&'static str> {
+        CfrConfigBuilder::FIELDS.to_vec()
+    }
+
+    fn parse(table: &Table) -> Result<Self, FieldError> {
+        let cfr = group::<CfrConfigBuilder>(table, CfrConfigBuilder::FIELDS)?.build()?;
+        Ok(CfrSection { cfr })
+    }
+
+    fn write(&self, table: &mut Table) {
+        table.extend(table_of(CfrConfigBuilder::from(self.cfr.clone())));
+    }
+
+    fn figure_title(&self) -> String {
+        format!("{} (average policy)", self.cfr.variant().as_str().to_uppercase())
+    }
+
+    fn run(
+        &self,
+        _game: &AnyGame,
+        tree: &GameTree,
+        mut driver: Driver<'_>,
+        _components: Components,
+    ) -> Result<Option<RunReport>> {
+        let cfr = match driver.saved_state()? {
+            Some(state) => Cfr::resume(tree, self.cfr.clone(), state)?,
+            None => Cfr::new(tree, self.cfr.clone())?,
+        };
+        driver.run(cfr)
+    }
+}
