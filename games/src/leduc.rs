@@ -8,7 +8,7 @@
 
 use crate::error::Result;
 use crate::game::{ActionId, Game, PlayerId, State, Turn};
-use crate::registry::{Conformance, GameInfo, ParamInfo, Params, Registered};
+use crate::game_info::{Conformance, GameInfo, ParamInfo, Params, Registered};
 
 const FOLD: usize = 0;
 const CALL: usize = 1;

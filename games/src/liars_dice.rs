@@ -16,7 +16,7 @@
 
 use crate::error::Result;
 use crate::game::{ActionId, Game, PlayerId, State, Turn};
-use crate::registry::{Conformance, GameInfo, ParamInfo, Params, Registered};
+use crate::game_info::{Conformance, GameInfo, ParamInfo, Params, Registered};
 
 /// Liar's dice (`liars_dice(numdice=N,dice_sides=S)`), for 2 players as in OpenSpiel.
 ///

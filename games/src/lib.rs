@@ -38,6 +38,7 @@ mod evaluator;
 mod exact;
 pub mod flat;
 mod game;
+mod game_info;
 mod kuhn;
 mod leduc;
 pub mod liars_dice;

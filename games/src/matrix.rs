@@ -8,8 +8,8 @@ use ndarray::array;
 
 use crate::error::{Error, Result};
 use crate::game::{ActionId, Game, PlayerId, State, Turn};
+use crate::game_info::{Conformance, GameInfo, Params, Registered};
 use crate::normal_form::NormalFormGame;
-use crate::registry::{Conformance, GameInfo, Params, Registered};
 
 /// A [`NormalFormGame`] as a [`Game`].
 #[derive(Clone, Debug)]
