@@ -15,13 +15,14 @@ use std::io::Write as _;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
-use metagame_populations::{IterationReport, RunLimits, StopReason, TrainingLoop, checkpoint, run_loop_with};
+use metagame_populations::{IterationReport, RunLimits, TrainingLoop, checkpoint, run_loop_with};
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 
 use crate::checkpoint_writer::CheckpointWriter;
 use crate::config::ExperimentConfig;
 use crate::error::{Error, Result};
+use crate::loops::Drive;
+use crate::run_report::{RunCheckpoint, RunReport};
 
 /// Name of the checkpoint file in a run folder.
 pub const CHECKPOINT_FILE: &str = "checkpoint.json";
@@ -225,48 +226,6 @@ impl Drop for RunLock {
     }
 }
 
-/// What a checkpoint file holds: the config and the loop state (`S`: the loop's
-/// [`TrainingLoop::State`]; JSON when read back before the loop is known).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RunCheckpoint<S = serde_json::Value> {
-    /// The config of the run.
-    pub config: ExperimentConfig,
-    /// The loop state after the last committed iteration.
-    pub state: S,
-}
-
-/// The final report of a run (`report.json`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct RunReport {
-    /// The config.
-    pub config: ExperimentConfig,
-    /// Why the run ended.
-    pub stop_reason: StopReason,
-    /// Every iteration's report, oldest first.
-    pub iterations: Vec<IterationReport>,
-    /// The final meta-game (player-major payoff tensors, row-major), if the loop has one.
-    pub meta_game: Option<Vec<Vec<f64>>>,
-    /// Shape of `meta_game`.
-    pub meta_game_shape: Vec<usize>,
-}
-
-impl RunReport {
-    /// The report without timing fields (the iterations' times, the config's time budget),
-    /// for comparing runs.
-    pub fn without_times(&self) -> RunReport {
-        let mut limits = metagame_populations::RunLimitsBuilder::from(self.config.limits().clone());
-        limits.time_budget_seconds = None;
-        // INVARIANT: removing a limit keeps the limits valid.
-        let limits = limits.build().expect("valid limits");
-        RunReport {
-            iterations: self.iterations.iter().map(IterationReport::without_times).collect(),
-            config: self.config.clone().with_limits(limits),
-            ..self.clone()
-        }
-    }
-}
-
 /// Where a run writes, and whether it continues from a checkpoint.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
@@ -350,12 +309,18 @@ impl<'a> Driver<'a> {
         Ok(true)
     }
 
+}
+
+impl Drive for Driver<'_> {
+    /// `None` when stopped by [`RunOptions::stop_after`].
+    type Output = Option<RunReport>;
+
     /// The saved loop state when resuming (`None` when starting afresh, or again).
     ///
     /// # Errors
     ///
     /// [`Error::Checkpoint`] when the checkpoint's state is not a state of this loop.
-    pub(crate) fn saved_state<S: DeserializeOwned>(&mut self) -> Result<Option<S>> {
+    fn saved_state<S: DeserializeOwned>(&mut self) -> Result<Option<S>> {
         self.saved
             .take()
             .map(|state| {
@@ -376,20 +341,13 @@ impl<'a> Driver<'a> {
     ///
     /// The loop's errors (the folder then keeps the checkpoint of the last committed
     /// iteration), I/O errors.
-    pub(crate) fn run<L: TrainingLoop>(self, lp: L) -> Result<Option<RunReport>> {
-        self.run_with_figures(lp, |_, _, _| Ok(()))
-    }
-
-    /// [`Driver::run`], with `figures` writing the loop's own figures into the run folder
-    /// after the common ones (`figures(loop, report, folder)`).
-    ///
-    /// # Errors
-    ///
-    /// As [`Driver::run`], and `figures`' errors.
-    pub(crate) fn run_with_figures<L: TrainingLoop>(
+    /// Run `lp` to a stop and write the run folder; `None` when stopped by
+    /// [`RunOptions::stop_after`]. A failing step leaves the folder with the checkpoint of the
+    /// last committed iteration.
+    fn run_with_figures<L: TrainingLoop>(
         self,
         mut lp: L,
-        figures: impl FnOnce(&L, &RunReport, &Path) -> Result<()>,
+        figures: impl FnOnce(&L, &[IterationReport], &str, &Path) -> Result<()>,
     ) -> Result<Option<RunReport>> {
         let Driver { config, options, observer, resumed, .. } = self;
         let dir = &options.out_dir;
@@ -489,7 +447,7 @@ impl<'a> Driver<'a> {
         }
         #[cfg(feature = "plots")]
         crate::plots::write_run_figures(&report, meta_game.as_ref(), dir)?;
-        figures(&lp, &report, dir)?;
+        figures(&lp, &report.iterations, config.game(), dir)?;
         #[cfg(feature = "plots")]
         crate::report_html::write(&report, meta_game.as_ref(), lp.lineage_dot().as_deref(), dir)?;
         Ok(Some(report))

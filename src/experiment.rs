@@ -5,44 +5,15 @@
 
 use std::ops::ControlFlow;
 
-use metagame_games::{GameTree, MatchEvaluator, registry};
-use metagame_populations::{IterationReport, Oracle};
-use metagame_solvers::MetaSolver;
+use metagame_games::{GameTree, registry};
+use metagame_populations::IterationReport;
+
+use crate::components::Components;
 
 use crate::config::ExperimentConfig;
-use crate::driver::{Driver, RunOptions, RunReport};
+use crate::driver::{Driver, RunOptions};
+use crate::run_report::RunReport;
 use crate::error::Result;
-
-/// Components to use instead of the ones the config names (e.g. your own oracle or
-/// evaluator); `None` takes the config's. Loops that do not use a component ignore it.
-#[derive(Default)]
-#[non_exhaustive]
-pub struct Components {
-    /// The meta-solver (PSRO; FXP, default `nash`).
-    pub meta_solver: Option<Box<dyn MetaSolver>>,
-    /// The oracle (PSRO; FXP, default exact best responses).
-    pub oracle: Option<Box<dyn Oracle>>,
-    /// The payoff evaluator (PSRO; FXP, default exact).
-    pub evaluator: Option<Box<dyn MatchEvaluator>>,
-}
-
-impl Components {
-    /// The same components with `evaluator`.
-    pub fn with_evaluator(mut self, evaluator: Box<dyn MatchEvaluator>) -> Self {
-        self.evaluator = Some(evaluator);
-        self
-    }
-    /// The same components with `oracle`.
-    pub fn with_oracle(mut self, oracle: Box<dyn Oracle>) -> Self {
-        self.oracle = Some(oracle);
-        self
-    }
-    /// The same components with `meta_solver`.
-    pub fn with_meta_solver(mut self, meta_solver: Box<dyn MetaSolver>) -> Self {
-        self.meta_solver = Some(meta_solver);
-        self
-    }
-}
 
 /// Run an experiment with the components its config names. `observer` sees every
 /// iteration's report (and may stop the run).

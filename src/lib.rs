@@ -39,14 +39,17 @@ pub use metagame_populations as populations;
 pub use metagame_solvers as solvers;
 
 mod checkpoint_writer;
+mod components;
 mod config;
 mod driver;
 mod error;
 mod experiment;
+mod fields;
 mod loops;
 #[cfg(feature = "plots")]
 pub mod plots;
 pub mod registry;
+mod run_report;
 #[cfg(feature = "plots")]
 mod report_html;
 
@@ -54,7 +57,9 @@ pub use config::ExperimentConfig;
 pub use loops::{
     Algorithm, AlgorithmConfig, DoubleOracleSection, FxpSection, LeagueSection, PsroSection, XfpSection,
 };
-pub use driver::{CHECKPOINT_FILE, META_GAME_FILE, REPORT_FILE, RunCheckpoint, RunOptions, RunReport};
+pub use driver::{CHECKPOINT_FILE, META_GAME_FILE, REPORT_FILE, RunOptions};
+pub use run_report::{RunCheckpoint, RunReport};
 pub use error::{BoxError, Error, Result};
-pub use experiment::{Components, run_experiment, run_experiment_with};
+pub use components::Components;
+pub use experiment::{run_experiment, run_experiment_with};
 pub use registry::{EvaluatorName, LearnerSettings, MetaSolverName, OracleName};

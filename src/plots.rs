@@ -23,7 +23,7 @@ use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
-use crate::driver::RunReport;
+use crate::run_report::RunReport;
 use crate::error::{Error, Result};
 
 /// A drawing failure, as text (plotters' errors are generic over the backend).

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use metagame_games::NormalFormGame;
 
-use crate::driver::RunReport;
+use crate::run_report::RunReport;
 use crate::error::{Error, Result};
 use crate::plots;
 

@@ -5,11 +5,10 @@ use metagame_games::{AnyGame, GameTree};
 use metagame_populations::loops::cfr::{Cfr, CfrConfig, CfrConfigBuilder};
 use toml::Table;
 
-use super::LoopSection;
-use crate::config::{FieldError, group, table_of};
-use crate::driver::{Driver, RunReport};
+use super::{Drive, LoopSection};
+use crate::fields::{FieldError, group, table_of};
 use crate::error::Result;
-use crate::experiment::Components;
+use crate::components::Components;
 
 /// The CFR section: the [`CfrConfig`] fields (`variant`, `alternating`, and DCFR's `alpha`,
 /// `beta`, `gamma`).
@@ -43,13 +42,13 @@ impl LoopSection for CfrSection {
         format!("{} (average policy)", self.cfr.variant().as_str().to_uppercase())
     }
 
-    fn run(
+    fn run<D: Drive>(
         &self,
         _game: &AnyGame,
         tree: &GameTree,
-        mut driver: Driver<'_>,
+        mut driver: D,
         _components: Components,
-    ) -> Result<Option<RunReport>> {
+    ) -> Result<D::Output> {
         let cfr = match driver.saved_state()? {
             Some(state) => Cfr::resume(tree, self.cfr.clone(), state)?,
             None => Cfr::new(tree, self.cfr.clone())?,

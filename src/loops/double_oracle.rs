@@ -5,11 +5,10 @@ use metagame_games::{AnyGame, GameTree, NormalFormGame};
 use metagame_populations::{DoubleOracle, DoubleOracleConfig, DoubleOracleConfigBuilder};
 use toml::Table;
 
-use super::LoopSection;
-use crate::config::{FieldError, group, table_of};
-use crate::driver::{Driver, RunReport};
+use super::{Drive, LoopSection};
+use crate::fields::{FieldError, group, table_of};
 use crate::error::Result;
-use crate::experiment::Components;
+use crate::components::Components;
 
 /// The Double Oracle section.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,13 +38,13 @@ impl LoopSection for DoubleOracleSection {
         table.extend(table_of(DoubleOracleConfigBuilder::from(self.double_oracle.clone())));
     }
 
-    fn run(
+    fn run<D: Drive>(
         &self,
         game: &AnyGame,
         tree: &GameTree,
-        mut driver: Driver<'_>,
+        mut driver: D,
         _components: Components,
-    ) -> Result<Option<RunReport>> {
+    ) -> Result<D::Output> {
         let normal_form = match game {
             AnyGame::Matrix(m) => m.normal_form().clone(),
             _ => NormalFormGame::from_tree(tree)?,

@@ -5,11 +5,10 @@ use metagame_solvers::nash::Nash;
 use metagame_populations::{ExactBestResponse, Fxp, FxpConfig, FxpConfigBuilder};
 use toml::Table;
 
-use super::LoopSection;
-use crate::config::{FieldError, group, table_of};
-use crate::driver::{Driver, RunReport};
+use super::{Drive, LoopSection};
+use crate::fields::{FieldError, group, table_of};
 use crate::error::Result;
-use crate::experiment::Components;
+use crate::components::Components;
 
 /// The FXP section: the [`FxpConfig`] fields (`eta`, `seed`). Its components are exact: the
 /// `nash` meta-solver, exact best responses, exact payoffs (a library user can pass others).
@@ -39,13 +38,13 @@ impl LoopSection for FxpSection {
         table.extend(table_of(FxpConfigBuilder::from(self.fxp.clone())));
     }
 
-    fn run(
+    fn run<D: Drive>(
         &self,
         _game: &AnyGame,
         tree: &GameTree,
-        mut driver: Driver<'_>,
+        mut driver: D,
         components: Components,
-    ) -> Result<Option<RunReport>> {
+    ) -> Result<D::Output> {
         let meta_solver = components.meta_solver.unwrap_or_else(|| Box::new(Nash));
         let oracle = components.oracle.unwrap_or_else(|| Box::new(ExactBestResponse::default()));
         let evaluator = components.evaluator.unwrap_or_else(|| Box::new(ExactEvaluator));

@@ -10,14 +10,54 @@
 //! line in the list (which declares the file's module too).
 
 use std::fmt::Debug;
+use std::path::Path;
 
 use metagame_games::{AnyGame, GameTree};
+use metagame_populations::{IterationReport, TrainingLoop};
+use serde::de::DeserializeOwned;
 use toml::Table;
 
-use crate::config::FieldError;
-use crate::driver::{Driver, RunReport};
+use crate::components::Components;
 use crate::error::Result;
-use crate::experiment::Components;
+use crate::fields::FieldError;
+
+/// What a unit drives its loop with (the run folder's driver): the saved state when the run
+/// resumes, then the run itself. A trait, so that the units need not know the driver.
+pub(crate) trait Drive {
+    /// What a run ends with.
+    type Output;
+
+    /// The saved loop state when resuming (`None` when starting afresh).
+    ///
+    /// # Errors
+    ///
+    /// A saved state that is not a state of this loop.
+    fn saved_state<S: DeserializeOwned>(&mut self) -> Result<Option<S>>;
+
+    /// Run `lp` to a stop and write the run folder; `figures(loop, reports, game, folder)`
+    /// writes the loop's own figures after the common ones.
+    ///
+    /// # Errors
+    ///
+    /// The loop's, the figures' and I/O errors.
+    fn run_with_figures<L: TrainingLoop>(
+        self,
+        lp: L,
+        figures: impl FnOnce(&L, &[IterationReport], &str, &Path) -> Result<()>,
+    ) -> Result<Self::Output>;
+
+    /// [`Drive::run_with_figures`] for a loop with no figures of its own.
+    ///
+    /// # Errors
+    ///
+    /// As [`Drive::run_with_figures`].
+    fn run<L: TrainingLoop>(self, lp: L) -> Result<Self::Output>
+    where
+        Self: Sized,
+    {
+        self.run_with_figures(lp, |_, _, _, _| Ok(()))
+    }
+}
 
 /// One loop's config section, and through it everything the umbrella knows about the loop.
 /// A section value is always valid: it exists only by [`parse`](LoopSection::parse).
@@ -58,13 +98,13 @@ pub trait LoopSection: Clone + Debug + PartialEq + Sized {
     /// # Errors
     ///
     /// Component, game, checkpoint and I/O errors.
-    fn run(
+    fn run<D: Drive>(
         &self,
         game: &AnyGame,
         tree: &GameTree,
-        driver: Driver<'_>,
+        driver: D,
         components: Components,
-    ) -> Result<Option<RunReport>>;
+    ) -> Result<D::Output>;
 }
 
 /// The list of loops: `Variant(module::SectionType)`, one line each. It declares each unit's
@@ -144,13 +184,13 @@ macro_rules! loops {
             pub(crate) fn write(&self, table: &mut Table) {
                 match self { $(AlgorithmConfig::$variant(s) => s.write(table),)* }
             }
-            pub(crate) fn run(
+            pub(crate) fn run<D: Drive>(
                 &self,
                 game: &AnyGame,
                 tree: &GameTree,
-                driver: Driver<'_>,
+                driver: D,
                 components: Components,
-            ) -> Result<Option<RunReport>> {
+            ) -> Result<D::Output> {
                 match self { $(AlgorithmConfig::$variant(s) => s.run(game, tree, driver, components),)* }
             }
         }

@@ -4,11 +4,10 @@ use metagame_games::{AnyGame, GameTree};
 use metagame_populations::{Oracle, Psro, PsroConfig, PsroConfigBuilder};
 use toml::{Table, Value};
 
-use super::LoopSection;
-use crate::config::{FieldError, group, parse_name, table_of};
-use crate::driver::{Driver, RunReport};
+use super::{Drive, LoopSection};
+use crate::fields::{FieldError, group, parse_name, table_of};
 use crate::error::Result;
-use crate::experiment::Components;
+use crate::components::Components;
 use crate::registry::{EvaluatorName, LearnerSettings, MetaSolverName, OracleName};
 
 /// The PSRO section: its components by name and its settings.
@@ -120,13 +119,13 @@ impl LoopSection for PsroSection {
         format!("PSRO ({}, {})", self.meta_solver, self.oracle)
     }
 
-    fn run(
+    fn run<D: Drive>(
         &self,
         _game: &AnyGame,
         tree: &GameTree,
-        mut driver: Driver<'_>,
+        mut driver: D,
         components: Components,
-    ) -> Result<Option<RunReport>> {
+    ) -> Result<D::Output> {
         let meta_solver = components.meta_solver.unwrap_or_else(|| self.meta_solver.build());
         let oracle = match components.oracle {
             Some(o) => o,

@@ -4,11 +4,10 @@ use metagame_games::{AnyGame, GameTree};
 use metagame_populations::Xfp;
 use toml::Table;
 
-use super::LoopSection;
-use crate::config::FieldError;
-use crate::driver::{Driver, RunReport};
+use super::{Drive, LoopSection};
+use crate::fields::FieldError;
 use crate::error::Result;
-use crate::experiment::Components;
+use crate::components::Components;
 
 /// The XFP section: it has no fields of its own (the run limits say how long it lasts).
 #[derive(Clone, Debug, PartialEq)]
@@ -31,13 +30,13 @@ impl LoopSection for XfpSection {
 
     fn write(&self, _table: &mut Table) {}
 
-    fn run(
+    fn run<D: Drive>(
         &self,
         _game: &AnyGame,
         tree: &GameTree,
-        mut driver: Driver<'_>,
+        mut driver: D,
         _components: Components,
-    ) -> Result<Option<RunReport>> {
+    ) -> Result<D::Output> {
         let xfp = match driver.saved_state()? {
             Some(state) => Xfp::resume(tree, state)?,
             None => Xfp::new(tree)?,

@@ -4,10 +4,9 @@
 
 use std::path::Path;
 
-use metagame_populations::{League, LeagueConfig, LeagueReport};
+use metagame_populations::{IterationReport, League, LeagueConfig, LeagueReport};
 use plotters::prelude::*;
 
-use crate::driver::RunReport;
 use crate::error::Result;
 use crate::plots::{
     ABSENT_COLOR, CURVE_COLORS, DESC_FONT, Drawn, GRID_COLOR, LABEL_FONT, LogAxis, NASH_CONV_ZERO, TITLE_FONT,
@@ -20,11 +19,18 @@ use crate::plots::{
 /// # Errors
 ///
 /// [`crate::Error::Output`] when a file cannot be written.
-pub(super) fn write(config: &LeagueConfig, league: &League<'_>, report: &RunReport, dir: &Path) -> Result<()> {
-    let Some(parts) = report.iterations.iter().map(|r| r.details.get::<LeagueReport>()).collect::<Option<Vec<_>>>()
+pub(super) fn write(
+    config: &LeagueConfig,
+    league: &League<'_>,
+    iterations: &[IterationReport],
+    game: &str,
+    dir: &Path,
+) -> Result<()> {
+    let Some(parts) = iterations.iter().map(|r| r.details.get::<LeagueReport>()).collect::<Option<Vec<_>>>()
     else {
         return Ok(());
     };
+    let report = &Run { game, iterations };
     if let Some(figure) = league_nash_conv_figure(report, &parts) {
         write_figure(&dir.join("nash_conv.svg"), figure)?;
     }
@@ -35,6 +41,12 @@ pub(super) fn write(config: &LeagueConfig, league: &League<'_>, report: &RunRepo
         write_figure(&dir.join("win_rates.svg"), figure)?;
     }
     Ok(())
+}
+
+/// The run whose figures are drawn: its game string and its reports.
+struct Run<'a> {
+    game: &'a str,
+    iterations: &'a [IterationReport],
 }
 
 /// A league member as the reports tell it: the learning agent it is or was snapped from,
@@ -58,7 +70,7 @@ fn league_roles(c: &LeagueConfig) -> Option<Vec<&'static str>> {
 /// Every member of a league run, in member order, rebuilt from the config and the reports:
 /// the learning agents, the main agents' initial snapshots, then each round's snapshots in
 /// agent order (as the league adds them). `None` when the reports disagree.
-fn league_members(c: &LeagueConfig, report: &RunReport, parts: &[LeagueReport]) -> Option<Vec<LeagueMemberInfo>> {
+fn league_members(c: &LeagueConfig, report: &Run<'_>, parts: &[LeagueReport]) -> Option<Vec<LeagueMemberInfo>> {
     let roles = league_roles(c)?;
     let mut members: Vec<LeagueMemberInfo> =
         (0..roles.len()).map(|agent| LeagueMemberInfo { agent, snapped_at: None }).collect();
@@ -82,7 +94,7 @@ fn league_members(c: &LeagueConfig, report: &RunReport, parts: &[LeagueReport]) 
 
 /// Each main agent's exact NashConv (its current policy dashed, its average policy solid)
 /// against training episodes, log scale; one colour per main agent.
-fn league_nash_conv_figure(report: &RunReport, parts: &[LeagueReport]) -> Option<Drawn<String>> {
+fn league_nash_conv_figure(report: &Run<'_>, parts: &[LeagueReport]) -> Option<Drawn<String>> {
     let mut episodes = 0u64;
     let points: Vec<(f64, &[f64], &[f64])> = report
         .iterations
@@ -105,7 +117,7 @@ fn league_nash_conv_figure(report: &RunReport, parts: &[LeagueReport]) -> Option
         Some(_) => "exact NashConv (log scale; 0 at the bottom)",
         None => "exact NashConv (log scale)",
     };
-    let title = format!("{}: league main agents' NashConv", report.config.game());
+    let title = format!("{}: league main agents' NashConv", report.game);
     Some(svg_text((900, 560), |root| {
         let mut chart = ChartBuilder::on(root)
             .caption(&title, TITLE_FONT)
@@ -165,7 +177,7 @@ fn league_nash_conv_figure(report: &RunReport, parts: &[LeagueReport]) -> Option
 
 /// Every member's online Elo rating by round: the learning agents thick, each in its own
 /// colour, their snapshots thin in the same colour from the round they joined.
-fn league_elo_figure(c: &LeagueConfig, report: &RunReport, parts: &[LeagueReport]) -> Option<Drawn<String>> {
+fn league_elo_figure(c: &LeagueConfig, report: &Run<'_>, parts: &[LeagueReport]) -> Option<Drawn<String>> {
     let rounds: Vec<(usize, &[f64])> =
         report.iterations.iter().zip(parts).map(|(r, l)| (r.iteration, &l.elo[..])).collect();
     let n = rounds.iter().map(|r| r.1.len()).max()?;
@@ -183,7 +195,7 @@ fn league_elo_figure(c: &LeagueConfig, report: &RunReport, parts: &[LeagueReport
     let (lo, hi) = (lo - margin, hi + margin);
     let last = rounds.last()?.0 as f64;
     let x_max = last.max(1.0);
-    let title = format!("{}: league members' online Elo", report.config.game());
+    let title = format!("{}: league members' online Elo", report.game);
     Some(svg_text((900, 560), |root| {
         let mut chart = ChartBuilder::on(root)
             .caption(&title, TITLE_FONT)
@@ -246,7 +258,7 @@ fn league_elo_figure(c: &LeagueConfig, report: &RunReport, parts: &[LeagueReport
 /// The final win-rate table among all league members as a heat map: row `i`, column `j` is
 /// how often member `i` beats member `j` (a diverging colour map centred on ½, a colour
 /// bar, row 0 at the top, grey for pairs that never played).
-fn win_rates_figure(c: &LeagueConfig, report: &RunReport, table: &[Vec<Option<f64>>]) -> Option<Drawn<String>> {
+fn win_rates_figure(c: &LeagueConfig, report: &Run<'_>, table: &[Vec<Option<f64>>]) -> Option<Drawn<String>> {
     let n = table.len();
     if n == 0 {
         return None;
@@ -259,7 +271,7 @@ fn win_rates_figure(c: &LeagueConfig, report: &RunReport, table: &[Vec<Option<f6
         agents.saturating_sub(1),
         n * n
     );
-    let title = format!("{}: league win rates", report.config.game());
+    let title = format!("{}: league win rates", report.game);
     Some(svg_text((900, 780), |root| {
         let root = root.titled(&title, TITLE_FONT).map_err(text_err)?;
         let (map_area, bar_area) = root.split_horizontally(790);

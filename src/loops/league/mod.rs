@@ -5,11 +5,10 @@ use metagame_games::{AnyGame, GameTree};
 use metagame_populations::{League, LeagueConfig};
 use toml::{Table, Value};
 
-use super::LoopSection;
-use crate::config::{FieldError, group, parse_name, table_of};
-use crate::driver::{Driver, RunReport};
+use crate::loops::{Drive, LoopSection};
+use crate::fields::{FieldError, group, parse_name, table_of};
 use crate::error::Result;
-use crate::experiment::Components;
+use crate::components::Components;
 use crate::registry::EvaluatorName;
 
 #[cfg(feature = "plots")]
@@ -71,13 +70,13 @@ impl LoopSection for LeagueSection {
         "league (main agents' average)".into()
     }
 
-    fn run(
+    fn run<D: Drive>(
         &self,
         _game: &AnyGame,
         tree: &GameTree,
-        mut driver: Driver<'_>,
+        mut driver: D,
         components: Components,
-    ) -> Result<Option<RunReport>> {
+    ) -> Result<D::Output> {
         let evaluator = match components.evaluator {
             Some(e) => e,
             None => self.evaluator.build()?,
@@ -87,11 +86,11 @@ impl LoopSection for LeagueSection {
             None => League::new(tree, self.league.clone())?,
         };
         let config = &self.league;
-        driver.run_with_figures(league.with_evaluator(evaluator), |league, report, dir| {
+        driver.run_with_figures(league.with_evaluator(evaluator), |league, reports, game, dir| {
             #[cfg(feature = "plots")]
-            figures::write(config, league, report, dir)?;
+            figures::write(config, league, reports, game, dir)?;
             #[cfg(not(feature = "plots"))]
-            let _ = (config, league, report, dir);
+            let _ = (config, league, reports, game, dir);
             Ok(())
         })
     }
