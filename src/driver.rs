@@ -308,7 +308,6 @@ impl<'a> Driver<'a> {
         }
         Ok(true)
     }
-
 }
 
 impl Drive for Driver<'_> {

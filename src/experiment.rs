@@ -12,8 +12,8 @@ use crate::components::Components;
 
 use crate::config::ExperimentConfig;
 use crate::driver::{Driver, RunOptions};
-use crate::run_report::RunReport;
 use crate::error::Result;
+use crate::run_report::RunReport;
 
 /// Run an experiment with the components its config names. `observer` sees every
 /// iteration's report (and may stop the run).

@@ -58,4 +58,3 @@ pub(crate) fn table_of<T: Serialize>(value: T) -> Table {
     // INVARIANT: the builders are structs of optional scalars.
     Table::try_from(value).expect("settings serialise to a table")
 }
-

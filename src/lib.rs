@@ -49,17 +49,17 @@ mod loops;
 #[cfg(feature = "plots")]
 pub mod plots;
 pub mod registry;
-mod run_report;
 #[cfg(feature = "plots")]
 mod report_html;
+mod run_report;
 
+pub use components::Components;
 pub use config::ExperimentConfig;
+pub use driver::{CHECKPOINT_FILE, META_GAME_FILE, REPORT_FILE, RunOptions};
+pub use error::{BoxError, Error, Result};
+pub use experiment::{run_experiment, run_experiment_with};
 pub use loops::{
     Algorithm, AlgorithmConfig, DoubleOracleSection, FxpSection, LeagueSection, PsroSection, XfpSection,
 };
-pub use driver::{CHECKPOINT_FILE, META_GAME_FILE, REPORT_FILE, RunOptions};
-pub use run_report::{RunCheckpoint, RunReport};
-pub use error::{BoxError, Error, Result};
-pub use components::Components;
-pub use experiment::{run_experiment, run_experiment_with};
 pub use registry::{EvaluatorName, LearnerSettings, MetaSolverName, OracleName};
+pub use run_report::{RunCheckpoint, RunReport};

@@ -23,8 +23,8 @@ use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
-use crate::run_report::RunReport;
 use crate::error::{Error, Result};
+use crate::run_report::RunReport;
 
 /// A drawing failure, as text (plotters' errors are generic over the backend).
 pub(crate) type Drawn<T = ()> = std::result::Result<T, String>;

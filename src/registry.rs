@@ -28,8 +28,6 @@ use metagame_learners::{
     ActorCritic, ActorCriticConfig, Learner, MinimaxConfig, MinimaxExploiter, QLearner, QLearningConfig,
     Start, ValueTable,
 };
-use metagame_solvers::nash::Nash;
-use metagame_solvers::uniform::Uniform;
 use metagame_populations::{ExactBestResponse, MinimaxQConfig, Oracle, TrainedResponse};
 use metagame_solvers::MetaSolver;
 use metagame_solvers::alpha_rank::AlphaRank;
@@ -39,9 +37,11 @@ use metagame_solvers::hedge::Hedge;
 use metagame_solvers::lemke_howson::LemkeHowson;
 use metagame_solvers::logit::Logit;
 use metagame_solvers::lp::LpNash;
+use metagame_solvers::nash::Nash;
 use metagame_solvers::regret_matching::RegretMatching;
 use metagame_solvers::replicator::{ProjectedReplicator, Replicator};
 use metagame_solvers::support_enumeration::SupportEnumeration;
+use metagame_solvers::uniform::Uniform;
 use metagame_solvers::vertex_enumeration::VertexEnumeration;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};

@@ -8,9 +8,9 @@ use std::path::Path;
 
 use metagame_games::NormalFormGame;
 
-use crate::run_report::RunReport;
 use crate::error::{Error, Result};
 use crate::plots;
+use crate::run_report::RunReport;
 
 /// Name of the page in a run folder.
 pub(crate) const REPORT_HTML_FILE: &str = "report.html";

@@ -45,7 +45,9 @@ pub use loops::fxp::{Fxp, FxpConfig, FxpConfigBuilder, FxpMember, FxpReport, Fxp
 pub use loops::league::matchmaking::{self, Matchmaker, MatchmakingConfig};
 pub use loops::league::rating::{self, OnlineRating, Rating};
 pub use loops::league::win_rates::{WinRates, WinRatesConfig, WinRatesConfigBuilder};
-pub use loops::league::{League, LeagueConfig, LeagueMember, LeagueReport, LeagueState, Role, RoleMatchmaking};
+pub use loops::league::{
+    League, LeagueConfig, LeagueMember, LeagueReport, LeagueState, Role, RoleMatchmaking,
+};
 pub use loops::psro::{Psro, PsroConfig, PsroConfigBuilder, PsroState};
 pub use loops::xfp::{Xfp, XfpState};
 pub use oracle::{Budget, ExactBestResponse, Oracle, Response, ResponseRequest, TrainingStats, response_gap};

@@ -4,7 +4,9 @@
 
 use std::time::Instant;
 
-use metagame_games::{GameTree, PlayerId, TabularPolicy, TieBreak, best_response, best_response_with, expected_returns};
+use metagame_games::{
+    GameTree, PlayerId, TabularPolicy, TieBreak, best_response, best_response_with, expected_returns,
+};
 
 use crate::error::Result;
 use crate::population::WeightedMember;

@@ -1,6 +1,8 @@
 //! `PayoffTable`: the empirical meta-game, grown by rows and columns as members arrive.
 
-use metagame_games::{GameTree, MatchEvaluator, MatchTotals, Matchup, NormalFormGame, PlayerId, TabularPolicy};
+use metagame_games::{
+    GameTree, MatchEvaluator, MatchTotals, Matchup, NormalFormGame, PlayerId, TabularPolicy,
+};
 use ndarray::{ArrayD, IxDyn};
 use serde::{Deserialize, Serialize};
 

@@ -7,7 +7,6 @@ use metagame_games::{PlayerId, TabularPolicy};
 use petgraph::graph::{DiGraph, NodeIndex};
 use serde::{Deserialize, Serialize};
 
-
 /// One opponent member a response is asked to answer, with its meta-probability.
 #[derive(Clone, Copy, Debug)]
 #[non_exhaustive]

@@ -179,8 +179,5 @@ fn settings_are_checked() {
     for c in configs() {
         assert_eq!(parse(&serde_json::to_string(&c).unwrap()).unwrap(), c);
     }
-    assert_eq!(
-        CfrConfigBuilder::FIELDS,
-        &["variant", "alternating", "alpha", "beta", "gamma"]
-    );
+    assert_eq!(CfrConfigBuilder::FIELDS, &["variant", "alternating", "alpha", "beta", "gamma"]);
 }

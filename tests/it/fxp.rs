@@ -8,10 +8,10 @@ use metagame::ExperimentConfig;
 use metagame::games::{
     GameTree, MatchEvaluator, MatchTotals, Matchup, PlayerId, TabularPolicy, best_response, registry,
 };
-use metagame::solvers::nash::Nash;
 use metagame::populations::{
     ExactBestResponse, Fxp, FxpConfig, FxpRole, FxpState, IterationReport, RunLimits, run_loop,
 };
+use metagame::solvers::nash::Nash;
 
 fn tree(game: &str) -> GameTree {
     GameTree::build(&registry::load(game).unwrap()).unwrap()

@@ -251,10 +251,10 @@ mod run_folders {
     use std::time::{Duration, Instant};
 
     use metagame::games::{GameTree, InfosetId, PlayerId, registry};
-    use metagame::solvers::uniform::Uniform;
     use metagame::populations::{
         ExactBestResponse, IterationReport, Psro, PsroConfig, PsroState, RunLimits, checkpoint, run_loop,
     };
+    use metagame::solvers::uniform::Uniform;
     use metagame::{RunCheckpoint, RunReport};
     use serde_json::{Value, json};
 

@@ -31,7 +31,7 @@ fn a_leduc_league_lowers_its_main_agents_nash_conv_and_grows() {
     let reports = league.reports();
     let first = reports[0].nash_conv;
     let last = reports.last().unwrap();
-    let league_part = part(&last);
+    let league_part = part(last);
     // The core NashConv is the main agent's average policy's (4.75 at the start).
     assert!(last.nash_conv < 0.6 * first, "{first} -> {}", last.nash_conv);
     assert!(league_part.members > 4, "snapshots joined: {}", league_part.members);
@@ -95,7 +95,7 @@ fn league_curves() {
     for _ in 0..200 {
         let r = league.step().unwrap();
         if r.iteration.is_multiple_of(10) {
-            let l = part(&r);
+            let l = part(r);
             println!(
                 "round {} members {} main current {:.4} average {:.4} elo {:?}",
                 r.iteration,
@@ -186,7 +186,7 @@ fn rating_calibration_on_held_out_league_matches() {
     let results: Vec<MatchResult> = league
         .reports()
         .iter()
-        .flat_map(|r| part(&r).matches.clone())
+        .flat_map(|r| part(r).matches.clone())
         .map(|m| MatchResult::new(m.member, m.opponent, m.score).unwrap())
         .collect();
     let split = results.len() * 4 / 5;
@@ -280,14 +280,14 @@ fn evaluation_points_fill_only_missing_entries_through_the_evaluator_and_refit_b
     }
     assert_eq!(
         calls.load(Ordering::SeqCst),
-        league.reports().iter().map(|r| part(&r).evaluated_entries).sum::<usize>()
+        league.reports().iter().map(|r| part(r).evaluated_entries).sum::<usize>()
     );
     // With at least one snapshot, the evaluator was spared the frozen pairs.
     let total_pairs: usize = league
         .reports()
         .iter()
         .filter_map(|r| {
-            let l = part(&r);
+            let l = part(r);
             (!l.batch_elo.is_empty()).then(|| l.members * (l.members - 1))
         })
         .sum();
@@ -335,6 +335,7 @@ main_exploiter = { kind = "elo", target_min = 0.3, target_max = 0.7 }
     }
     assert_eq!(configured, 8);
     // The config round-trips with its matchmaking table.
-    let again = metagame::ExperimentConfig::from_toml_str(&config.to_toml(), std::path::Path::new("x")).unwrap();
+    let again =
+        metagame::ExperimentConfig::from_toml_str(&config.to_toml(), std::path::Path::new("x")).unwrap();
     assert_eq!(again, config);
 }

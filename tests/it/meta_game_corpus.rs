@@ -11,8 +11,8 @@ use std::path::PathBuf;
 use rayon::prelude::*;
 
 use metagame::games::{NormalFormGame, nfg};
-use metagame::solvers::nash::Nash;
 use metagame::registry::{meta_solver, meta_solvers};
+use metagame::solvers::nash::Nash;
 use metagame::solvers::{MetaSolver, Solution, Status};
 
 /// Every file of the corpus, sorted by name, read.

@@ -4,13 +4,13 @@ use metagame::games::PlayerId;
 use metagame::games::{
     ExactEvaluator, GameTree, MatchEvaluator, NormalFormGame, SampledEvaluator, TabularPolicy, registry,
 };
-use metagame::solvers::nash::Nash;
-use metagame::solvers::uniform::Uniform;
 use metagame::populations::{
     Entry, ExactBestResponse, PayoffTable, Psro, PsroConfig, RunLimits, StopReason, TrainingLoop, Xfp,
     double_oracle, run_loop,
 };
 use metagame::registry::{meta_solver, meta_solvers};
+use metagame::solvers::nash::Nash;
+use metagame::solvers::uniform::Uniform;
 use metagame::solvers::{MetaSolver, Status};
 
 fn tree(spec: &str) -> GameTree {

@@ -6,8 +6,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use metagame::games::{ExactEvaluator, GameTree, NormalFormGame, registry};
-use metagame::solvers::nash::Nash;
 use metagame::populations::{Error, ExactBestResponse, Psro, PsroConfig, RunLimits, StopReason, run_loop};
+use metagame::solvers::nash::Nash;
 use metagame::solvers::{MetaSolver, Solution, SolveError, Status};
 
 fn tree(spec: &str) -> GameTree {

@@ -228,8 +228,7 @@ fn a_failed_step_changes_nothing_and_the_loop_goes_on() {
     let oracle = Box::new(ExactBestResponse::default());
     let evaluator = Box::new(FailsAt { calls, fail_at: 2 });
     let mut psro =
-        Psro::new(&tree, config.clone(), Box::new(metagame::solvers::nash::Nash), oracle, evaluator)
-            .unwrap();
+        Psro::new(&tree, config.clone(), Box::new(metagame::solvers::nash::Nash), oracle, evaluator).unwrap();
     psro.step().unwrap();
     let before = psro.state().clone();
     assert!(psro.step().is_err());

@@ -63,13 +63,13 @@ use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use metagame_solvers::nash::Nash;
 use crate::oracle::{ExactBestResponse, Oracle, ResponseRequest, response_gap};
 use crate::payoff_table::PayoffTable;
 use crate::population::{PolicyId, WeightedMember};
 use crate::report::{Details, IterationReport, MetaGameReport, PhaseTimes};
 use crate::settings::{built_by, setters};
 use crate::training_loop::TrainingLoop;
+use metagame_solvers::nash::Nash;
 
 /// FXP settings; always valid (built by [`FxpConfig::builder`] or deserialised through it).
 ///
@@ -356,14 +356,7 @@ impl<'t> Fxp<'t> {
                 tree.name()
             )));
         }
-        Ok(Self {
-            tree,
-            config,
-            meta_solver,
-            oracle,
-            evaluator,
-            state,
-        })
+        Ok(Self { tree, config, meta_solver, oracle, evaluator, state })
     }
 
     /// The loop state (what a checkpoint saves).
@@ -590,7 +583,7 @@ impl<'t> Fxp<'t> {
             IterationReport::new(iteration, vec![policies.len(); 2], r.nash_conv, r.exploitability);
         report.episodes = episodes;
         report.response_gap = response_gap;
-                report.times = times;
+        report.times = times;
         report.meta_game = Some(nash.report.clone());
         report.details = Details::of(&FxpReport { main_policy_nash_conv, counter_mass });
         Ok(report)

@@ -23,8 +23,7 @@
 use std::time::Instant;
 
 use metagame_games::{
-    GameTree, InfosetId, MatchEvaluator, NodeKind, NormalFormGame, PlayerId, TabularPolicy,
-    aggregate_into,
+    GameTree, InfosetId, MatchEvaluator, NodeKind, NormalFormGame, PlayerId, TabularPolicy, aggregate_into,
 };
 use metagame_solvers::{MetaSolver, Solution};
 use ndarray::{ArrayD, IxDyn};
@@ -459,15 +458,7 @@ impl<'t> Psro<'t> {
         if config.rectified && tree.num_players() != 2 {
             return Err(Error::Config("rectified = true needs a 2-player game".into()));
         }
-        Ok(Self {
-            tree,
-            config,
-            meta_solver,
-            oracle,
-            evaluator,
-            state,
-            payoff_scale: payoff_scale(tree),
-        })
+        Ok(Self { tree, config, meta_solver, oracle, evaluator, state, payoff_scale: payoff_scale(tree) })
     }
 
     /// The loop state (what a checkpoint saves).

@@ -41,10 +41,7 @@ impl<'t> Xfp<'t> {
         // Iteration 0 is the construction: its wall time is the report's.
         let started = Instant::now();
         let average = TabularPolicy::uniform(tree);
-        let mut xfp = Self {
-            tree,
-            state: XfpState { iteration: 0, average, reports: Vec::new() },
-        };
+        let mut xfp = Self { tree, state: XfpState { iteration: 0, average, reports: Vec::new() } };
         let mut report = xfp.report(0, &xfp.state.average, PhaseTimes::default())?;
         report.elapsed_s = started.elapsed().as_secs_f64();
         xfp.state.reports.push(report);

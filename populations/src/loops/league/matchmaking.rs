@@ -57,8 +57,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::loops::league::rating::Rating;
-use crate::settings::{built_by, setters};
 use crate::loops::league::win_rates::WinRates;
+use crate::settings::{built_by, setters};
 
 /// Domain word of the matchmaking Philox streams ("matc"), so they never coincide with
 /// the match evaluators' episode streams under the same seed.

@@ -51,10 +51,10 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use matchmaking::{MatchRequest, Matchmaker, MatchmakingConfig, MatchmakingRng, Pfsp, PfspWeighting};
-use rating::{BatchElo, BatchEloConfig, Elo, EloConfig, MatchResult, OnlineRating, Rating};
 use crate::report::{Details, IterationReport, PhaseTimes, StopReason};
 use crate::training_loop::TrainingLoop;
+use matchmaking::{MatchRequest, Matchmaker, MatchmakingConfig, MatchmakingRng, Pfsp, PfspWeighting};
+use rating::{BatchElo, BatchEloConfig, Elo, EloConfig, MatchResult, OnlineRating, Rating};
 use win_rates::{WinRates, WinRatesConfig};
 
 /// A league member's role.
@@ -466,13 +466,7 @@ impl<'t> League<'t> {
             reports: Vec::new(),
             payoffs: Vec::new(),
         };
-        let mut league = Self {
-            tree,
-            config,
-            state,
-            learners,
-            evaluator: Box::new(ExactEvaluator),
-        };
+        let mut league = Self { tree, config, state, learners, evaluator: Box::new(ExactEvaluator) };
         let mut report = league.report(0, 0, PhaseTimes::default(), RoundEvents::default())?;
         report.elapsed_s = started.elapsed().as_secs_f64();
         league.state.reports.push(report);
@@ -502,13 +496,7 @@ impl<'t> League<'t> {
                 ])
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(Self {
-            tree,
-            config,
-            state,
-            learners,
-            evaluator: Box::new(ExactEvaluator),
-        })
+        Ok(Self { tree, config, state, learners, evaluator: Box::new(ExactEvaluator) })
     }
 
     /// The win-rate table among all members: entry `[i][j]` is how often member `i` beats
@@ -555,7 +543,13 @@ impl<'t> League<'t> {
     }
 
     /// PFSP over `candidates` with `weighting`, drawn from `rng`.
-    fn pfsp(&self, me: usize, candidates: &[usize], weighting: PfspWeighting, rng: &mut MatchmakingRng) -> usize {
+    fn pfsp(
+        &self,
+        me: usize,
+        candidates: &[usize],
+        weighting: PfspWeighting,
+        rng: &mut MatchmakingRng,
+    ) -> usize {
         let request = MatchRequest::new(me, candidates, &self.state.win_rates);
         Pfsp::new(weighting).choose(&request, rng, 1)[0]
     }
@@ -603,7 +597,10 @@ impl<'t> League<'t> {
                         .map_or(0, |i| i + 1);
                     snaps.truncate(keep);
                     if !snaps.is_empty() && snaps.iter().map(|&s| wr(s)).fold(1.0, f64::min) < 0.7 {
-                        return (self.pfsp(me, &snaps, PfspWeighting::Squared, &mut rng), Branch::Verification);
+                        return (
+                            self.pfsp(me, &snaps, PfspWeighting::Squared, &mut rng),
+                            Branch::Verification,
+                        );
                     }
                     Branch::Verification
                 } else {

@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{Rating, check_finite, check_positive, expected_score};
 use crate::error::{Error, Result};
-use crate::settings::{built_by, setters};
 use crate::loops::league::win_rates::WinRates;
+use crate::settings::{built_by, setters};
 
 /// Batch Elo settings (OpenSpiel's `EloOptions` defaults); always valid (built by
 /// [`BatchEloConfig::builder`] or deserialised through it).
