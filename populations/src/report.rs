@@ -149,6 +149,16 @@ impl IterationReport {
         }
     }
 
+    /// The report as the one after `previous`: its wall time at least `previous`'s. A loop
+    /// measures no wall time ([`run_loop`](crate::run_loop) stamps it), so a report of a step
+    /// called directly keeps the previous one's and saved times never decrease.
+    pub fn after(mut self, previous: Option<&IterationReport>) -> Self {
+        if let Some(p) = previous {
+            self.elapsed_s = self.elapsed_s.max(p.elapsed_s);
+        }
+        self
+    }
+
     /// The report without timing fields, for comparing runs.
     pub fn without_times(&self) -> IterationReport {
         IterationReport { elapsed_s: 0.0, times: PhaseTimes::default(), ..self.clone() }

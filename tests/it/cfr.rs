@@ -99,7 +99,8 @@ fn saved_states_that_do_not_fit_are_refused() {
     assert!(refused(good.clone(), &plus, &kuhn).contains("below cfr+'s floor"));
     let mut s = good.clone();
     s.reports.last_mut().unwrap().details = Default::default();
-    assert!(refused(s, &default, &kuhn).contains("the report of iteration 5 has no CFR part"));
+    let why = refused(s, &default, &kuhn);
+    assert!(why.contains("the report of iteration 5 has no CFR part"), "{why}");
     let mut s = good.clone();
     s.reports.pop();
     refused(s, &default, &kuhn);

@@ -666,6 +666,7 @@ impl<'t> Cfr<'t> {
         self.state.cumulative_policy = cumulative_policy;
         self.current = current;
         self.state.iteration = iteration;
+        let report = report.after(self.state.reports.last());
         self.state.reports.push(report);
         // INVARIANT: just pushed.
         Ok(self.state.reports.last_mut().expect("report"))

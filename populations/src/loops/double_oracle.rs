@@ -221,6 +221,7 @@ impl DoubleOracle {
         self.state.value = value;
         self.state.converged = converged;
         self.state.iteration = iteration;
+        let report = report.after(self.state.reports.last());
         self.state.reports.push(report);
         // INVARIANT: just pushed.
         Ok(self.state.reports.last_mut().expect("report"))

@@ -403,6 +403,7 @@ impl<'t> Fxp<'t> {
         self.state.table = table;
         self.state.coeff = coeff;
         self.state.iteration = iteration;
+        let report = report.after(self.state.reports.last());
         self.state.reports.push(report);
         // INVARIANT: just pushed.
         Ok(self.state.reports.last_mut().expect("a report per iteration"))

@@ -514,6 +514,7 @@ impl<'t> Psro<'t> {
         self.state.table = table;
         self.state.meta_strategies = meta_strategies;
         self.state.iteration = iteration;
+        let report = report.after(self.state.reports.last());
         self.state.reports.push(report);
         // INVARIANT: just pushed.
         Ok(self.state.reports.last_mut().expect("a report per iteration"))

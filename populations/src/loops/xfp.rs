@@ -103,6 +103,7 @@ impl<'t> Xfp<'t> {
             self.stage(iteration).map_err(|e| Error::AtIteration { iteration, source: Box::new(e) })?;
         self.state.average = average;
         self.state.iteration = iteration;
+        let report = report.after(self.state.reports.last());
         self.state.reports.push(report);
         // INVARIANT: just pushed.
         Ok(self.state.reports.last_mut().expect("report"))

@@ -792,6 +792,7 @@ impl<'t> League<'t> {
         let episodes = self.config.episodes_per_round * self.learners.len() as u64;
         match self.report(round, episodes, times, events) {
             Ok(report) => {
+                let report = report.after(self.state.reports.last());
                 self.state.reports.push(report);
                 // INVARIANT: just pushed.
                 Ok(self.state.reports.last_mut().expect("a report per round"))
