@@ -251,7 +251,7 @@ pub(crate) struct Driver<'a> {
     config: &'a ExperimentConfig,
     options: &'a RunOptions,
     observer: &'a mut dyn FnMut(&IterationReport) -> ControlFlow<()>,
-    saved: Option<serde_json::Value>,
+    saved: Option<(serde_json::Value, Vec<IterationReport>)>,
     /// Continuing from a checkpoint (not a fresh start, nor a start again).
     resumed: bool,
 }
@@ -276,14 +276,14 @@ impl<'a> Driver<'a> {
                 // Stopped before its first checkpoint: nothing to continue, start again.
                 None
             } else {
-                let saved: RunCheckpoint = checkpoint::load(&path)?;
+                let saved: RunCheckpoint = checkpoint::load::<RunCheckpoint>(&path)?.migrated();
                 if !saved.config.same_run_as(config) {
                     return Err(checkpoint_err(
                         path,
                         "the checkpoint was written by a different config (only max_iterations, target_nash_conv and time_budget_seconds may change)",
                     ));
                 }
-                Some(saved.state)
+                Some((saved.state, saved.reports))
             }
         } else {
             None
@@ -319,18 +319,15 @@ impl Drive for Driver<'_> {
     /// # Errors
     ///
     /// [`Error::Checkpoint`] when the checkpoint's state is not a state of this loop.
-    fn saved_state<S: DeserializeOwned>(&mut self) -> Result<Option<S>> {
-        self.saved
-            .take()
-            .map(|state| {
-                serde_json::from_value(state).map_err(|e| {
-                    checkpoint_err(
-                        self.options.out_dir.join(CHECKPOINT_FILE),
-                        format!("the checkpoint's state does not fit the config's algorithm: {e}"),
-                    )
-                })
-            })
-            .transpose()
+    fn saved_state<S: DeserializeOwned>(&mut self) -> Result<Option<(S, Vec<IterationReport>)>> {
+        let Some((state, reports)) = self.saved.as_ref() else { return Ok(None) };
+        let state = serde_json::from_value(state.clone()).map_err(|e| {
+            checkpoint_err(
+                self.options.out_dir.join(CHECKPOINT_FILE),
+                format!("the checkpoint's state does not fit the config's algorithm: {e}"),
+            )
+        })?;
+        Ok(Some((state, reports.clone())))
     }
 
     /// Run `lp` to a stop and write the run folder. `None` when stopped by
@@ -348,7 +345,12 @@ impl Drive for Driver<'_> {
         mut lp: L,
         figures: impl FnOnce(&L, &[IterationReport], &str, &Path) -> Result<()>,
     ) -> Result<Option<RunReport>> {
-        let Driver { config, options, observer, resumed, .. } = self;
+        let Driver { config, options, observer, resumed, saved } = self;
+        // The run's reports: the checkpoint's when resuming, else the loop's first.
+        let mut history: Vec<IterationReport> = match saved {
+            Some((_, reports)) if resumed => reports,
+            _ => lp.last_report().cloned().into_iter().collect(),
+        };
         let dir = &options.out_dir;
         let limits: &RunLimits = config.limits();
         if resumed && lp.iteration() > limits.max_iterations() {
@@ -374,15 +376,21 @@ impl Drive for Driver<'_> {
         }
         checkpoint::write_atomic(&dir.join(CONFIG_FILE), config.to_toml().as_bytes())?;
         let writer = CheckpointWriter::new(dir.join(CHECKPOINT_FILE));
-        let save =
-            |state: &L::State| writer.submit(RunCheckpoint { config: config.clone(), state: state.clone() });
+        let save = |state: &L::State, reports: &[IterationReport]| {
+            writer.submit(RunCheckpoint {
+                config: config.clone(),
+                state: state.clone(),
+                reports: reports.to_vec(),
+            })
+        };
         if !resumed {
-            save(lp.state())?;
+            save(lp.state(), &history)?;
         }
         // `stop_after`: exit as if killed once the checkpoint of that iteration is written
         // and the observer has seen it, unless the run would stop there anyway.
         let kill_at = |lp: &L| {
-            options.stop_after.is_some_and(|k| lp.iteration() >= k) && limits.stop_reason(lp).is_none()
+            options.stop_after.is_some_and(|k| lp.iteration() >= k)
+                && limits.stop_reason(lp, lp.last_report()).is_none()
         };
         if kill_at(&lp) {
             writer.finish()?;
@@ -403,8 +411,8 @@ impl Drive for Driver<'_> {
                 ControlFlow::Continue(())
             }
         };
-        let stop_reason = run_loop_with(&mut lp, limits, &mut observe, &mut |lp| {
-            if let Err(e) = save(lp.state()) {
+        let stop_reason = run_loop_with(&mut lp, &mut history, limits, &mut observe, &mut |lp, reports| {
+            if let Err(e) = save(lp.state(), reports) {
                 failed = Some(e);
                 return Ok(ControlFlow::Break(()));
             }
@@ -430,13 +438,14 @@ impl Drive for Driver<'_> {
         let report = RunReport {
             config: config.clone(),
             stop_reason,
-            iterations: lp.reports().to_vec(),
+            iterations: history,
             meta_game: meta_values,
             meta_game_shape: meta_shape,
         };
         let json = serde_json::to_vec_pretty(&report).map_err(|e| output_err(&dir.join(REPORT_FILE), e))?;
         checkpoint::write_atomic(&dir.join(REPORT_FILE), &json)?;
-        if let Some(dot) = lp.lineage_dot() {
+        let lineage = lp.lineage_dot(&report.iterations);
+        if let Some(dot) = &lineage {
             checkpoint::write_atomic(&dir.join("lineage.dot"), dot.as_bytes())?;
         }
         if let Some(g) = &meta_game {
@@ -448,7 +457,7 @@ impl Drive for Driver<'_> {
         crate::plots::write_run_figures(&report, meta_game.as_ref(), dir)?;
         figures(&lp, &report.iterations, config.game(), dir)?;
         #[cfg(feature = "plots")]
-        crate::report_html::write(&report, meta_game.as_ref(), lp.lineage_dot().as_deref(), dir)?;
+        crate::report_html::write(&report, meta_game.as_ref(), lineage.as_deref(), dir)?;
         Ok(Some(report))
     }
 }

@@ -6,14 +6,35 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::ExperimentConfig;
 
-/// What a checkpoint file holds: the config and the loop state (`S`: the loop's
-/// [`TrainingLoop::State`]; JSON when read back before the loop is known).
+/// What a checkpoint file holds: the config, the loop state (`S`: the loop's
+/// [`TrainingLoop::State`](metagame_populations::TrainingLoop::State); JSON when read back
+/// before the loop is known) and the run's reports, which the driver keeps (a loop keeps
+/// only its last).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunCheckpoint<S = serde_json::Value> {
     /// The config of the run.
     pub config: ExperimentConfig,
     /// The loop state after the last committed iteration.
     pub state: S,
+    /// Every committed iteration's report, oldest first. Checkpoints written before the
+    /// driver kept the history hold it in the state's `reports` instead; reading moves it
+    /// here.
+    #[serde(default)]
+    pub reports: Vec<IterationReport>,
+}
+
+impl RunCheckpoint {
+    /// The checkpoint in today's form: an older one's history (in `state.reports`) moved to
+    /// `reports`.
+    pub(crate) fn migrated(mut self) -> Self {
+        if self.reports.is_empty()
+            && let Some(old) = self.state.as_object_mut().and_then(|state| state.remove("reports"))
+            && let Ok(reports) = serde_json::from_value(old)
+        {
+            self.reports = reports;
+        }
+        self
+    }
 }
 
 /// The final report of a run (`report.json`).

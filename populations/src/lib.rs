@@ -20,8 +20,8 @@
 //! let tree = GameTree::build(&registry::load("kuhn_poker")?)?;
 //! let oracle = Box::new(ExactBestResponse::default());
 //! let mut psro = Psro::new(&tree, PsroConfig::default(), Box::new(Nash), oracle, Box::new(ExactEvaluator))?;
-//! run_loop(&mut psro, &RunLimits::iterations(8), &mut ())?;
-//! assert!(psro.reports().last().unwrap().nash_conv < 1e-6);
+//! let run = run_loop(&mut psro, &RunLimits::iterations(8), &mut ())?;
+//! assert!(run.reports.last().unwrap().nash_conv < 1e-6);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -55,4 +55,4 @@ pub use payoff_table::{Entry, PayoffTable};
 pub use population::{Member, PolicyId, Population, Provenance, Reuse, WeightedMember};
 pub use report::{Details, IterationReport, MetaGameReport, Observer, PhaseTimes, StopReason};
 pub use trained_response::{MinimaxQConfig, TrainedResponse};
-pub use training_loop::{RunLimits, RunLimitsBuilder, TrainingLoop, run_loop, run_loop_with};
+pub use training_loop::{Committed, Run, RunLimits, RunLimitsBuilder, TrainingLoop, run_loop, run_loop_with};

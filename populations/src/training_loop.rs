@@ -30,7 +30,8 @@ pub trait TrainingLoop {
     fn name(&self) -> &'static str;
 
     /// One iteration. On success the iteration is committed and its report returned (its
-    /// `elapsed_s` is [`run_loop`]'s to stamp); on failure the state is unchanged.
+    /// `elapsed_s` is [`run_loop`]'s to stamp; the loop keeps it as its
+    /// [`last_report`](TrainingLoop::last_report)); on failure the state is unchanged.
     ///
     /// # Errors
     ///
@@ -41,13 +42,14 @@ pub trait TrainingLoop {
     /// The loop state after the last committed iteration.
     fn state(&self) -> &Self::State;
 
-    /// Every report so far, oldest first (iteration 0, the initial population, when the
-    /// loop has one).
-    fn reports(&self) -> &[IterationReport];
+    /// The report of the last committed iteration (at the start: iteration 0's, the initial
+    /// population's; `None` for a loop without one before its first step, as Double Oracle).
+    /// The run's history of reports is [`run_loop`]'s, not the loop's.
+    fn last_report(&self) -> Option<&IterationReport>;
 
     /// Iterations committed.
     fn iteration(&self) -> usize {
-        self.reports().last().map_or(0, |r| r.iteration)
+        self.last_report().map_or(0, |r| r.iteration)
     }
 
     /// A reason of the loop's own to stop now (e.g. converged), if any.
@@ -64,8 +66,10 @@ pub trait TrainingLoop {
         Ok(None)
     }
 
-    /// The population's lineage in Graphviz DOT, for loops with a population.
-    fn lineage_dot(&self) -> Option<String> {
+    /// The population's lineage in Graphviz DOT, for loops with a population; `reports` is
+    /// the run's history (oldest first).
+    fn lineage_dot(&self, reports: &[IterationReport]) -> Option<String> {
+        let _ = reports;
         None
     }
 }
@@ -155,10 +159,14 @@ impl RunLimits {
         self.time_budget_seconds
     }
 
-    /// Why a loop should stop now, if it should: the target NashConv, the loop's own reason
-    /// (converged), the iteration cap, the time budget, in that order.
-    pub fn stop_reason<L: TrainingLoop + ?Sized>(&self, lp: &L) -> Option<StopReason> {
-        let last = lp.reports().last();
+    /// Why a loop should stop now, if it should, `last` being the run's last report: the
+    /// target NashConv, the loop's own reason (converged), the iteration cap, the time budget,
+    /// in that order.
+    pub fn stop_reason<L: TrainingLoop + ?Sized>(
+        &self,
+        lp: &L,
+        last: Option<&IterationReport>,
+    ) -> Option<StopReason> {
         if let (Some(target), Some(last)) = (self.target_nash_conv, last)
             && last.nash_conv <= target
         {
@@ -179,8 +187,19 @@ impl RunLimits {
     }
 }
 
-/// Run `lp` until `limits` (or the loop) say stop or `observer` breaks. The observer first
-/// sees iteration 0's report when the loop has not stepped yet.
+/// A finished run of a loop: why it stopped and its reports, oldest first.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Run {
+    /// Why it stopped.
+    pub stop_reason: StopReason,
+    /// Every report, oldest first (iteration 0's first for a run from the start).
+    pub reports: Vec<IterationReport>,
+}
+
+/// Run `lp` until `limits` (or the loop) say stop or `observer` breaks, from its last
+/// report; returns why it stopped and the reports (the loop's last one first). The observer
+/// first sees iteration 0's report when the loop has not stepped yet.
 ///
 /// # Errors
 ///
@@ -194,50 +213,62 @@ impl RunLimits {
 ///
 /// let tree = GameTree::build(&registry::load("kuhn_poker")?)?;
 /// let mut xfp = Xfp::new(&tree)?;
-/// assert_eq!(run_loop(&mut xfp, &RunLimits::iterations(5), &mut ())?, StopReason::MaxIterations);
-/// assert_eq!(xfp.reports().len(), 6);
+/// let run = run_loop(&mut xfp, &RunLimits::iterations(5), &mut ())?;
+/// assert_eq!(run.stop_reason, StopReason::MaxIterations);
+/// assert_eq!(run.reports.len(), 6);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn run_loop<L: TrainingLoop + ?Sized>(
     lp: &mut L,
     limits: &RunLimits,
     observer: &mut dyn Observer,
-) -> Result<StopReason> {
-    run_loop_with(lp, limits, observer, &mut |_| Ok(ControlFlow::Continue(())))
+) -> Result<Run> {
+    let mut reports: Vec<IterationReport> = lp.last_report().cloned().into_iter().collect();
+    let stop_reason =
+        run_loop_with(lp, &mut reports, limits, observer, &mut |_, _| Ok(ControlFlow::Continue(())))?;
+    Ok(Run { stop_reason, reports })
 }
 
-/// [`run_loop`] with `committed`, called after each successful step before the observer
-/// (a driver writes its checkpoint there); its `Break` stops the run as an observer's does.
+/// What [`run_loop_with`] calls after each committed step: the loop and its history so far.
+pub type Committed<'a, L> = dyn FnMut(&L, &[IterationReport]) -> Result<ControlFlow<()>> + 'a;
+
+/// [`run_loop`] continuing the history `reports` (oldest first, ending with the loop's last
+/// report, if any; a resumed run's saved reports), which grows by a report per step; `committed`
+/// is called after each successful step with the history, before the observer (a driver
+/// writes its checkpoint there); its `Break` stops the run as an observer's does.
 ///
 /// # Errors
 ///
-/// The first failing step's or `committed`'s error.
+/// The first failing step's or `committed`'s error; `reports` then holds every committed
+/// iteration's report.
 pub fn run_loop_with<L: TrainingLoop + ?Sized>(
     lp: &mut L,
+    reports: &mut Vec<IterationReport>,
     limits: &RunLimits,
     observer: &mut dyn Observer,
-    committed: &mut dyn FnMut(&L) -> Result<ControlFlow<()>>,
+    committed: &mut Committed<'_, L>,
 ) -> Result<StopReason> {
     if lp.iteration() == 0
-        && let Some(first) = lp.reports().first()
+        && let Some(first) = reports.first()
         && observer.on_iteration(first).is_break()
     {
         return Ok(StopReason::Observer);
     }
     // Wall time counts from the checkpoint's when the run resumed.
-    let before = lp.reports().last().map_or(0.0, |r| r.elapsed_s);
+    let before = reports.last().map_or(0.0, |r| r.elapsed_s);
     let started = Instant::now();
     loop {
-        if let Some(reason) = limits.stop_reason(lp) {
+        if let Some(reason) = limits.stop_reason(lp, reports.last()) {
             return Ok(reason);
         }
-        lp.step()?.elapsed_s = before + started.elapsed().as_secs_f64();
-        if committed(lp)?.is_break() {
+        let report = lp.step()?;
+        report.elapsed_s = before + started.elapsed().as_secs_f64();
+        reports.push(report.clone());
+        if committed(lp, reports)?.is_break() {
             return Ok(StopReason::Observer);
         }
-        // INVARIANT: a successful step pushed its report.
-        let report = lp.reports().last().expect("a report per step");
-        if observer.on_iteration(report).is_break() {
+        // INVARIANT: just pushed.
+        if observer.on_iteration(reports.last().expect("a report per step")).is_break() {
             return Ok(StopReason::Observer);
         }
     }

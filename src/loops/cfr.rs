@@ -50,7 +50,7 @@ impl LoopSection for CfrSection {
         _components: Components,
     ) -> Result<D::Output> {
         let cfr = match driver.saved_state()? {
-            Some(state) => Cfr::resume(tree, self.cfr.clone(), state)?,
+            Some((state, reports)) => Cfr::resume(tree, self.cfr.clone(), state, &reports)?,
             None => Cfr::new(tree, self.cfr.clone())?,
         };
         driver.run(cfr)

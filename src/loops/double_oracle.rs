@@ -50,7 +50,7 @@ impl LoopSection for DoubleOracleSection {
             _ => NormalFormGame::from_tree(tree)?,
         };
         let run = match driver.saved_state()? {
-            Some(state) => DoubleOracle::resume(normal_form, self.double_oracle.clone(), state)?,
+            Some((state, reports)) => DoubleOracle::resume(normal_form, self.double_oracle.clone(), state, &reports)?,
             None => DoubleOracle::new(normal_form, [0, 0], self.double_oracle.clone())?,
         };
         driver.run(run)

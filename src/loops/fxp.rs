@@ -49,7 +49,7 @@ impl LoopSection for FxpSection {
         let oracle = components.oracle.unwrap_or_else(|| Box::new(ExactBestResponse::default()));
         let evaluator = components.evaluator.unwrap_or_else(|| Box::new(ExactEvaluator));
         let fxp = match driver.saved_state()? {
-            Some(state) => Fxp::resume(tree, self.fxp.clone(), meta_solver, oracle, evaluator, state)?,
+            Some((state, reports)) => Fxp::resume(tree, self.fxp.clone(), meta_solver, oracle, evaluator, state, &reports)?,
             None => Fxp::new(tree, self.fxp.clone(), meta_solver, oracle, evaluator)?,
         };
         driver.run(fxp)

@@ -27,12 +27,13 @@ pub(crate) trait Drive {
     /// What a run ends with.
     type Output;
 
-    /// The saved loop state when resuming (`None` when starting afresh).
+    /// The saved loop state and the run's reports when resuming (`None` when starting
+    /// afresh); the loop's `resume` checks the state against the reports.
     ///
     /// # Errors
     ///
     /// A saved state that is not a state of this loop.
-    fn saved_state<S: DeserializeOwned>(&mut self) -> Result<Option<S>>;
+    fn saved_state<S: DeserializeOwned>(&mut self) -> Result<Option<(S, Vec<IterationReport>)>>;
 
     /// Run `lp` to a stop and write the run folder; `figures(loop, reports, game, folder)`
     /// writes the loop's own figures after the common ones.

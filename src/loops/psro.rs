@@ -136,7 +136,7 @@ impl LoopSection for PsroSection {
             None => self.evaluator.build()?,
         };
         let psro = match driver.saved_state()? {
-            Some(state) => Psro::resume(tree, self.psro.clone(), meta_solver, oracle, evaluator, state)?,
+            Some((state, reports)) => Psro::resume(tree, self.psro.clone(), meta_solver, oracle, evaluator, state, &reports)?,
             None => Psro::new(tree, self.psro.clone(), meta_solver, oracle, evaluator)?,
         };
         driver.run(psro)

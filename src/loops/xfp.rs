@@ -38,7 +38,7 @@ impl LoopSection for XfpSection {
         _components: Components,
     ) -> Result<D::Output> {
         let xfp = match driver.saved_state()? {
-            Some(state) => Xfp::resume(tree, state)?,
+            Some((state, reports)) => Xfp::resume(tree, state, &reports)?,
             None => Xfp::new(tree)?,
         };
         driver.run(xfp)

@@ -3,8 +3,8 @@
 //! reference values are the unit tests of `populations/src/cfr.rs`.)
 
 use metagame::games::{GameTree, registry};
-use metagame::populations::loops::cfr::{Cfr, CfrConfig, CfrConfigBuilder, CfrState, CfrVariant};
-use metagame::populations::{Error, RunLimits, TrainingLoop, run_loop};
+use metagame::populations::loops::cfr::{Cfr, CfrConfig, CfrConfigBuilder, CfrReport, CfrState, CfrVariant};
+use metagame::populations::{Error, IterationReport, RunLimits, TrainingLoop, run_loop};
 
 fn tree(game: &str) -> GameTree {
     GameTree::build(&registry::load(game).unwrap()).unwrap()
@@ -33,14 +33,17 @@ fn bits(xs: &[f64]) -> Vec<u64> {
     xs.iter().map(|x| x.to_bits()).collect()
 }
 
-fn assert_same_run(a: &Cfr<'_>, b: &Cfr<'_>, what: &str) {
+fn assert_same_run(
+    (a, ra): (&Cfr<'_>, &[IterationReport]),
+    (b, rb): (&Cfr<'_>, &[IterationReport]),
+    what: &str,
+) {
     let (sa, sb) = (a.state(), b.state());
     assert_eq!(sa.iteration, sb.iteration, "{what}");
     assert_eq!(bits(&sa.regrets), bits(&sb.regrets), "{what}: regrets");
     assert_eq!(bits(&sa.cumulative_policy), bits(&sb.cumulative_policy), "{what}: cumulative policy");
-    let strip = |c: &Cfr<'_>| c.reports().iter().map(|r| r.without_times()).collect::<Vec<_>>();
-    assert_eq!(strip(a), strip(b), "{what}: reports");
-    assert_eq!(a.cfr_reports(), b.cfr_reports(), "{what}: CFR parts");
+    let strip = |r: &[IterationReport]| r.iter().map(|r| r.without_times()).collect::<Vec<_>>();
+    assert_eq!(strip(ra), strip(rb), "{what}: reports and their CFR parts");
     assert_eq!(a.average_policy(), b.average_policy(), "{what}: average policy");
     assert_eq!(a.current_policy(), b.current_policy(), "{what}: current policy");
 }
@@ -52,18 +55,19 @@ fn a_resumed_run_continues_bit_for_bit() {
         for config in configs() {
             let what = format!("{game} {config:?}");
             let mut straight = Cfr::new(&tree, config.clone()).unwrap();
-            run_loop(&mut straight, &RunLimits::iterations(first + then), &mut ()).unwrap();
+            let whole =
+                run_loop(&mut straight, &RunLimits::iterations(first + then), &mut ()).unwrap().reports;
 
             let mut before = Cfr::new(&tree, config.clone()).unwrap();
-            run_loop(&mut before, &RunLimits::iterations(first), &mut ()).unwrap();
+            let mut reports = run_loop(&mut before, &RunLimits::iterations(first), &mut ()).unwrap().reports;
             let json = serde_json::to_string(before.state()).unwrap();
             let state: CfrState = serde_json::from_str(&json).unwrap();
             assert_eq!(&state, before.state(), "{what}: the JSON round trip");
-            let mut resumed = Cfr::resume(&tree, config.clone(), state).unwrap();
+            let mut resumed = Cfr::resume(&tree, config.clone(), state, &reports).unwrap();
             for _ in 0..then {
-                resumed.step().unwrap();
+                reports.push(resumed.step().unwrap().clone());
             }
-            assert_same_run(&straight, &resumed, &what);
+            assert_same_run((&straight, &whole), (&resumed, &reports), &what);
         }
     }
 }
@@ -73,18 +77,21 @@ fn saved_states_that_do_not_fit_are_refused() {
     let kuhn = tree("kuhn_poker");
     let plus = CfrConfig::builder().variant(CfrVariant::CfrPlus).build().unwrap();
     let mut cfr = Cfr::new(&kuhn, CfrConfig::default()).unwrap();
+    let mut reports = vec![cfr.last_report().clone()];
     for _ in 0..5 {
-        cfr.step().unwrap();
+        reports.push(cfr.step().unwrap().clone());
     }
     let good = cfr.state().clone();
     assert!(good.regrets.iter().any(|&r| r < 0.0), "vanilla CFR keeps negative regrets");
-    let refused = |state: CfrState, config: &CfrConfig, tree: &GameTree| -> String {
-        match Cfr::resume(tree, config.clone(), state) {
+    let refused_with = |state: CfrState, config: &CfrConfig, tree: &GameTree, reports: &[IterationReport]| {
+        match Cfr::resume(tree, config.clone(), state, reports) {
             Err(e @ Error::SavedState(_)) => e.to_string(),
             Err(e) => panic!("another error: {e}"),
             Ok(_) => panic!("accepted"),
         }
     };
+    let refused =
+        |state: CfrState, config: &CfrConfig, tree: &GameTree| refused_with(state, config, tree, &reports);
     let default = CfrConfig::default();
     let mut s = good.clone();
     s.regrets.pop();
@@ -97,20 +104,18 @@ fn saved_states_that_do_not_fit_are_refused() {
     assert!(refused(s, &default, &kuhn).contains("-1 at sequence 0"));
     // Vanilla CFR's negative regrets cannot be CFR+'s.
     assert!(refused(good.clone(), &plus, &kuhn).contains("below cfr+'s floor"));
-    let mut s = good.clone();
-    s.reports.last_mut().unwrap().details = Default::default();
-    let why = refused(s, &default, &kuhn);
+    let mut partless = reports.clone();
+    partless.last_mut().unwrap().details = Default::default();
+    let why = refused_with(good.clone(), &default, &kuhn, &partless);
     assert!(why.contains("the report of iteration 5 has no CFR part"), "{why}");
-    let mut s = good.clone();
-    s.reports.pop();
-    refused(s, &default, &kuhn);
+    refused_with(good.clone(), &default, &kuhn, &reports[..5]);
     let mut s = good.clone();
     s.cumulative_policy.iter_mut().for_each(|x| *x *= 1.0 + (*x).fract());
     assert!(refused(s, &default, &kuhn).contains("says NashConv"));
     // A Kuhn state on Leduc.
     assert!(refused(good.clone(), &default, &tree("leduc_poker")).contains("the tree 2184 sequences"));
     // The good state resumes.
-    Cfr::resume(&kuhn, default, good).unwrap();
+    Cfr::resume(&kuhn, default, good, &reports).unwrap();
 }
 
 #[test]
@@ -119,13 +124,13 @@ fn three_player_kuhn_approaches_equilibrium() {
     for variant in [CfrVariant::Cfr, CfrVariant::CfrPlus, CfrVariant::Discounted] {
         let config = CfrConfig::builder().variant(variant).build().unwrap();
         let mut cfr = Cfr::new(&tree, config).unwrap();
-        run_loop(&mut cfr, &RunLimits::iterations(60), &mut ()).unwrap();
-        let nash_conv: Vec<f64> = cfr.reports().iter().map(|r| r.nash_conv).collect();
+        let cfr_run = run_loop(&mut cfr, &RunLimits::iterations(60), &mut ()).unwrap();
+        let nash_conv: Vec<f64> = cfr_run.reports.iter().map(|r| r.nash_conv).collect();
         assert!(
             nash_conv[60] < nash_conv[10] && nash_conv[10] < nash_conv[0] / 2.0,
             "{variant:?}: {nash_conv:?}"
         );
-        let last = cfr.reports().last().unwrap();
+        let last = cfr_run.reports.last().unwrap();
         assert_eq!(last.population_sizes, vec![1; 3]);
         assert_eq!(last.exploitability, None, "NashConv / 2 is only for 2 players");
         assert!(cfr.current_nash_conv().is_finite());
@@ -141,13 +146,13 @@ fn the_loop_reports_through_the_training_loop_trait() {
         Cfr::new(&tree, CfrConfig::builder().variant(CfrVariant::CfrPlus).build().unwrap()).unwrap();
     assert_eq!(TrainingLoop::name(&cfr), "cfr");
     let limits = RunLimits::builder().max_iterations(1000).target_nash_conv(0.01).build().unwrap();
-    run_loop(&mut cfr, &limits, &mut ()).unwrap();
-    let last = cfr.reports().last().unwrap();
+    let cfr_run = run_loop(&mut cfr, &limits, &mut ()).unwrap();
+    let last = cfr_run.reports.last().unwrap();
     assert!(last.nash_conv <= 0.01 && last.iteration < 100, "{last:?}");
     assert_eq!(last.exploitability, Some(last.nash_conv / 2.0));
     assert_eq!(cfr.iteration(), last.iteration);
-    assert_eq!(cfr.cfr_reports().len(), cfr.reports().len());
-    assert!(cfr.reports()[1..].iter().all(|r| r.times.oracle_s > 0.0 && r.times.nash_conv_s > 0.0));
+    assert!(cfr_run.reports.iter().all(|r| r.details.get::<CfrReport>().is_some()));
+    assert!(cfr_run.reports[1..].iter().all(|r| r.times.oracle_s > 0.0 && r.times.nash_conv_s > 0.0));
 }
 
 #[test]

@@ -91,7 +91,7 @@ fn checkpoint_inputs_do_not_panic() {
         let _ = saved.config.same_run_as(&saved.config);
         if let Ok(state) = serde_json::from_value::<XfpState>(saved.state) {
             for tree in &trees {
-                let _ = Xfp::resume(tree, state.clone());
+                let _ = Xfp::resume(tree, state.clone(), &saved.reports);
             }
         }
     };

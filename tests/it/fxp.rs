@@ -2,6 +2,7 @@
 //! and on Kuhn poker, the population's Nash mixture reaches an equilibrium while self-play
 //! (η = 1) does not; η = 1 is self-play; atomic steps and resumes; the CLI.
 
+use std::ops::ControlFlow;
 use std::path::Path;
 
 use metagame::ExperimentConfig;
@@ -9,7 +10,7 @@ use metagame::games::{
     GameTree, MatchEvaluator, MatchTotals, Matchup, PlayerId, TabularPolicy, best_response, registry,
 };
 use metagame::populations::{
-    ExactBestResponse, Fxp, FxpConfig, FxpRole, FxpState, IterationReport, RunLimits, run_loop,
+    ExactBestResponse, Fxp, FxpConfig, FxpRole, FxpState, IterationReport, RunLimits, run_loop, run_loop_with,
 };
 use metagame::solvers::nash::Nash;
 
@@ -17,10 +18,10 @@ fn tree(game: &str) -> GameTree {
     GameTree::build(&registry::load(game).unwrap()).unwrap()
 }
 
-fn run(tree: &GameTree, eta: f64, iterations: usize) -> Fxp<'_> {
+fn run(tree: &GameTree, eta: f64, iterations: usize) -> (Fxp<'_>, Vec<IterationReport>) {
     let mut fxp = Fxp::exact(tree, FxpConfig::builder().eta(eta).build().unwrap()).unwrap();
-    run_loop(&mut fxp, &RunLimits::iterations(iterations), &mut ()).unwrap();
-    fxp
+    let reports = run_loop(&mut fxp, &RunLimits::iterations(iterations), &mut ()).unwrap().reports;
+    (fxp, reports)
 }
 
 fn main_nash_conv(r: &IterationReport) -> f64 {
@@ -56,16 +57,16 @@ fn main_checkpoints(state: &FxpState) -> Vec<&TabularPolicy> {
 #[test]
 fn on_the_team_game_fxp_reaches_the_equilibrium_and_self_play_does_not() {
     let tree = tree("matrix_team_rps");
-    let fxp = run(&tree, 0.3, 10);
-    assert!((fxp.reports()[0].nash_conv - 0.5).abs() < 1e-12, "uniform: Scissors gains 1/4 per seat");
-    for r in &fxp.reports()[1..] {
+    let (fxp, fxp_reports) = run(&tree, 0.3, 10);
+    assert!((fxp_reports[0].nash_conv - 0.5).abs() < 1e-12, "uniform: Scissors gains 1/4 per seat");
+    for r in &fxp_reports[1..] {
         assert!(r.nash_conv < 1e-12, "iteration {}: population NashConv {}", r.iteration, r.nash_conv);
     }
     let population = fxp.population_policy().unwrap();
     assert!(metagame::games::nash_conv(&tree, &[&population, &population]).unwrap() < 1e-12);
 
-    let sp = run(&tree, 1.0, 10);
-    for r in &sp.reports()[1..] {
+    let (sp, sp_reports) = run(&tree, 1.0, 10);
+    for r in &sp_reports[1..] {
         assert_eq!(main_nash_conv(r), 2.0, "iteration {}", r.iteration);
     }
     let row = |p: &TabularPolicy| p.row(metagame::games::InfosetId(0)).to_vec();
@@ -82,17 +83,17 @@ fn on_the_team_game_fxp_reaches_the_equilibrium_and_self_play_does_not() {
 #[test]
 fn on_kuhn_fxp_reaches_the_equilibrium_and_self_play_stalls() {
     let tree = tree("kuhn_poker");
-    let fxp = run(&tree, 0.3, 15);
-    let first = fxp.reports().iter().position(|r| r.nash_conv < 1e-9).unwrap();
-    assert_eq!(first, 11, "{:?}", fxp.reports().iter().map(|r| r.nash_conv).collect::<Vec<_>>());
-    assert!(fxp.reports()[first..].iter().all(|r| r.nash_conv < 1e-9));
+    let (_, fxp_reports) = run(&tree, 0.3, 15);
+    let first = fxp_reports.iter().position(|r| r.nash_conv < 1e-9).unwrap();
+    assert_eq!(first, 11, "{:?}", fxp_reports.iter().map(|r| r.nash_conv).collect::<Vec<_>>());
+    assert!(fxp_reports[first..].iter().all(|r| r.nash_conv < 1e-9));
 
-    let sp = run(&tree, 1.0, 30);
-    for r in &sp.reports()[1..] {
+    let (_, sp_reports) = run(&tree, 1.0, 30);
+    for r in &sp_reports[1..] {
         assert!(main_nash_conv(r) > 0.3, "iteration {}: {}", r.iteration, main_nash_conv(r));
     }
-    assert!(sp.reports().iter().all(|r| r.nash_conv > 0.1));
-    let last = sp.reports().last().unwrap();
+    assert!(sp_reports.iter().all(|r| r.nash_conv > 0.1));
+    let last = sp_reports.last().unwrap();
     assert!((last.nash_conv - 0.119).abs() < 1e-3, "{}", last.nash_conv);
 }
 
@@ -101,7 +102,7 @@ fn eta_one_is_self_play() {
     for game in ["matrix_team_rps", "kuhn_poker", "leduc_poker"] {
         let tree = tree(game);
         let n = if game == "leduc_poker" { 4 } else { 8 };
-        let fxp = run(&tree, 1.0, n);
+        let (fxp, fxp_reports) = run(&tree, 1.0, n);
         let expected = self_play(&tree, n);
         let mains = main_checkpoints(fxp.state());
         assert_eq!(mains.len(), n);
@@ -113,7 +114,7 @@ fn eta_one_is_self_play() {
             let previous = if k == 0 { 0 } else { 2 * k - 1 };
             assert_eq!(m.answered, vec![(previous, 1.0)], "{game}: main {k}");
         }
-        for r in &fxp.reports()[1..] {
+        for r in &fxp_reports[1..] {
             let main = &expected[r.iteration - 1];
             let nash_conv = metagame::games::nash_conv(&tree, &[main, main]).unwrap();
             assert_eq!(main_nash_conv(r), nash_conv, "{game}: iteration {}", r.iteration);
@@ -124,7 +125,7 @@ fn eta_one_is_self_play() {
 #[test]
 fn counters_answer_the_main_checkpoints_and_the_population_grows_by_two() {
     let tree = tree("kuhn_poker");
-    let fxp = run(&tree, 0.3, 5);
+    let (fxp, fxp_reports) = run(&tree, 0.3, 5);
     let members = &fxp.state().members;
     assert_eq!(members.len(), 11);
     assert_eq!(members[0].role, FxpRole::Initial);
@@ -138,7 +139,7 @@ fn counters_answer_the_main_checkpoints_and_the_population_grows_by_two() {
             assert!(m.answered.iter().all(|&(j, _)| j % 2 == 1 && j < i), "{:?}", m.answered);
         }
     }
-    for r in fxp.reports() {
+    for r in &fxp_reports {
         assert_eq!(r.population_sizes, vec![1 + 2 * r.iteration; 2]);
         let meta = r.meta_game.as_ref().unwrap();
         assert!((meta.meta_strategies[0].iter().sum::<f64>() - 1.0).abs() < 1e-12);
@@ -174,27 +175,31 @@ impl MatchEvaluator for FailsOnce {
 fn a_failed_step_commits_nothing_and_a_saved_state_resumes_to_the_same_run() {
     let tree = tree("kuhn_poker");
     let strip = |r: &[IterationReport]| r.iter().map(|r| r.without_times()).collect::<Vec<_>>();
-    let whole = run(&tree, 0.3, 6);
+    let (whole, whole_reports) = run(&tree, 0.3, 6);
 
     // Call 0 fills iteration 0, calls 1 and 2 iteration 1, call 4 is iteration 2's second.
     let evaluator = Box::new(FailsOnce { calls: 0.into(), fail_at: 4 });
     let oracle = Box::new(ExactBestResponse::default());
     let mut fxp = Fxp::new(&tree, FxpConfig::default(), Box::new(Nash), oracle, evaluator).unwrap();
-    fxp.step().unwrap();
+    let mut reports = vec![fxp.last_report().clone()];
+    reports.push(fxp.step().unwrap().clone());
     let before = fxp.state().clone();
     let err = fxp.step().unwrap_err().to_string();
     assert!(err.contains("iteration 2") && err.contains("the backend went away"), "{err}");
     assert_eq!(fxp.state(), &before, "a failed step commits nothing");
-    fxp.step().unwrap();
+    reports.push(fxp.step().unwrap().clone());
 
     // Through JSON, as a checkpoint.
     let saved: FxpState = serde_json::from_str(&serde_json::to_string(fxp.state()).unwrap()).unwrap();
     assert_eq!(&saved, fxp.state());
     let oracle = Box::new(ExactBestResponse::default());
     let exact = Box::new(metagame::games::ExactEvaluator);
-    let mut resumed = Fxp::resume(&tree, FxpConfig::default(), Box::new(Nash), oracle, exact, saved).unwrap();
-    run_loop(&mut resumed, &RunLimits::iterations(6), &mut ()).unwrap();
-    assert_eq!(strip(resumed.reports()), strip(whole.reports()));
+    let mut resumed =
+        Fxp::resume(&tree, FxpConfig::default(), Box::new(Nash), oracle, exact, saved, &reports).unwrap();
+    let limits = RunLimits::iterations(6);
+    run_loop_with(&mut resumed, &mut reports, &limits, &mut (), &mut |_, _| Ok(ControlFlow::Continue(())))
+        .unwrap();
+    assert_eq!(strip(&reports), strip(&whole_reports));
     assert_eq!(resumed.state().members, whole.state().members);
 }
 

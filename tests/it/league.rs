@@ -2,7 +2,7 @@
 //! NashConv, determinism across thread counts, checkpoints.
 
 use metagame::games::{GameTree, registry};
-use metagame::populations::{League, LeagueConfig, Role, TrainingLoop};
+use metagame::populations::{League, LeagueConfig, Role};
 
 fn tree(game: &str) -> GameTree {
     GameTree::build(&registry::load(game).unwrap()).unwrap()
@@ -25,10 +25,7 @@ fn on_threads<T: Send>(n: usize, f: impl FnOnce() -> T + Send) -> T {
 fn a_leduc_league_lowers_its_main_agents_nash_conv_and_grows() {
     let tree = tree("leduc_poker");
     let mut league = League::new(&tree, small(1)).unwrap();
-    for _ in 0..30 {
-        league.step().unwrap();
-    }
-    let reports = league.reports();
+    let reports = rounds(&mut league, 30);
     let first = reports[0].nash_conv;
     let last = reports.last().unwrap();
     let league_part = part(last);
@@ -49,10 +46,7 @@ fn a_league_is_identical_on_one_and_two_threads_and_resumes_to_the_same_run() {
     let run = |threads: usize| {
         on_threads(threads, || {
             let mut league = League::new(&tree, small(7)).unwrap();
-            for _ in 0..12 {
-                league.step().unwrap();
-            }
-            league.reports().iter().map(|r| r.without_times()).collect::<Vec<_>>()
+            rounds(&mut league, 12).iter().map(|r| r.without_times()).collect::<Vec<_>>()
         })
     };
     let one = run(1);
@@ -60,15 +54,12 @@ fn a_league_is_identical_on_one_and_two_threads_and_resumes_to_the_same_run() {
 
     // Checkpoint after 5 rounds (through JSON), resume, run to 12: the same reports.
     let mut league = League::new(&tree, small(7)).unwrap();
-    for _ in 0..5 {
-        league.step().unwrap();
-    }
+    let mut reports = rounds(&mut league, 5);
     let json = serde_json::to_string(league.state()).unwrap();
-    let mut resumed = League::resume(&tree, small(7), serde_json::from_str(&json).unwrap()).unwrap();
-    for _ in 5..12 {
-        resumed.step().unwrap();
-    }
-    let again: Vec<_> = resumed.reports().iter().map(|r| r.without_times()).collect();
+    let mut resumed =
+        League::resume(&tree, small(7), serde_json::from_str(&json).unwrap(), &reports).unwrap();
+    reports.extend(rounds(&mut resumed, 7).into_iter().skip(1));
+    let again: Vec<_> = reports.iter().map(|r| r.without_times()).collect();
     assert_eq!(one, again);
 }
 
@@ -179,12 +170,9 @@ fn rating_calibration_on_held_out_league_matches() {
     };
     let tree = tree("leduc_poker");
     let mut league = League::new(&tree, small(2)).unwrap();
-    for _ in 0..100 {
-        league.step().unwrap();
-    }
+    let reports = rounds(&mut league, 100);
     let members = league.state().members().len();
-    let results: Vec<MatchResult> = league
-        .reports()
+    let results: Vec<MatchResult> = reports
         .iter()
         .flat_map(|r| part(r).matches.clone())
         .map(|m| MatchResult::new(m.member, m.opponent, m.score).unwrap())
@@ -256,8 +244,10 @@ fn evaluation_points_fill_only_missing_entries_through_the_evaluator_and_refit_b
     let calls = Arc::new(AtomicUsize::new(0));
     let mut league = League::new(&tree, config).unwrap().with_evaluator(Box::new(Counting(calls.clone())));
     let mut members_at_last_eval = 0;
+    let mut reports = vec![league.last_report().clone()];
     for round in 1..=9 {
         let r = league.step().unwrap().clone();
+        reports.push(r.clone());
         let l = part(&r);
         if round % 3 != 0 {
             assert!(l.batch_elo.is_empty() && l.evaluated_entries == 0, "round {round}");
@@ -280,11 +270,10 @@ fn evaluation_points_fill_only_missing_entries_through_the_evaluator_and_refit_b
     }
     assert_eq!(
         calls.load(Ordering::SeqCst),
-        league.reports().iter().map(|r| part(r).evaluated_entries).sum::<usize>()
+        reports.iter().map(|r| part(r).evaluated_entries).sum::<usize>()
     );
     // With at least one snapshot, the evaluator was spared the frozen pairs.
-    let total_pairs: usize = league
-        .reports()
+    let total_pairs: usize = reports
         .iter()
         .filter_map(|r| {
             let l = part(r);
@@ -318,12 +307,10 @@ main_exploiter = { kind = "elo", target_min = 0.3, target_max = 0.7 }
     let metagame::AlgorithmConfig::League(section) = config.algorithm() else { panic!("a league") };
     let tree = tree("kuhn_poker");
     let mut league = League::new(&tree, section.league.clone()).unwrap();
-    for _ in 0..8 {
-        league.step().unwrap();
-    }
+    let reports = rounds(&mut league, 8);
     let members = league.state().members().to_vec();
     let mut configured = 0;
-    for r in &league.reports()[1..] {
+    for r in &reports[1..] {
         for m in part(r).matches {
             let chosen_by_config = serde_json::to_value(m.branch).unwrap() == "configured";
             assert_eq!(chosen_by_config, m.agent == 1, "only the main exploiter (agent 1): {m:?}");
@@ -338,4 +325,13 @@ main_exploiter = { kind = "elo", target_min = 0.3, target_max = 0.7 }
     let again =
         metagame::ExperimentConfig::from_toml_str(&config.to_toml(), std::path::Path::new("x")).unwrap();
     assert_eq!(again, config);
+}
+
+/// `n` rounds of `league`, and the reports from its last one before them on.
+fn rounds(league: &mut League<'_>, n: usize) -> Vec<metagame::populations::IterationReport> {
+    let mut reports = vec![league.last_report().clone()];
+    for _ in 0..n {
+        reports.push(league.step().unwrap().clone());
+    }
+    reports
 }

@@ -389,8 +389,8 @@ fn psro_with_trained_responses_approaches_equilibrium_on_kuhn() {
     let mut psro =
         Psro::new(&tree, PsroConfig::default(), Box::new(Nash), oracle, Box::new(ExactEvaluator)).unwrap();
     // Stops early once NashConv reaches 0 (measured: 0.917 → 0 at iteration 6).
-    run_loop(&mut psro, &RunLimits::iterations(8), &mut ()).unwrap();
-    let reports = psro.reports();
+    let psro_run = run_loop(&mut psro, &RunLimits::iterations(8), &mut ()).unwrap();
+    let reports = psro_run.reports;
     let (first, last) = (&reports[0], reports.last().unwrap());
     // Each iteration trains one response per seat within the config's budget.
     assert_eq!(last.episodes, 2 * 50_000, "{last:?}");

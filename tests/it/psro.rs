@@ -5,8 +5,8 @@ use metagame::games::{
     ExactEvaluator, GameTree, MatchEvaluator, NormalFormGame, SampledEvaluator, TabularPolicy, registry,
 };
 use metagame::populations::{
-    Entry, ExactBestResponse, PayoffTable, Psro, PsroConfig, RunLimits, StopReason, TrainingLoop, Xfp,
-    double_oracle, run_loop,
+    Entry, ExactBestResponse, IterationReport, PayoffTable, Psro, PsroConfig, RunLimits, StopReason,
+    TrainingLoop, Xfp, double_oracle, run_loop,
 };
 use metagame::registry::{meta_solver, meta_solvers};
 use metagame::solvers::nash::Nash;
@@ -22,19 +22,19 @@ fn psro<'t>(
     iterations: usize,
     meta: Box<dyn MetaSolver>,
     evaluator: Box<dyn MatchEvaluator>,
-) -> Psro<'t> {
+) -> (Psro<'t>, Vec<IterationReport>) {
     // Cold-started meta-solves, as OpenSpiel's psro_v2 (whose curves some tests compare with).
     let config = PsroConfig::builder().episodes_per_entry(2000).seed(3).warm_start(false).build().unwrap();
     let mut p = Psro::new(tree, config, meta, Box::new(ExactBestResponse::default()), evaluator).unwrap();
-    run_loop(&mut p, &RunLimits::iterations(iterations), &mut ()).unwrap();
-    p
+    let reports = run_loop(&mut p, &RunLimits::iterations(iterations), &mut ()).unwrap().reports;
+    (p, reports)
 }
 
 #[test]
 fn psro_nash_solves_kuhn_by_iteration_10() {
     let t = tree("kuhn_poker");
-    let p = psro(&t, 10, Box::new(Nash), Box::new(ExactEvaluator));
-    let last = p.reports().last().unwrap();
+    let (p, p_reports) = psro(&t, 10, Box::new(Nash), Box::new(ExactEvaluator));
+    let last = p_reports.last().unwrap();
     // It finds an exact equilibrium and stops there as converged (by iteration 6).
     assert!(last.iteration <= 10);
     assert_eq!(TrainingLoop::stop_reason(&p), Some(StopReason::Converged));
@@ -58,8 +58,8 @@ fn psro_nash_on_leduc_reaches_0_2_by_iteration_100() {
     let mut p =
         Psro::new(&t, PsroConfig::default(), Box::new(Nash), Box::new(oracle), Box::new(ExactEvaluator))
             .unwrap();
-    run_loop(&mut p, &RunLimits::iterations(100), &mut ()).unwrap();
-    let curve: Vec<f64> = p.reports().iter().map(|r| r.nash_conv).collect();
+    let p_run = run_loop(&mut p, &RunLimits::iterations(100), &mut ()).unwrap();
+    let curve: Vec<f64> = p_run.reports.iter().map(|r| r.nash_conv).collect();
     assert!((curve[0] - 1709.0 / 360.0).abs() < 1e-12);
     assert!(curve[100] <= 0.2, "NashConv at 100: {}", curve[100]);
 }
@@ -73,9 +73,9 @@ fn psro_prd_on_leduc_follows_openspiel() {
     let openspiel =
         [(1, 6.813905660830953), (2, 5.694048884719659), (5, 5.484662767715067), (10, 2.781453289393335)];
     let t = tree("leduc_poker");
-    let p = psro(&t, 10, meta_solver("prd", None).unwrap(), Box::new(ExactEvaluator));
+    let (_, p_reports) = psro(&t, 10, meta_solver("prd", None).unwrap(), Box::new(ExactEvaluator));
     for (iteration, expected) in openspiel {
-        let ours = p.reports()[iteration].nash_conv;
+        let ours = p_reports[iteration].nash_conv;
         assert!((ours - expected).abs() < 2e-4, "iteration {iteration}: {ours} vs OpenSpiel's {expected}");
     }
 }
@@ -84,10 +84,10 @@ fn psro_prd_on_leduc_follows_openspiel() {
 fn psro_uniform_is_xfp_at_every_iteration() {
     for (spec, iterations) in [("kuhn_poker", 30), ("leduc_poker", 15)] {
         let t = tree(spec);
-        let p = psro(&t, iterations, Box::new(Uniform), Box::new(ExactEvaluator));
+        let (_, p_reports) = psro(&t, iterations, Box::new(Uniform), Box::new(ExactEvaluator));
         let mut xfp = Xfp::new(&t).unwrap();
-        run_loop(&mut xfp, &RunLimits::iterations(iterations), &mut ()).unwrap();
-        for (a, b) in p.reports().iter().zip(xfp.reports()) {
+        let xfp_run = run_loop(&mut xfp, &RunLimits::iterations(iterations), &mut ()).unwrap();
+        for (a, b) in p_reports.iter().zip(xfp_run.reports.iter()) {
             assert_eq!(a.iteration, b.iteration);
             assert!(
                 (a.nash_conv - b.nash_conv).abs() < 1e-9,
@@ -104,8 +104,8 @@ fn psro_uniform_is_xfp_at_every_iteration() {
 fn xfp_on_kuhn_approaches_the_game_value() {
     let t = tree("kuhn_poker");
     let mut xfp = Xfp::new(&t).unwrap();
-    run_loop(&mut xfp, &RunLimits::iterations(1000), &mut ()).unwrap();
-    let nash_conv = |k: usize| xfp.reports()[k].nash_conv;
+    let xfp_run = run_loop(&mut xfp, &RunLimits::iterations(1000), &mut ()).unwrap();
+    let nash_conv = |k: usize| xfp_run.reports[k].nash_conv;
     // OpenSpiel's XFPSolver (open_spiel 2.0.2, benches/peers): 0.625, 0.416667, 0.354167,
     // 0.283333 at iterations 1-4 and 0.0134033 at 1000. From iteration 5 to a few hundred the
     // curves differ: at iteration 5 player 0 holding the Queen has an exact tie between check
@@ -128,9 +128,9 @@ fn xfp_on_leduc_matches_openspiel_at_10_iterations() {
     // OpenSpiel 2.0.2's XFPSolver: 5.20625 at 1, 2.34754 at 10.
     let t = tree("leduc_poker");
     let mut xfp = Xfp::new(&t).unwrap();
-    run_loop(&mut xfp, &RunLimits::iterations(10), &mut ()).unwrap();
-    assert!((xfp.reports()[1].nash_conv - 5.20625).abs() < 1e-9);
-    assert!((xfp.reports()[10].nash_conv - 2.34754).abs() < 1e-5);
+    let xfp_run = run_loop(&mut xfp, &RunLimits::iterations(10), &mut ()).unwrap();
+    assert!((xfp_run.reports[1].nash_conv - 5.20625).abs() < 1e-9);
+    assert!((xfp_run.reports[10].nash_conv - 2.34754).abs() < 1e-5);
 }
 
 #[test]
@@ -183,8 +183,8 @@ fn sampled_psro_gives_the_same_reports_on_one_and_two_threads() {
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         pool.install(|| {
-            let p = psro(&t, 5, Box::new(Nash), Box::new(SampledEvaluator::new()));
-            p.reports().iter().map(|r| r.without_times()).collect::<Vec<_>>()
+            let (_, p_reports) = psro(&t, 5, Box::new(Nash), Box::new(SampledEvaluator::new()));
+            p_reports.iter().map(|r| r.without_times()).collect::<Vec<_>>()
         })
     };
     let one = run(1);
@@ -197,7 +197,7 @@ fn incremental_payoff_table_equals_batch_recomputation() {
     // Growing the table one member at a time and filling only missing entries gives the
     // same meta-game as evaluating the full table at once.
     let t = tree("kuhn_poker");
-    let p = psro(&t, 6, Box::new(Nash), Box::new(ExactEvaluator));
+    let (p, _) = psro(&t, 6, Box::new(Nash), Box::new(ExactEvaluator));
     let state = p.state();
     let mut batch = PayoffTable::new(2);
     for player in 0..2 {
@@ -219,8 +219,8 @@ fn incremental_payoff_table_equals_batch_recomputation() {
 fn every_meta_solver_runs_in_psro_and_keeps_mixtures_distributions() {
     let t = tree("kuhn_poker");
     for name in ["uniform", "nash", "prd", "rm", "rm+", "alpha-rank", "cce"] {
-        let p = psro(&t, 4, meta_solver(name, None).unwrap(), Box::new(ExactEvaluator));
-        for r in p.reports() {
+        let (_, p_reports) = psro(&t, 4, meta_solver(name, None).unwrap(), Box::new(ExactEvaluator));
+        for r in &p_reports {
             for s in &r.meta_game.as_ref().unwrap().meta_strategies {
                 assert!(s.iter().all(|&x| x >= 0.0), "{name}");
                 assert!((s.iter().sum::<f64>() - 1.0).abs() < 1e-9, "{name}");
@@ -240,16 +240,16 @@ fn rectified_and_symmetric_modes() {
     let t = tree("kuhn_poker");
     let five = RunLimits::iterations(5);
     let mut p = exact_psro(&t, PsroConfig::builder().rectified(true).build().unwrap()).unwrap();
-    run_loop(&mut p, &five, &mut ()).unwrap();
-    assert!(p.reports().last().unwrap().nash_conv < p.reports()[0].nash_conv);
+    let p_run = run_loop(&mut p, &five, &mut ()).unwrap();
+    assert!(p_run.reports.last().unwrap().nash_conv < p_run.reports[0].nash_conv);
 
     let config = PsroConfig::builder().symmetric(true).build().unwrap();
     let err = exact_psro(&t, config.clone()).err().unwrap().to_string();
     assert!(err.contains("symmetric"), "{err}");
     let rps = tree("matrix_rps");
     let mut p = exact_psro(&rps, config.clone()).unwrap();
-    run_loop(&mut p, &five, &mut ()).unwrap();
-    let last = p.reports().last().unwrap();
+    let p_run = run_loop(&mut p, &five, &mut ()).unwrap();
+    let last = p_run.reports.last().unwrap();
     let meta = last.meta_game.as_ref().unwrap();
     assert_eq!(meta.meta_strategies[0], meta.meta_strategies[1]);
     assert!(last.nash_conv < 1e-9, "{}", last.nash_conv);
@@ -259,7 +259,7 @@ fn rectified_and_symmetric_modes() {
 #[test]
 fn lineage_links_answers_to_what_they_answered() {
     let t = tree("kuhn_poker");
-    let p = psro(&t, 3, Box::new(Uniform), Box::new(ExactEvaluator));
+    let (p, _) = psro(&t, 3, Box::new(Uniform), Box::new(ExactEvaluator));
     let pop = &p.state().population;
     let graph = pop.lineage();
     // 8 responses (the initial policy and 3 best responses per player), 2 of them identical

@@ -21,13 +21,14 @@ fn leduc_psro_nash_stays_at_its_equilibrium_and_stops_converged() {
     let mut p =
         Psro::new(&t, PsroConfig::default(), Box::new(Nash), Box::new(oracle), Box::new(ExactEvaluator))
             .unwrap();
-    let reason = run_loop(&mut p, &RunLimits::iterations(400), &mut ()).unwrap();
+    let p_run = run_loop(&mut p, &RunLimits::iterations(400), &mut ()).unwrap();
+    let reason = p_run.stop_reason;
     assert_eq!(reason, StopReason::Converged);
-    let curve: Vec<f64> = p.reports().iter().map(|r| r.nash_conv).collect();
+    let curve: Vec<f64> = p_run.reports.iter().map(|r| r.nash_conv).collect();
     let reached = curve.iter().position(|&x| x <= 1e-9).expect("NashConv reaches 1e-9");
     assert!(curve[reached..].iter().all(|&x| x <= 1e-9), "NashConv rose again after iteration {reached}");
-    assert!(p.reports().len() < 400, "converged runs stop early");
-    for r in p.reports() {
+    assert!(p_run.reports.len() < 400, "converged runs stop early");
+    for r in &p_run.reports {
         let meta = r.meta_game.as_ref().unwrap();
         assert_eq!(meta.meta_status, Status::Solved, "iteration {}", r.iteration);
         assert!(meta.meta_nash_conv <= 1e-9 * 13.0, "iteration {}: {}", r.iteration, meta.meta_nash_conv);

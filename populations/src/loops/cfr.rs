@@ -59,7 +59,7 @@
 //! let config = CfrConfig::builder().variant(CfrVariant::CfrPlus).build()?;
 //! let mut cfr = Cfr::new(&tree, config)?;
 //! run_loop(&mut cfr, &RunLimits::iterations(100), &mut ())?;
-//! assert!((cfr.reports().last().unwrap().nash_conv - 0.002388808202223369).abs() < 1e-9);
+//! assert!((cfr.last_report().nash_conv - 0.002388808202223369).abs() < 1e-9);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -297,9 +297,6 @@ pub struct CfrState {
     /// Cumulative reach-weighted policy (weighted as the variant says); normalised per
     /// infoset it is the average policy.
     pub cumulative_policy: Vec<f64>,
-    /// Every iteration's report (iteration 0: the initial uniform policy), each with its
-    /// [`CfrReport`] as the loop's part.
-    pub reports: Vec<IterationReport>,
 }
 
 /// One node of the walk's compact copy of the tree.
@@ -495,6 +492,8 @@ pub struct Cfr<'t> {
     state: CfrState,
     /// Regret matching on `state.regrets`, by sequence.
     current: Vec<f64>,
+    /// The last committed iteration's report.
+    last: IterationReport,
 }
 
 impl<'t> Cfr<'t> {
@@ -507,16 +506,12 @@ impl<'t> Cfr<'t> {
         // Iteration 0 is the construction: its wall time is the report's.
         let started = Instant::now();
         let m = tree.num_sequences();
-        let state = CfrState {
-            iteration: 0,
-            regrets: vec![0.0; m],
-            cumulative_policy: vec![0.0; m],
-            reports: Vec::new(),
-        };
-        let mut cfr = Self::with_state(tree, config, state);
+        let state = CfrState { iteration: 0, regrets: vec![0.0; m], cumulative_policy: vec![0.0; m] };
+        let placeholder = IterationReport::new(0, vec![1; tree.num_players()], 0.0, None);
+        let mut cfr = Self::with_state(tree, config, state, placeholder);
         let mut report = cfr.report(0, &cfr.state.cumulative_policy, &cfr.current, 0.0)?;
         report.elapsed_s = started.elapsed().as_secs_f64();
-        cfr.state.reports.push(report);
+        cfr.last = report;
         Ok(cfr)
     }
 
@@ -528,7 +523,12 @@ impl<'t> Cfr<'t> {
     /// # Errors
     ///
     /// [`Error::SavedState`] naming what does not fit.
-    pub fn resume(tree: &'t GameTree, config: CfrConfig, state: CfrState) -> Result<Self> {
+    pub fn resume(
+        tree: &'t GameTree,
+        config: CfrConfig,
+        state: CfrState,
+        reports: &[IterationReport],
+    ) -> Result<Self> {
         let bad = |why: String| Error::SavedState(why);
         let m = tree.num_sequences();
         for (name, table) in [("regrets", &state.regrets), ("cumulative policy", &state.cumulative_policy)] {
@@ -553,11 +553,13 @@ impl<'t> Cfr<'t> {
                 state.regrets[k]
             )));
         }
-        crate::checkpoint::check_reports(&state.reports, 0, state.iteration)?;
-        if let Some(r) = state.reports.iter().find(|r| r.details.get::<CfrReport>().is_none()) {
+        crate::checkpoint::check_reports(reports, 0, state.iteration)?;
+        if let Some(r) = reports.iter().find(|r| r.details.get::<CfrReport>().is_none()) {
             return Err(bad(format!("the report of iteration {} has no CFR part", r.iteration)));
         }
-        let cfr = Self::with_state(tree, config, state);
+        // INVARIANT: check_reports saw iteration + 1 ≥ 1 reports.
+        let last = reports.last().expect("a report").clone();
+        let cfr = Self::with_state(tree, config, state, last);
         let n = tree.num_players();
         let average = cfr.average_policy();
         let computed = nash_conv_report(tree, &vec![&average; n])?.nash_conv;
@@ -568,19 +570,19 @@ impl<'t> Cfr<'t> {
             })
             .fold(0.0, f64::max);
         // INVARIANT: check_reports saw iteration + 1 ≥ 1 reports.
-        let last = cfr.state.reports.last().expect("a report");
+        let last = &cfr.last;
         crate::checkpoint::check_nash_conv(cfr.state.iteration, last.nash_conv, computed, scale)?;
         Ok(cfr)
     }
 
-    fn with_state(tree: &'t GameTree, config: CfrConfig, state: CfrState) -> Self {
+    fn with_state(tree: &'t GameTree, config: CfrConfig, state: CfrState, last: IterationReport) -> Self {
         let arena = Arena::new(tree);
         let mut current = vec![0.0; tree.num_sequences()];
         for i in 0..tree.num_infosets() {
             let s = arena.seq_start[i]..arena.seq_start[i + 1];
             regret_matching(&state.regrets[s.clone()], &mut current[s]);
         }
-        Self { tree, config, arena, state, current }
+        Self { tree, config, arena, state, current, last }
     }
 
     /// The settings.
@@ -591,20 +593,14 @@ impl<'t> Cfr<'t> {
     pub fn state(&self) -> &CfrState {
         &self.state
     }
-    /// Every report so far.
-    pub fn reports(&self) -> &[IterationReport] {
-        &self.state.reports
-    }
-    /// The loop's own part of every report so far, in the same order.
-    pub fn cfr_reports(&self) -> Vec<CfrReport> {
-        // INVARIANT: `new`, `step` and `resume` leave a CFR part in every report.
-        self.state.reports.iter().map(|r| r.details.get().expect("a CFR report part")).collect()
+    /// The last committed iteration's report (iteration 0's at the start).
+    pub fn last_report(&self) -> &IterationReport {
+        &self.last
     }
     /// Exact NashConv of the current policy after the last iteration.
     pub fn current_nash_conv(&self) -> f64 {
-        // INVARIANT: as `cfr_reports`, and there is iteration 0's report at least.
-        let last = self.state.reports.last().expect("a report");
-        last.details.get::<CfrReport>().expect("a CFR report part").current_nash_conv
+        // INVARIANT: `new`, `step` and `resume` leave a CFR part in the last report.
+        self.last.details.get::<CfrReport>().expect("a CFR report part").current_nash_conv
     }
 
     /// The average policy: the cumulative policy normalised per infoset, uniform where it is
@@ -666,10 +662,8 @@ impl<'t> Cfr<'t> {
         self.state.cumulative_policy = cumulative_policy;
         self.current = current;
         self.state.iteration = iteration;
-        let report = report.after(self.state.reports.last());
-        self.state.reports.push(report);
-        // INVARIANT: just pushed.
-        Ok(self.state.reports.last_mut().expect("report"))
+        self.last = report.after(Some(&self.last));
+        Ok(&mut self.last)
     }
 
     fn stage(&self, t: usize) -> Result<Staged> {
@@ -772,8 +766,8 @@ impl TrainingLoop for Cfr<'_> {
     fn state(&self) -> &CfrState {
         &self.state
     }
-    fn reports(&self) -> &[IterationReport] {
-        &self.state.reports
+    fn last_report(&self) -> Option<&IterationReport> {
+        Some(&self.last)
     }
 }
 
@@ -894,15 +888,17 @@ mod tests {
             builder = builder.alpha(1.5).beta(0.0).gamma(2.0);
         }
         let mut cfr = Cfr::new(tree, builder.build().unwrap()).unwrap();
+        let mut reports = vec![cfr.last_report().clone()];
         while cfr.state().iteration < max_iteration {
-            cfr.step().unwrap();
+            reports.push(cfr.step().unwrap().clone());
         }
         let mut worst = 0.0f64;
         for &(it, value) in reference.average.iter().filter(|r| r.0 <= max_iteration) {
-            worst = worst.max((cfr.reports()[it].nash_conv - value).abs());
+            worst = worst.max((reports[it].nash_conv - value).abs());
         }
         for &(it, value) in reference.current.iter().filter(|r| r.0 <= max_iteration) {
-            worst = worst.max((cfr.cfr_reports()[it].current_nash_conv - value).abs());
+            worst =
+                worst.max((reports[it].details.get::<CfrReport>().unwrap().current_nash_conv - value).abs());
         }
         worst
     }
@@ -956,10 +952,11 @@ mod tests {
         let tree = GameTree::build(&registry::load("leduc_poker").unwrap()).unwrap();
         let config = CfrConfig::builder().alternating(false).build().unwrap();
         let mut cfr = Cfr::new(&tree, config).unwrap();
+        let mut reports = vec![cfr.last_report().clone()];
         for _ in 0..500 {
-            cfr.step().unwrap();
+            reports.push(cfr.step().unwrap().clone());
         }
-        let ours = cfr.reports()[500].nash_conv;
+        let ours = reports[500].nash_conv;
         assert!((ours - SIMULTANEOUS_500).abs() < 1e-9, "{ours}");
     }
 
@@ -974,11 +971,12 @@ mod tests {
             &[(1, 12.611221340388003), (2, 10.517474084219407), (5, 6.060365494916181)];
         let tree = GameTree::build(&registry::load("leduc_poker(players=3)").unwrap()).unwrap();
         let mut cfr = Cfr::new(&tree, CfrConfig::default()).unwrap();
+        let mut reports = vec![cfr.last_report().clone()];
         for _ in 0..5 {
-            cfr.step().unwrap();
+            reports.push(cfr.step().unwrap().clone());
         }
         for &(it, value) in AVERAGE {
-            let ours = cfr.reports()[it].nash_conv;
+            let ours = reports[it].nash_conv;
             eprintln!("leduc_poker(players=3) cfr it {it}: ours {ours:.17}, OpenSpiel {value:.17}");
             assert!((ours - value).abs() < 1e-9, "iteration {it}: {ours} vs {value}");
         }
@@ -993,12 +991,13 @@ mod tests {
             for variant in [CfrVariant::Cfr, CfrVariant::CfrPlus, CfrVariant::Discounted] {
                 let config = CfrConfig::builder().variant(variant).build().unwrap();
                 let mut cfr = Cfr::new(&tree, config).unwrap();
+                let mut reports = vec![cfr.last_report().clone()];
                 let started = Instant::now();
                 for _ in 0..iterations {
-                    cfr.step().unwrap();
+                    reports.push(cfr.step().unwrap().clone());
                 }
                 let total = started.elapsed().as_secs_f64() / iterations as f64;
-                let reports = &cfr.reports()[1..];
+                let reports = &reports[1..];
                 let mean =
                     |f: fn(&IterationReport) -> f64| reports.iter().map(f).sum::<f64>() / iterations as f64;
                 eprintln!(

@@ -88,14 +88,12 @@ pub struct DoubleOracleState {
     pub value: f64,
     /// True once an iteration added nothing new or improving.
     pub converged: bool,
-    /// One report per iteration (Double Oracle has no iteration 0).
-    pub reports: Vec<IterationReport>,
 }
 
 impl DoubleOracleState {
     /// Check that the state is one Double Oracle on `game` could have saved (see
     /// [`DoubleOracle::resume`]).
-    fn check(&self, game: &NormalFormGame) -> Result<()> {
+    fn check(&self, game: &NormalFormGame, reports: &[IterationReport]) -> Result<()> {
         use crate::checkpoint::{STATE_TOLERANCE, check_distribution, check_nash_conv, check_reports};
         let bad = |why: String| Error::SavedState(why);
         if self.restricted.len() != 2 || self.strategies.len() != 2 {
@@ -121,8 +119,8 @@ impl DoubleOracleState {
         if !close {
             return Err(bad(format!("the value {} is not the strategies' value {value}", self.value)));
         }
-        check_reports(&self.reports, 1, self.iteration)?;
-        if let Some(last) = self.reports.last() {
+        check_reports(reports, 1, self.iteration)?;
+        if let Some(last) = reports.last() {
             let sizes: Vec<usize> = self.restricted.iter().map(Vec::len).collect();
             if last.population_sizes != sizes {
                 return Err(bad(format!(
@@ -151,6 +149,8 @@ pub struct DoubleOracle {
     game: NormalFormGame,
     config: DoubleOracleConfig,
     state: DoubleOracleState,
+    /// The last committed iteration's report (none before the first).
+    last: Option<IterationReport>,
 }
 
 impl DoubleOracle {
@@ -176,12 +176,11 @@ impl DoubleOracle {
             strategies,
             value,
             converged: false,
-            reports: Vec::new(),
         };
-        Ok(Self { game, config, state })
+        Ok(Self { game, config, state, last: None })
     }
 
-    /// Continue from a saved state, after checking it: two restricted sets of distinct
+    /// Continue from a saved state and the run's reports, after checking them: two restricted sets of distinct
     /// strategies of the game, strategies that are distributions supported on them, the
     /// value they give, and reports of iterations 1 to `iteration`, the last one with these
     /// sets and the strategies' NashConv (recomputed).
@@ -194,10 +193,11 @@ impl DoubleOracle {
         game: NormalFormGame,
         config: DoubleOracleConfig,
         state: DoubleOracleState,
+        reports: &[IterationReport],
     ) -> Result<Self> {
         check_game(&game)?;
-        state.check(&game)?;
-        Ok(Self { game, config, state })
+        state.check(&game, reports)?;
+        Ok(Self { game, config, state, last: reports.last().cloned() })
     }
 
     /// The loop state.
@@ -221,10 +221,7 @@ impl DoubleOracle {
         self.state.value = value;
         self.state.converged = converged;
         self.state.iteration = iteration;
-        let report = report.after(self.state.reports.last());
-        self.state.reports.push(report);
-        // INVARIANT: just pushed.
-        Ok(self.state.reports.last_mut().expect("report"))
+        Ok(self.last.insert(report.after(self.last.as_ref())))
     }
 
     fn stage(&self, iteration: usize) -> Result<Staged> {
@@ -297,8 +294,8 @@ impl TrainingLoop for DoubleOracle {
     fn state(&self) -> &DoubleOracleState {
         &self.state
     }
-    fn reports(&self) -> &[IterationReport] {
-        &self.state.reports
+    fn last_report(&self) -> Option<&IterationReport> {
+        self.last.as_ref()
     }
     /// Converged: the last iteration added nothing new or improving.
     fn stop_reason(&self) -> Option<StopReason> {
@@ -316,8 +313,10 @@ pub struct DoubleOracleResult {
     /// NashConv of the final strategies in the full game.
     pub nash_conv: f64,
     /// The final state: iterations run, restricted sets, the equilibrium as full-game mixed
-    /// strategies, the value for player 0, one report per iteration.
+    /// strategies, the value for player 0.
     pub state: DoubleOracleState,
+    /// One report per iteration.
+    pub reports: Vec<IterationReport>,
 }
 
 /// Run Double Oracle from the given initial strategies to convergence or `max_iterations`.
@@ -333,11 +332,12 @@ pub fn double_oracle(
     tolerance: f64,
 ) -> Result<DoubleOracleResult> {
     let mut run = DoubleOracle::new(game.clone(), initial, DoubleOracleConfig::new(tolerance)?)?;
-    run_loop(&mut run, &RunLimits::iterations(max_iterations), &mut ())?;
+    let reports = run_loop(&mut run, &RunLimits::iterations(max_iterations), &mut ())?.reports;
     let state = run.state;
     Ok(DoubleOracleResult {
         status: if state.converged { Status::Solved } else { Status::MaxIterations },
         nash_conv: game.nash_conv(&state.strategies),
         state,
+        reports,
     })
 }

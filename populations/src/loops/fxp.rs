@@ -37,8 +37,8 @@
 //!
 //! let tree = GameTree::build(&registry::load("matrix_team_rps")?)?;
 //! let mut fxp = Fxp::exact(&tree, FxpConfig::default())?;
-//! run_loop(&mut fxp, &RunLimits::iterations(3), &mut ())?;
-//! let last = fxp.reports().last().unwrap();
+//! let run = run_loop(&mut fxp, &RunLimits::iterations(3), &mut ())?;
+//! let last = run.reports.last().unwrap();
 //! assert!(last.nash_conv < 1e-9); // the population's Nash mixture
 //! let part: FxpReport = last.details.get().unwrap();
 //! assert_eq!(part.main_policy_nash_conv, 2.0); // one pure hand
@@ -194,8 +194,6 @@ pub struct FxpState {
     pub table: PayoffTable,
     /// The population's Nash mixture (one weight per member).
     pub coeff: Vec<f64>,
-    /// Every iteration's report (iteration 0: the initial policy).
-    pub reports: Vec<IterationReport>,
 }
 
 impl FxpState {
@@ -218,6 +216,8 @@ pub struct Fxp<'t> {
     oracle: Box<dyn Oracle>,
     evaluator: Box<dyn MatchEvaluator>,
     state: FxpState,
+    /// The last committed iteration's report.
+    last: IterationReport,
 }
 
 /// A response computed this iteration, before it joins the population.
@@ -273,14 +273,10 @@ impl<'t> Fxp<'t> {
             policy: TabularPolicy::uniform(tree),
             answered: Vec::new(),
         };
-        let state = FxpState {
-            iteration: 0,
-            members: vec![initial],
-            table: PayoffTable::new(2),
-            coeff: vec![1.0],
-            reports: Vec::new(),
-        };
-        let mut fxp = Self::with_state(tree, config, meta_solver, oracle, evaluator, state)?;
+        let state =
+            FxpState { iteration: 0, members: vec![initial], table: PayoffTable::new(2), coeff: vec![1.0] };
+        let placeholder = IterationReport::new(0, vec![1; 2], 0.0, None);
+        let mut fxp = Self::with_state(tree, config, meta_solver, oracle, evaluator, state, placeholder)?;
         let t = Instant::now();
         let mut table = PayoffTable::new(2);
         let policies = vec![&fxp.state.members[0].policy];
@@ -292,7 +288,7 @@ impl<'t> Fxp<'t> {
         report.elapsed_s = started.elapsed().as_secs_f64();
         fxp.state.table = table;
         fxp.state.coeff = nash.coeff;
-        fxp.state.reports.push(report);
+        fxp.last = report;
         Ok(fxp)
     }
 
@@ -312,7 +308,8 @@ impl<'t> Fxp<'t> {
         )
     }
 
-    /// Continue a run from a saved state (see [`crate::checkpoint`]).
+    /// Continue a run from a saved state and the run's reports so far (see
+    /// [`crate::checkpoint`]).
     ///
     /// # Errors
     ///
@@ -324,6 +321,7 @@ impl<'t> Fxp<'t> {
         oracle: Box<dyn Oracle>,
         evaluator: Box<dyn MatchEvaluator>,
         state: FxpState,
+        reports: &[IterationReport],
     ) -> Result<Self> {
         let bad = |why: &str| Error::Config(format!("saved state does not fit this run: {why}"));
         let k = state.members.len();
@@ -336,10 +334,10 @@ impl<'t> Fxp<'t> {
         if state.table.shape() != [k, k] || !state.table.missing().is_empty() || state.coeff.len() != k {
             return Err(bad("payoff entries or the Nash mixture do not match the population"));
         }
-        if state.reports.len() != state.iteration + 1 {
-            return Err(bad("reports are incomplete"));
-        }
-        Self::with_state(tree, config, meta_solver, oracle, evaluator, state)
+        crate::checkpoint::check_reports(reports, 0, state.iteration)?;
+        // INVARIANT: check_reports saw iteration + 1 ≥ 1 reports.
+        let last = reports.last().expect("a report").clone();
+        Self::with_state(tree, config, meta_solver, oracle, evaluator, state, last)
     }
 
     fn with_state(
@@ -349,6 +347,7 @@ impl<'t> Fxp<'t> {
         oracle: Box<dyn Oracle>,
         evaluator: Box<dyn MatchEvaluator>,
         state: FxpState,
+        last: IterationReport,
     ) -> Result<Self> {
         if tree.num_players() != 2 || tree.utility_sum().is_none() {
             return Err(Error::Config(format!(
@@ -356,16 +355,16 @@ impl<'t> Fxp<'t> {
                 tree.name()
             )));
         }
-        Ok(Self { tree, config, meta_solver, oracle, evaluator, state })
+        Ok(Self { tree, config, meta_solver, oracle, evaluator, state, last })
     }
 
     /// The loop state (what a checkpoint saves).
     pub fn state(&self) -> &FxpState {
         &self.state
     }
-    /// Every report so far, iteration 0 first.
-    pub fn reports(&self) -> &[IterationReport] {
-        &self.state.reports
+    /// The last committed iteration's report (iteration 0's at the start).
+    pub fn last_report(&self) -> &IterationReport {
+        &self.last
     }
     /// The settings.
     pub fn config(&self) -> &FxpConfig {
@@ -403,10 +402,8 @@ impl<'t> Fxp<'t> {
         self.state.table = table;
         self.state.coeff = coeff;
         self.state.iteration = iteration;
-        let report = report.after(self.state.reports.last());
-        self.state.reports.push(report);
-        // INVARIANT: just pushed.
-        Ok(self.state.reports.last_mut().expect("a report per iteration"))
+        self.last = report.after(Some(&self.last));
+        Ok(&mut self.last)
     }
 
     fn stage(&mut self, iteration: usize) -> Result<Staged> {
@@ -619,15 +616,15 @@ impl TrainingLoop for Fxp<'_> {
     fn state(&self) -> &FxpState {
         &self.state
     }
-    fn reports(&self) -> &[IterationReport] {
-        &self.state.reports
+    fn last_report(&self) -> Option<&IterationReport> {
+        Some(&self.last)
     }
     /// The population's symmetric meta-game: member `i` against member `j`, each pair's
     /// payoff averaged over the two seats.
     fn meta_game(&self) -> Result<Option<NormalFormGame>> {
         Ok(Some(NormalFormGame::zero_sum(symmetric_payoffs(&self.state.table)?)?))
     }
-    fn lineage_dot(&self) -> Option<String> {
+    fn lineage_dot(&self, _reports: &[IterationReport]) -> Option<String> {
         Some(Fxp::lineage_dot(self))
     }
 }

@@ -173,8 +173,6 @@ pub struct PsroState {
     pub table: PayoffTable,
     /// The current meta-mixture per player.
     pub meta_strategies: Vec<Vec<f64>>,
-    /// Every iteration's report so far.
-    pub reports: Vec<IterationReport>,
 }
 
 impl PsroState {
@@ -192,7 +190,7 @@ impl PsroState {
     /// # Complexity
     ///
     /// One exact NashConv of the meta-mixture, plus a pass over the population and table.
-    pub fn check(&self, tree: &GameTree) -> Result<()> {
+    pub fn check(&self, tree: &GameTree, reports: &[IterationReport]) -> Result<()> {
         let bad = |why: String| Error::SavedState(why);
         let n = tree.num_players();
         let pop = &self.population;
@@ -273,9 +271,9 @@ impl PsroState {
         for (p, s) in self.meta_strategies.iter().enumerate() {
             crate::checkpoint::check_distribution(&format!("player {p}'s meta-strategy"), s, sizes[p])?;
         }
-        crate::checkpoint::check_reports(&self.reports, 0, self.iteration)?;
+        crate::checkpoint::check_reports(reports, 0, self.iteration)?;
         let mut before = vec![1; n];
-        for r in &self.reports {
+        for r in reports {
             let grows = r.population_sizes.len() == n
                 && r.population_sizes.iter().zip(&before).zip(&sizes).all(|((s, b), all)| b <= s && s <= all);
             if !grows {
@@ -295,7 +293,7 @@ impl PsroState {
             before.clone_from(&r.population_sizes);
         }
         // INVARIANT: check_reports saw iteration + 1 ≥ 1 reports.
-        let last = self.reports.last().expect("a report");
+        let last = reports.last().expect("a report");
         if last.population_sizes != sizes {
             return Err(bad(format!(
                 "the last report has populations of {:?}, the state {sizes:?}",
@@ -340,6 +338,8 @@ pub struct Psro<'t> {
     oracle: Box<dyn Oracle>,
     evaluator: Box<dyn MatchEvaluator>,
     state: PsroState,
+    /// The last committed iteration's report.
+    last: IterationReport,
     /// The game's largest absolute terminal utility, for `convergence_tolerance`.
     payoff_scale: f64,
 }
@@ -406,9 +406,9 @@ impl<'t> Psro<'t> {
             population: Population::new(vec![TabularPolicy::uniform(tree); n]),
             table: PayoffTable::new(n),
             meta_strategies: vec![vec![1.0]; n],
-            reports: Vec::new(),
         };
-        let mut psro = Self::with_state(tree, config, meta_solver, oracle, evaluator, state)?;
+        let placeholder = IterationReport::new(0, vec![1; n], 0.0, None);
+        let mut psro = Self::with_state(tree, config, meta_solver, oracle, evaluator, state, placeholder)?;
         let mut table = PayoffTable::new(n);
         for p in players(n) {
             table.grow(p);
@@ -421,12 +421,13 @@ impl<'t> Psro<'t> {
         report.elapsed_s = started.elapsed().as_secs_f64();
         psro.state.table = table;
         psro.state.meta_strategies = meta_strategies;
-        psro.state.reports.push(report);
+        psro.last = report;
         Ok(psro)
     }
 
-    /// Continue a run from a saved state (see [`crate::checkpoint`]), after checking that it
-    /// is one this loop could have written: see [`PsroState::check`].
+    /// Continue a run from a saved state and the run's reports so far (see
+    /// [`crate::checkpoint`]), after checking that they are ones this loop could have written:
+    /// see [`PsroState::check`].
     ///
     /// # Errors
     ///
@@ -439,9 +440,12 @@ impl<'t> Psro<'t> {
         oracle: Box<dyn Oracle>,
         evaluator: Box<dyn MatchEvaluator>,
         state: PsroState,
+        reports: &[IterationReport],
     ) -> Result<Self> {
-        state.check(tree)?;
-        Self::with_state(tree, config, meta_solver, oracle, evaluator, state)
+        state.check(tree, reports)?;
+        // INVARIANT: the check saw iteration + 1 ≥ 1 reports.
+        let last = reports.last().expect("a report").clone();
+        Self::with_state(tree, config, meta_solver, oracle, evaluator, state, last)
     }
 
     fn with_state(
@@ -451,6 +455,7 @@ impl<'t> Psro<'t> {
         oracle: Box<dyn Oracle>,
         evaluator: Box<dyn MatchEvaluator>,
         state: PsroState,
+        last: IterationReport,
     ) -> Result<Self> {
         if config.symmetric {
             check_symmetric(tree)?;
@@ -458,16 +463,25 @@ impl<'t> Psro<'t> {
         if config.rectified && tree.num_players() != 2 {
             return Err(Error::Config("rectified = true needs a 2-player game".into()));
         }
-        Ok(Self { tree, config, meta_solver, oracle, evaluator, state, payoff_scale: payoff_scale(tree) })
+        Ok(Self {
+            tree,
+            config,
+            meta_solver,
+            oracle,
+            evaluator,
+            state,
+            last,
+            payoff_scale: payoff_scale(tree),
+        })
     }
 
     /// The loop state (what a checkpoint saves).
     pub fn state(&self) -> &PsroState {
         &self.state
     }
-    /// Every report so far, iteration 0 first.
-    pub fn reports(&self) -> &[IterationReport] {
-        &self.state.reports
+    /// The last committed iteration's report (iteration 0's at the start).
+    pub fn last_report(&self) -> &IterationReport {
+        &self.last
     }
     /// The settings.
     pub fn config(&self) -> &PsroConfig {
@@ -514,10 +528,8 @@ impl<'t> Psro<'t> {
         self.state.table = table;
         self.state.meta_strategies = meta_strategies;
         self.state.iteration = iteration;
-        let report = report.after(self.state.reports.last());
-        self.state.reports.push(report);
-        // INVARIANT: just pushed.
-        Ok(self.state.reports.last_mut().expect("a report per iteration"))
+        self.last = report.after(Some(&self.last));
+        Ok(&mut self.last)
     }
 
     /// Iteration `iteration` computed into locals.
@@ -731,13 +743,13 @@ impl TrainingLoop for Psro<'_> {
     fn state(&self) -> &PsroState {
         &self.state
     }
-    fn reports(&self) -> &[IterationReport] {
-        &self.state.reports
+    fn last_report(&self) -> Option<&IterationReport> {
+        Some(&self.last)
     }
     /// Converged: the meta-mixture's NashConv is within `convergence_tolerance` × the
     /// game's payoff scale.
     fn stop_reason(&self) -> Option<StopReason> {
-        let last = self.state.reports.last()?;
+        let last = &self.last;
         (self.config.convergence_tolerance > 0.0
             && last.nash_conv <= self.config.convergence_tolerance * self.payoff_scale)
             .then_some(StopReason::Converged)
@@ -745,7 +757,7 @@ impl TrainingLoop for Psro<'_> {
     fn meta_game(&self) -> Result<Option<NormalFormGame>> {
         self.state.table.to_normal_form().map(Some)
     }
-    fn lineage_dot(&self) -> Option<String> {
+    fn lineage_dot(&self, _reports: &[IterationReport]) -> Option<String> {
         Some(self.state.population.lineage_dot())
     }
 }

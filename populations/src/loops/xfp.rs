@@ -21,14 +21,14 @@ pub struct XfpState {
     pub iteration: usize,
     /// The average policy (every player's rows).
     pub average: TabularPolicy,
-    /// Every iteration's report (iteration 0: the initial uniform policy).
-    pub reports: Vec<IterationReport>,
 }
 
 /// An XFP run.
 pub struct Xfp<'t> {
     tree: &'t GameTree,
     state: XfpState,
+    /// The last committed iteration's report.
+    last: IterationReport,
 }
 
 impl<'t> Xfp<'t> {
@@ -41,14 +41,17 @@ impl<'t> Xfp<'t> {
         // Iteration 0 is the construction: its wall time is the report's.
         let started = Instant::now();
         let average = TabularPolicy::uniform(tree);
-        let mut xfp = Self { tree, state: XfpState { iteration: 0, average, reports: Vec::new() } };
+        let state = XfpState { iteration: 0, average };
+        let placeholder = IterationReport::new(0, vec![1; tree.num_players()], 0.0, None);
+        let mut xfp = Self { tree, state, last: placeholder };
         let mut report = xfp.report(0, &xfp.state.average, PhaseTimes::default())?;
         report.elapsed_s = started.elapsed().as_secs_f64();
-        xfp.state.reports.push(report);
+        xfp.last = report;
         Ok(xfp)
     }
 
-    /// Continue from a saved state, after checking it: the average policy's rows are
+    /// Continue from a saved state and the run's reports, after checking them: the average
+    /// policy's rows are
     /// distributions over this tree's actions, the reports are those of iterations 0 to
     /// `iteration` with `iteration + 1` policies per player, and the last one has the
     /// average's NashConv (recomputed).
@@ -56,26 +59,26 @@ impl<'t> Xfp<'t> {
     /// # Errors
     ///
     /// [`Error::SavedState`] naming what does not fit.
-    pub fn resume(tree: &'t GameTree, state: XfpState) -> Result<Self> {
+    pub fn resume(tree: &'t GameTree, state: XfpState, reports: &[IterationReport]) -> Result<Self> {
         let bad = |why: String| Error::SavedState(why);
         state.average.validate(tree).map_err(|e| bad(format!("the average policy: {e}")))?;
-        crate::checkpoint::check_reports(&state.reports, 0, state.iteration)?;
+        crate::checkpoint::check_reports(reports, 0, state.iteration)?;
         let n = tree.num_players();
-        if let Some(r) = state.reports.iter().find(|r| r.population_sizes != vec![r.iteration + 1; n]) {
+        if let Some(r) = reports.iter().find(|r| r.population_sizes != vec![r.iteration + 1; n]) {
             return Err(bad(format!(
                 "the report of iteration {} has populations of {:?}",
                 r.iteration, r.population_sizes
             )));
         }
         // INVARIANT: check_reports saw iteration + 1 ≥ 1 reports.
-        let last = state.reports.last().expect("a report");
+        let last = reports.last().expect("a report").clone();
         let computed = nash_conv_report(tree, &vec![&state.average; n])?.nash_conv;
         let scale = (0..tree.num_nodes())
             .filter(|&node| tree.node_kind(node) == metagame_games::NodeKind::Terminal)
             .flat_map(|node| tree.terminal_utilities(node).iter().map(|u| u.abs()))
             .fold(0.0, f64::max);
         crate::checkpoint::check_nash_conv(state.iteration, last.nash_conv, computed, scale)?;
-        Ok(Self { tree, state })
+        Ok(Self { tree, state, last })
     }
 
     /// The loop state.
@@ -86,9 +89,9 @@ impl<'t> Xfp<'t> {
     pub fn average_policy(&self) -> &TabularPolicy {
         &self.state.average
     }
-    /// Every report so far.
-    pub fn reports(&self) -> &[IterationReport] {
-        &self.state.reports
+    /// The last committed iteration's report (iteration 0's at the start).
+    pub fn last_report(&self) -> &IterationReport {
+        &self.last
     }
 
     /// One XFP iteration; nothing is committed unless it succeeds.
@@ -103,10 +106,8 @@ impl<'t> Xfp<'t> {
             self.stage(iteration).map_err(|e| Error::AtIteration { iteration, source: Box::new(e) })?;
         self.state.average = average;
         self.state.iteration = iteration;
-        let report = report.after(self.state.reports.last());
-        self.state.reports.push(report);
-        // INVARIANT: just pushed.
-        Ok(self.state.reports.last_mut().expect("report"))
+        self.last = report.after(Some(&self.last));
+        Ok(&mut self.last)
     }
 
     fn stage(&self, iteration: usize) -> Result<(TabularPolicy, IterationReport)> {
@@ -161,7 +162,7 @@ impl TrainingLoop for Xfp<'_> {
     fn state(&self) -> &XfpState {
         &self.state
     }
-    fn reports(&self) -> &[IterationReport] {
-        &self.state.reports
+    fn last_report(&self) -> Option<&IterationReport> {
+        Some(&self.last)
     }
 }

@@ -82,7 +82,7 @@ impl LoopSection for LeagueSection {
             None => self.evaluator.build()?,
         };
         let league = match driver.saved_state()? {
-            Some(state) => League::resume(tree, self.league.clone(), state)?,
+            Some((state, reports)) => League::resume(tree, self.league.clone(), state, &reports)?,
             None => League::new(tree, self.league.clone())?,
         };
         let config = &self.league;

@@ -254,7 +254,6 @@ pub struct LeagueState {
     win_rates: WinRates,
     elo: Elo,
     matches_by_role: BTreeMap<Role, u64>,
-    reports: Vec<IterationReport>,
     /// Mean payoff of member `i` against member `j` (both seats averaged) from the last
     /// evaluation point; `None` where not evaluated since the members last changed.
     #[serde(default)]
@@ -361,6 +360,12 @@ pub struct League<'t> {
     state: LeagueState,
     learners: Vec<[QLearner; 2]>,
     evaluator: Box<dyn MatchEvaluator>,
+    /// The last committed round's report.
+    last: IterationReport,
+}
+
+fn members_of(state: &LeagueState) -> usize {
+    state.members.len()
 }
 
 /// Learning agent `agent`'s matchmaking stream in `round` (Philox, keyed; see
@@ -463,23 +468,32 @@ impl<'t> League<'t> {
             agents,
             win_rates,
             matches_by_role: BTreeMap::new(),
-            reports: Vec::new(),
             payoffs: Vec::new(),
         };
-        let mut league = Self { tree, config, state, learners, evaluator: Box::new(ExactEvaluator) };
+        let last = IterationReport::new(0, vec![members_of(&state)], 0.0, None);
+        let mut league = Self { tree, config, state, learners, evaluator: Box::new(ExactEvaluator), last };
         let mut report = league.report(0, 0, PhaseTimes::default(), RoundEvents::default())?;
         report.elapsed_s = started.elapsed().as_secs_f64();
-        league.state.reports.push(report);
+        league.last = report;
         Ok(league)
     }
 
-    /// Continue from a saved state.
+    /// Continue from a saved state and the run's reports so far.
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] when the state does not fit the tree or the config.
-    pub fn resume(tree: &'t GameTree, config: LeagueConfig, state: LeagueState) -> Result<Self> {
+    /// [`Error::Config`] when the state does not fit the tree or the config;
+    /// [`Error::SavedState`] for reports that are not the rounds 0 to the state's.
+    pub fn resume(
+        tree: &'t GameTree,
+        config: LeagueConfig,
+        state: LeagueState,
+        reports: &[IterationReport],
+    ) -> Result<Self> {
         config.validate()?;
+        crate::checkpoint::check_reports(reports, 0, state.round)?;
+        // INVARIANT: check_reports saw round + 1 ≥ 1 reports.
+        let last = reports.last().expect("a report").clone();
         let expected = config.main_agents + config.main_exploiters + config.league_exploiters;
         if state.agents.len() != expected || state.elo.num_members() != state.members.len() {
             return Err(Error::Config("the saved league has other agents than the config".into()));
@@ -496,7 +510,7 @@ impl<'t> League<'t> {
                 ])
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(Self { tree, config, state, learners, evaluator: Box::new(ExactEvaluator) })
+        Ok(Self { tree, config, state, learners, evaluator: Box::new(ExactEvaluator), last })
     }
 
     /// The win-rate table among all members: entry `[i][j]` is how often member `i` beats
@@ -510,6 +524,11 @@ impl<'t> League<'t> {
     /// The state (what a checkpoint saves).
     pub fn state(&self) -> &LeagueState {
         &self.state
+    }
+
+    /// The last committed round's report (round 0's at the start).
+    pub fn last_report(&self) -> &IterationReport {
+        &self.last
     }
 
     /// The current policy of learning agent `agent` (its seat-0 learner's rows at seat 0,
@@ -792,10 +811,8 @@ impl<'t> League<'t> {
         let episodes = self.config.episodes_per_round * self.learners.len() as u64;
         match self.report(round, episodes, times, events) {
             Ok(report) => {
-                let report = report.after(self.state.reports.last());
-                self.state.reports.push(report);
-                // INVARIANT: just pushed.
-                Ok(self.state.reports.last_mut().expect("a report per round"))
+                self.last = report.after(Some(&self.last));
+                Ok(&mut self.last)
             }
             Err(e) => {
                 self.learners = old_learners;
@@ -968,8 +985,8 @@ impl TrainingLoop for League<'_> {
     fn state(&self) -> &LeagueState {
         &self.state
     }
-    fn reports(&self) -> &[IterationReport] {
-        &self.state.reports
+    fn last_report(&self) -> Option<&IterationReport> {
+        Some(&self.last)
     }
     fn stop_reason(&self) -> Option<StopReason> {
         None
@@ -977,7 +994,7 @@ impl TrainingLoop for League<'_> {
     /// Members as nodes (learning agents as boxes, snapshots as ellipses with their round),
     /// snapshot edges (dashed) from each agent to its snapshots, and for each agent the
     /// opponents it trained against with the number of rounds; resets in the agents' labels.
-    fn lineage_dot(&self) -> Option<String> {
+    fn lineage_dot(&self, reports: &[IterationReport]) -> Option<String> {
         use std::fmt::Write;
         let mut dot = String::from("digraph league {\n  rankdir=LR;\n");
         for (id, m) in self.state.members.iter().enumerate() {
@@ -995,7 +1012,7 @@ impl TrainingLoop for League<'_> {
             }
         }
         let mut trained: BTreeMap<(usize, usize), usize> = BTreeMap::new();
-        for r in &self.state.reports {
+        for r in reports {
             for m in r.details.get::<LeagueReport>().iter().flat_map(|l| &l.matches) {
                 *trained.entry((m.member, m.opponent)).or_default() += 1;
             }
