@@ -12,12 +12,14 @@ use metagame::populations::{League, LeagueConfig};
 
 fn leduc_league(c: &mut Criterion) {
     let tree = GameTree::build(&registry::load("leduc_poker").expect("leduc loads")).expect("tree builds");
-    let mut config = LeagueConfig::default();
-    config.episodes_per_round = 10_000;
-    config.snapshot_min_episodes = 30_000;
-    config.snapshot_max_episodes = 60_000;
+    let config = LeagueConfig::builder()
+        .episodes_per_round(10_000)
+        .snapshot_min_episodes(30_000)
+        .snapshot_max_episodes(60_000)
+        .build()
+        .expect("valid settings");
     let mut group = c.benchmark_group("league_rounds");
-    group.throughput(Throughput::Elements(3 * config.episodes_per_round));
+    group.throughput(Throughput::Elements(3 * config.episodes_per_round()));
     group.sample_size(10);
     group.warm_up_time(std::time::Duration::from_millis(500));
     group.measurement_time(std::time::Duration::from_secs(4));

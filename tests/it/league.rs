@@ -2,19 +2,22 @@
 //! NashConv, determinism across thread counts, checkpoints.
 
 use metagame::games::{GameTree, registry};
-use metagame::populations::{League, LeagueConfig, Role};
+use metagame::populations::{League, LeagueConfig, LeagueConfigBuilder, Role};
 
 fn tree(game: &str) -> GameTree {
     GameTree::build(&registry::load(game).unwrap()).unwrap()
 }
 
+fn small_builder(seed: u64) -> LeagueConfigBuilder {
+    LeagueConfig::builder()
+        .episodes_per_round(10_000)
+        .snapshot_min_episodes(30_000)
+        .snapshot_max_episodes(60_000)
+        .seed(seed)
+}
+
 fn small(seed: u64) -> LeagueConfig {
-    let mut c = LeagueConfig::default();
-    c.episodes_per_round = 10_000;
-    c.snapshot_min_episodes = 30_000;
-    c.snapshot_max_episodes = 60_000;
-    c.seed = seed;
-    c
+    small_builder(seed).build().unwrap()
 }
 
 fn on_threads<T: Send>(n: usize, f: impl FnOnce() -> T + Send) -> T {
@@ -65,13 +68,10 @@ fn a_league_is_identical_on_one_and_two_threads_and_resumes_to_the_same_run() {
 
 #[test]
 fn bad_league_settings_are_refused() {
-    let tree = tree("kuhn_poker");
-    let mut c = LeagueConfig::default();
-    c.main_agents = 0;
-    assert!(League::new(&tree, c).err().unwrap().to_string().contains("main_agents"));
-    let mut c = LeagueConfig::default();
-    c.exploiter_alpha = 1.5;
-    assert!(League::new(&tree, c).err().unwrap().to_string().contains("exploiter_alpha"));
+    let err = LeagueConfig::builder().main_agents(0).build().unwrap_err().to_string();
+    assert!(err.contains("main_agents"), "{err}");
+    let err = LeagueConfig::builder().exploiter_alpha(1.5).build().unwrap_err().to_string();
+    assert!(err.contains("exploiter_alpha"), "{err}");
     let three = GameTree::build(&registry::load("kuhn_poker(players=3)").unwrap()).unwrap();
     assert!(League::new(&three, LeagueConfig::default()).err().unwrap().to_string().contains("2-player"));
 }
@@ -239,8 +239,7 @@ fn evaluation_points_fill_only_missing_entries_through_the_evaluator_and_refit_b
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
     let tree = tree("kuhn_poker");
-    let mut config = small(4);
-    config.eval_every = 3;
+    let config = small_builder(4).eval_every(3).build().unwrap();
     let calls = Arc::new(AtomicUsize::new(0));
     let mut league = League::new(&tree, config).unwrap().with_evaluator(Box::new(Counting(calls.clone())));
     let mut members_at_last_eval = 0;

@@ -60,9 +60,9 @@ struct LeagueMemberInfo {
 /// The learning agents' roles, in agent order, from a league run's config.
 fn league_roles(c: &LeagueConfig) -> Option<Vec<&'static str>> {
     Some(
-        std::iter::repeat_n("main agent", c.main_agents)
-            .chain(std::iter::repeat_n("main exploiter", c.main_exploiters))
-            .chain(std::iter::repeat_n("league exploiter", c.league_exploiters))
+        std::iter::repeat_n("main agent", c.main_agents())
+            .chain(std::iter::repeat_n("main exploiter", c.main_exploiters()))
+            .chain(std::iter::repeat_n("league exploiter", c.league_exploiters()))
             .collect(),
     )
 }

@@ -2,7 +2,7 @@
 //! snapshots, with its own figures (`figures.rs`).
 
 use metagame_games::{AnyGame, GameTree};
-use metagame_populations::{League, LeagueConfig};
+use metagame_populations::{League, LeagueConfig, LeagueConfigBuilder};
 use toml::{Table, Value};
 
 use crate::loops::{Drive, LoopSection};
@@ -34,36 +34,20 @@ impl LoopSection for LeagueSection {
     const EXAMPLE: &'static str = include_str!("../../../examples/config/league.toml");
 
     fn fields() -> Vec<&'static str> {
-        vec![
-            "main_agents",
-            "main_exploiters",
-            "league_exploiters",
-            "episodes_per_round",
-            "snapshot_min_episodes",
-            "snapshot_max_episodes",
-            "snapshot_win_rate",
-            "league_exploiter_reset",
-            "exploiter_alpha",
-            "seed",
-            "eval_every",
-            "episodes_per_entry",
-            "learner",
-            "matchmaking",
-            "evaluator",
-        ]
+        let mut fields = LeagueConfigBuilder::FIELDS.to_vec();
+        fields.push("evaluator");
+        fields
     }
 
     fn parse(table: &Table) -> Result<Self, FieldError> {
         let evaluator: EvaluatorName = parse_name(table, "evaluator")?.unwrap_or_default();
-        let fields: Vec<&str> = Self::fields().into_iter().filter(|f| *f != "evaluator").collect();
-        let league: LeagueConfig = group(table, &fields)?;
-        league.validate()?;
+        let league = group::<LeagueConfigBuilder>(table, LeagueConfigBuilder::FIELDS)?.build()?;
         Ok(LeagueSection { league, evaluator })
     }
 
     fn write(&self, table: &mut Table) {
         table.insert("evaluator".into(), Value::String(self.evaluator.into()));
-        table.extend(table_of(&self.league));
+        table.extend(table_of(LeagueConfigBuilder::from(self.league.clone())));
     }
 
     fn figure_title(&self) -> String {

@@ -52,6 +52,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::report::{Details, IterationReport, PhaseTimes, StopReason};
+use crate::settings::{built_by, setters};
 use crate::training_loop::TrainingLoop;
 use matchmaking::{MatchRequest, Matchmaker, MatchmakingConfig, MatchmakingRng, Pfsp, PfspWeighting};
 use rating::{BatchElo, BatchEloConfig, Elo, EloConfig, MatchResult, OnlineRating, Rating};
@@ -81,49 +82,157 @@ impl Role {
     }
 }
 
-/// The league's settings (see the module docs for the config shape).
+/// The league's settings (see the module docs for the config shape); always valid (built by
+/// [`LeagueConfig::builder`] or deserialised through it).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-#[non_exhaustive]
+#[serde(try_from = "LeagueConfigBuilder", into = "LeagueConfigBuilder")]
 pub struct LeagueConfig {
+    main_agents: usize,
+    main_exploiters: usize,
+    league_exploiters: usize,
+    episodes_per_round: u64,
+    snapshot_min_episodes: u64,
+    snapshot_max_episodes: u64,
+    snapshot_win_rate: f64,
+    league_exploiter_reset: f64,
+    exploiter_alpha: f64,
+    seed: u64,
+    eval_every: usize,
+    episodes_per_entry: u64,
+    learner: QLearningConfig,
+    matchmaking: RoleMatchmaking,
+}
+
+/// Builder and serde form of [`LeagueConfig`]; every field optional with its default.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeagueConfigBuilder {
     /// Main agents (at least 1). Default 1.
-    pub main_agents: usize,
+    pub main_agents: Option<usize>,
     /// Main exploiters. Default 1.
-    pub main_exploiters: usize,
+    pub main_exploiters: Option<usize>,
     /// League exploiters. Default 1.
-    pub league_exploiters: usize,
+    pub league_exploiters: Option<usize>,
     /// Training episodes per learning agent per round, half at each seat (at least 2).
     /// Default 20 000.
-    pub episodes_per_round: u64,
+    pub episodes_per_round: Option<u64>,
     /// Episodes since an agent's last snapshot before it may take another. Default 200 000.
-    pub snapshot_min_episodes: u64,
+    pub snapshot_min_episodes: Option<u64>,
     /// Episodes since the last snapshot after which an agent takes one whatever its win
     /// rates. Default 400 000.
-    pub snapshot_max_episodes: u64,
+    pub snapshot_max_episodes: Option<u64>,
     /// An agent past `snapshot_min_episodes` snapshots once it beats every member of its
     /// reference set with at least this win rate, in (0, 1]. Default 0.7.
-    pub snapshot_win_rate: f64,
+    pub snapshot_win_rate: Option<f64>,
     /// Probability that a league exploiter resets to its initial policy at a snapshot, in
     /// [0, 1]. Default 0.25.
-    pub league_exploiter_reset: f64,
+    pub league_exploiter_reset: Option<f64>,
     /// Minimax shaping weight α of the main exploiters, in [0, 1]; 0 is plain Q-learning.
     /// Default 0.
-    pub exploiter_alpha: f64,
+    pub exploiter_alpha: Option<f64>,
     /// Seed of every random draw. Default 0.
-    pub seed: u64,
+    pub seed: Option<u64>,
     /// Rounds between evaluation points, where the payoff table among all members is filled
     /// through the match evaluator (only entries that are missing or involve a learning
     /// agent) and batch Elo is refitted on it; 0 turns them off. Default 10.
-    pub eval_every: usize,
+    pub eval_every: Option<usize>,
     /// Episodes per payoff entry when the evaluator samples (exact evaluators ignore it).
     /// Default 1000.
-    pub episodes_per_entry: u64,
-    /// The learners' settings.
-    pub learner: QLearningConfig,
+    pub episodes_per_entry: Option<u64>,
+    /// The learners' settings (a `[learner]` table). Default Q-learning's defaults.
+    pub learner: Option<QLearningConfig>,
     /// Per role, a matchmaker that replaces AlphaStar's rule for that role's opponents
     /// (`[matchmaking.main_exploiter] kind = "elo"`, …). Default: the rule for every role.
-    #[serde(skip_serializing_if = "RoleMatchmaking::is_default")]
-    pub matchmaking: RoleMatchmaking,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matchmaking: Option<RoleMatchmaking>,
+}
+
+impl LeagueConfigBuilder {
+    /// The names of the fields, as configs spell them.
+    pub const FIELDS: &'static [&'static str] = &[
+        "main_agents",
+        "main_exploiters",
+        "league_exploiters",
+        "episodes_per_round",
+        "snapshot_min_episodes",
+        "snapshot_max_episodes",
+        "snapshot_win_rate",
+        "league_exploiter_reset",
+        "exploiter_alpha",
+        "seed",
+        "eval_every",
+        "episodes_per_entry",
+        "learner",
+        "matchmaking",
+    ];
+
+    setters!(
+        main_agents: usize,
+        main_exploiters: usize,
+        league_exploiters: usize,
+        episodes_per_round: u64,
+        snapshot_min_episodes: u64,
+        snapshot_max_episodes: u64,
+        snapshot_win_rate: f64,
+        league_exploiter_reset: f64,
+        exploiter_alpha: f64,
+        seed: u64,
+        eval_every: usize,
+        episodes_per_entry: u64,
+        learner: QLearningConfig,
+        matchmaking: RoleMatchmaking,
+    );
+
+    /// Validate.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] naming the field out of range; [`Error::Learner`] for learner
+    /// settings out of range.
+    pub fn build(self) -> Result<LeagueConfig> {
+        let config = LeagueConfig {
+            main_agents: self.main_agents.unwrap_or(1),
+            main_exploiters: self.main_exploiters.unwrap_or(1),
+            league_exploiters: self.league_exploiters.unwrap_or(1),
+            episodes_per_round: self.episodes_per_round.unwrap_or(20_000),
+            snapshot_min_episodes: self.snapshot_min_episodes.unwrap_or(200_000),
+            snapshot_max_episodes: self.snapshot_max_episodes.unwrap_or(400_000),
+            snapshot_win_rate: self.snapshot_win_rate.unwrap_or(0.7),
+            league_exploiter_reset: self.league_exploiter_reset.unwrap_or(0.25),
+            exploiter_alpha: self.exploiter_alpha.unwrap_or(0.0),
+            seed: self.seed.unwrap_or(0),
+            eval_every: self.eval_every.unwrap_or(10),
+            episodes_per_entry: self.episodes_per_entry.unwrap_or(1000),
+            learner: self.learner.unwrap_or_default(),
+            matchmaking: self.matchmaking.unwrap_or_default(),
+        };
+        config.validate()?;
+        Ok(config)
+    }
+}
+
+built_by!(LeagueConfig, LeagueConfigBuilder);
+
+impl From<LeagueConfig> for LeagueConfigBuilder {
+    fn from(c: LeagueConfig) -> Self {
+        LeagueConfigBuilder {
+            main_agents: Some(c.main_agents),
+            main_exploiters: Some(c.main_exploiters),
+            league_exploiters: Some(c.league_exploiters),
+            episodes_per_round: Some(c.episodes_per_round),
+            snapshot_min_episodes: Some(c.snapshot_min_episodes),
+            snapshot_max_episodes: Some(c.snapshot_max_episodes),
+            snapshot_win_rate: Some(c.snapshot_win_rate),
+            league_exploiter_reset: Some(c.league_exploiter_reset),
+            exploiter_alpha: Some(c.exploiter_alpha),
+            seed: Some(c.seed),
+            eval_every: Some(c.eval_every),
+            episodes_per_entry: Some(c.episodes_per_entry),
+            learner: Some(c.learner),
+            // The default (AlphaStar's rule for every role) is written as no table.
+            matchmaking: (!c.matchmaking.is_default()).then_some(c.matchmaking),
+        }
+    }
 }
 
 /// A matchmaker per role of learning agent; `None` keeps AlphaStar's rule for the role (the
@@ -158,34 +267,42 @@ impl RoleMatchmaking {
     }
 }
 
-impl Default for LeagueConfig {
-    fn default() -> Self {
-        Self {
-            main_agents: 1,
-            main_exploiters: 1,
-            league_exploiters: 1,
-            episodes_per_round: 20_000,
-            snapshot_min_episodes: 200_000,
-            snapshot_max_episodes: 400_000,
-            snapshot_win_rate: 0.7,
-            league_exploiter_reset: 0.25,
-            exploiter_alpha: 0.0,
-            seed: 0,
-            eval_every: 10,
-            episodes_per_entry: 1000,
-            learner: QLearningConfig::default(),
-            matchmaking: RoleMatchmaking::default(),
-        }
-    }
-}
-
 impl LeagueConfig {
-    /// Check every field.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Config`] naming the field.
-    pub fn validate(&self) -> Result<()> {
+    /// Main agents.
+    pub fn main_agents(&self) -> usize {
+        self.main_agents
+    }
+    /// Main exploiters.
+    pub fn main_exploiters(&self) -> usize {
+        self.main_exploiters
+    }
+    /// League exploiters.
+    pub fn league_exploiters(&self) -> usize {
+        self.league_exploiters
+    }
+    /// Training episodes per learning agent per round.
+    pub fn episodes_per_round(&self) -> u64 {
+        self.episodes_per_round
+    }
+    /// Rounds between evaluation points (0: none).
+    pub fn eval_every(&self) -> usize {
+        self.eval_every
+    }
+    /// Seed of every random draw.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+    /// The learners' settings.
+    pub fn learner(&self) -> &QLearningConfig {
+        &self.learner
+    }
+    /// The matchmaker per role.
+    pub fn matchmaking(&self) -> &RoleMatchmaking {
+        &self.matchmaking
+    }
+
+    /// Check every field (the builder does, once).
+    fn validate(&self) -> Result<()> {
         let bad = |m: String| Err(Error::Config(m));
         if self.main_agents == 0 {
             return bad("main_agents: a league needs at least one main agent".into());
