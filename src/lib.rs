@@ -58,8 +58,7 @@ pub use config::ExperimentConfig;
 pub use driver::{CHECKPOINT_FILE, META_GAME_FILE, REPORT_FILE, RunOptions};
 pub use error::{BoxError, Error, Result};
 pub use experiment::{run_experiment, run_experiment_with};
-pub use loops::{
-    Algorithm, AlgorithmConfig, DoubleOracleSection, FxpSection, LeagueSection, PsroSection, XfpSection,
-};
+// Every loop's section and the `Algorithm` / `AlgorithmConfig` the `loops!` list makes.
+pub use loops::*;
 pub use registry::{EvaluatorName, LearnerSettings, MetaSolverName, OracleName};
 pub use run_report::{RunCheckpoint, RunReport};

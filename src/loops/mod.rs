@@ -62,7 +62,7 @@ pub(crate) trait Drive {
 
 /// One loop's config section, and through it everything the umbrella knows about the loop.
 /// A section value is always valid: it exists only by [`parse`](LoopSection::parse).
-pub trait LoopSection: Clone + Debug + PartialEq + Sized {
+pub(crate) trait LoopSection: Clone + Debug + PartialEq + Sized {
     /// The name configs and the CLI use (`algorithm = "psro"`).
     const NAME: &'static str;
     /// The loop as papers write it ("PSRO", "Double Oracle").

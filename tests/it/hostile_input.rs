@@ -401,12 +401,12 @@ mod run_folders {
         let edits: [(&str, Edit, &str); 3] = [
             (
                 "meta-strategy",
-                |s| s["meta_strategies"][0] = json!([2.0, 0.0, 0.0, 0.0]),
+                |s| s["state"]["meta_strategies"][0] = json!([2.0, 0.0, 0.0, 0.0]),
                 "player 0's meta-strategy sums to 2, not 1",
             ),
             (
                 "payoff",
-                |s| s["table"]["entries"][0]["mean"] = json!([1e308, -1e308]),
+                |s| s["state"]["table"]["entries"][0]["mean"] = json!([1e308, -1e308]),
                 "payoff entry [0, 0] holds [1e308, -1e308], outside the game's payoffs",
             ),
             (
@@ -417,7 +417,7 @@ mod run_folders {
         ];
         for (name, edit, semantic) in edits {
             let mut payload = file["payload"].clone();
-            edit(&mut payload["state"]);
+            edit(&mut payload);
             // Edited in place (the checksum no longer matches), then by someone who also
             // wrote a matching checksum: the checks of the state itself refuse it.
             let careless = {
@@ -565,9 +565,7 @@ mod run_folders {
                 "checkpoint.json" => {
                     let saved: RunCheckpoint = checkpoint::load(&entry.path()).unwrap();
                     let reports: Vec<IterationReport> =
-                        serde_json::from_value(saved.state["reports"].clone()).unwrap();
-                    let reports: Vec<IterationReport> =
-                        reports.iter().map(IterationReport::without_times).collect();
+                        saved.reports.iter().map(IterationReport::without_times).collect();
                     assert!(!reports.is_empty());
                     assert_eq!(
                         reports[..],

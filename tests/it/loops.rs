@@ -60,3 +60,27 @@ fn every_loop_resumes_to_the_uninterrupted_run() {
         assert!(resumed.iterations.len() >= 2, "{name}: {} iterations", resumed.iterations.len());
     }
 }
+
+/// A checkpoint written before the driver kept the history (the reports inside the loop's
+/// state) resumes, for every loop, to the uninterrupted run.
+#[test]
+fn every_loop_resumes_from_a_checkpoint_with_the_reports_in_its_state() {
+    use metagame::RunCheckpoint;
+    use metagame::populations::checkpoint;
+    for &algorithm in Algorithm::ALL {
+        let name = algorithm.as_str();
+        let config = example(algorithm).with_limits(RunLimits::iterations(3));
+        let whole = run(&config, &temp_dir(&format!("loops-{name}-whole-old")), false, None).unwrap();
+        let dir = temp_dir(&format!("loops-{name}-old-checkpoint"));
+        assert!(run(&config, &dir, false, Some(1)).is_none(), "{name}");
+        let path = dir.join(metagame::CHECKPOINT_FILE);
+        let saved: RunCheckpoint = checkpoint::load(&path).unwrap();
+        assert!(!saved.reports.is_empty(), "{name}: the checkpoint holds the reports");
+        let mut state = saved.state.clone();
+        state["reports"] = serde_json::to_value(&saved.reports).unwrap();
+        let old = serde_json::json!({ "config": saved.config, "state": state });
+        checkpoint::save(&path, &old).unwrap();
+        let resumed = run(&config, &dir, true, None).unwrap();
+        assert_eq!(resumed.without_times(), whole.without_times(), "{name}");
+    }
+}
