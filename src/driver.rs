@@ -14,8 +14,10 @@ use std::fs::{self, OpenOptions};
 use std::io::Write as _;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use metagame_populations::{IterationReport, RunLimits, TrainingLoop, checkpoint, run_loop_with};
+use metagame_populations::{IterationReport, RunLimits, StopReason, TrainingLoop, checkpoint, run_loop_with};
 use serde::de::DeserializeOwned;
 
 use crate::checkpoint_writer::CheckpointWriter;
@@ -226,20 +228,74 @@ impl Drop for RunLock {
     }
 }
 
-/// Where a run writes, and whether it continues from a checkpoint.
+/// Where a run writes, whether it continues from a checkpoint, and what may interrupt it.
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::sync::atomic::AtomicBool;
+/// use metagame::RunOptions;
+///
+/// let interrupted = Arc::new(AtomicBool::new(false)); // set it (e.g. on Ctrl-C) to stop
+/// let options = RunOptions::new("runs/kuhn").resume(true).interrupt(interrupted);
+/// assert!(options.resumes());
+/// ```
 #[derive(Clone, Debug)]
 pub struct RunOptions {
-    /// The run folder (created if missing, once the run can start). A fresh run replaces the
-    /// files of a previous run there (see the CLI's `--overwrite`); other files stay. A run
-    /// into a folder that another run is writing fails ([`Error::FolderInUse`]).
-    pub out_dir: PathBuf,
-    /// Continue from `out_dir/checkpoint.json` instead of starting afresh. A folder whose
-    /// run stopped before its first checkpoint (it holds the same run's `config.toml` and no
-    /// checkpoint) starts again from iteration 0, since nothing of it was saved.
-    pub resume: bool,
-    /// Stop right after the checkpoint of this iteration, without the final report (used to
-    /// test resumption; behaves like a process killed after that checkpoint).
-    pub stop_after: Option<usize>,
+    out_dir: PathBuf,
+    resume: bool,
+    interrupt: Option<Arc<AtomicBool>>,
+    stop_after: Option<usize>,
+}
+
+impl RunOptions {
+    /// A fresh run into `out_dir`, the run folder (created if missing, once the run can
+    /// start). A fresh run replaces the files of a previous run there (see the CLI's
+    /// `--overwrite`); other files stay. A run into a folder that another run is writing
+    /// fails ([`Error::FolderInUse`]).
+    pub fn new(out_dir: impl Into<PathBuf>) -> Self {
+        RunOptions { out_dir: out_dir.into(), resume: false, interrupt: None, stop_after: None }
+    }
+
+    /// Continue from `out_dir/checkpoint.json` instead of starting afresh (`true`). A folder
+    /// whose run stopped before its first checkpoint (it holds the same run's `config.toml`
+    /// and no checkpoint) starts again from iteration 0, since nothing of it was saved.
+    pub fn resume(mut self, resume: bool) -> Self {
+        self.resume = resume;
+        self
+    }
+
+    /// Stop the run after the step in progress once `flag` is set (by a signal handler, a
+    /// UI, another thread): the run writes its report, figures and page for what it did and
+    /// ends as [`StopReason::Interrupted`](metagame_populations::StopReason); its checkpoint
+    /// resumes to the uninterrupted run.
+    pub fn interrupt(mut self, flag: Arc<AtomicBool>) -> Self {
+        self.interrupt = Some(flag);
+        self
+    }
+
+    /// Stop right after the checkpoint of iteration `iteration`, without the final report,
+    /// as a process killed then would (for tests of resumption).
+    #[doc(hidden)]
+    pub fn stop_after(mut self, iteration: Option<usize>) -> Self {
+        self.stop_after = iteration;
+        self
+    }
+
+    /// The run folder.
+    pub fn out_dir(&self) -> &Path {
+        &self.out_dir
+    }
+
+    /// Whether the run continues from the folder's checkpoint.
+    pub fn resumes(&self) -> bool {
+        self.resume
+    }
+
+    fn interrupted(&self) -> bool {
+        self.interrupt.as_ref().is_some_and(|f| f.load(Ordering::SeqCst))
+    }
 }
 
 pub(crate) fn output_err(path: &Path, e: impl Into<crate::error::BoxError>) -> Error {
@@ -417,8 +473,10 @@ impl Drive for Driver<'_> {
                 return Ok(ControlFlow::Break(()));
             }
             kill.set(kill_at(lp));
-            Ok(ControlFlow::Continue(()))
+            // Interrupted: stop here, with this iteration saved.
+            Ok(if options.interrupted() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) })
         })?;
+        let stop_reason = if options.interrupted() { StopReason::Interrupted } else { stop_reason };
         if let Some(e) = failed {
             return Err(e);
         }

@@ -18,10 +18,34 @@ use crate::run_report::RunReport;
 /// Run an experiment with the components its config names. `observer` sees every
 /// iteration's report (and may stop the run).
 ///
-/// Writes into `options.out_dir`: `config.toml`, `checkpoint.json` after every iteration
-/// (atomically), and at the end `report.json`, `exploitability.svg`, and for loops with a
-/// meta-game `meta_game.nfg` and `payoffs.svg` (2 players), for loops with a population
-/// `lineage.dot`. Returns `None` when stopped by [`RunOptions::stop_after`].
+/// Writes into the run folder ([`RunOptions::out_dir`]): `config.toml`, `checkpoint.json`
+/// after every iteration (atomically), and at the end `report.json`, for loops with a
+/// meta-game `meta_game.nfg`, for loops with a population `lineage.dot`. With the `plots`
+/// feature (on by default, through `cli`) also `exploitability.svg`, `mixtures.svg`, for
+/// 2-player meta-games `payoffs.svg`, the loop's own figures and `report.html`; without it,
+/// no figure or page. A run stopped by the interrupt flag ([`RunOptions::interrupt`]) writes
+/// all of it for what it did and ends as `StopReason::Interrupted`.
+///
+/// Returns `None` only for a run stopped as if killed (a test hook).
+///
+/// # Examples
+///
+/// ```
+/// use std::path::Path;
+/// use metagame::{ExperimentConfig, RunOptions, run_experiment};
+///
+/// let config = ExperimentConfig::from_toml_str(
+///     "game = \"kuhn_poker\"\nalgorithm = \"psro\"\nmax_iterations = 10\n",
+///     Path::new("kuhn.toml"),
+/// )?;
+/// let dir = std::env::temp_dir().join("metagame-doc-run-experiment");
+/// let _ = std::fs::remove_dir_all(&dir);
+/// let report = run_experiment(&config, &RunOptions::new(&dir), &mut |_| std::ops::ControlFlow::Continue(()))?
+///     .expect("a finished run");
+/// assert!(report.iterations.last().unwrap().nash_conv < 1e-6);
+/// assert!(dir.join("report.json").is_file());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 ///
 /// # Errors
 ///

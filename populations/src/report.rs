@@ -196,6 +196,9 @@ pub enum StopReason {
     TimeBudget,
     /// An observer asked to stop.
     Observer,
+    /// The run was interrupted (Ctrl-C, a termination signal, the caller's interrupt flag)
+    /// after a committed step; its checkpoint resumes it.
+    Interrupted,
     /// An equilibrium was found: nothing new could be added (Double Oracle), or PSRO's
     /// meta-mixture has NashConv within `convergence_tolerance` of 0.
     Converged,

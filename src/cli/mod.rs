@@ -16,6 +16,7 @@ mod matches;
 mod plot;
 mod respond;
 mod run;
+mod signals;
 mod solve;
 
 /// Game-theoretic population training: PSRO, meta-game solvers and exact exploitability.

@@ -16,6 +16,7 @@ use metagame::populations::{IterationReport, StopReason};
 use metagame::{ExperimentConfig, RunOptions, run_experiment};
 use serde_json::json;
 
+use super::signals::Signals;
 use super::{eprint_line, gap, outln, print_json};
 
 /// The config file a run folder holds.
@@ -67,8 +68,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.resume.is_none() {
         check_out_dir(&out_dir, args.overwrite)?;
     }
-    let options =
-        RunOptions { out_dir: out_dir.clone(), resume: args.resume.is_some(), stop_after: args.stop_after };
+    let signals = Signals::install()?;
+    let options = RunOptions::new(out_dir.clone())
+        .resume(args.resume.is_some())
+        .interrupt(signals.flag())
+        .stop_after(args.stop_after);
 
     let mut progress = Progress::new(&config, args.json);
     let mut observer = |r: &IterationReport| {
@@ -103,6 +107,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             stop_reason_name(report.stop_reason),
             out_dir.display()
         );
+    }
+    if report.stop_reason == StopReason::Interrupted {
+        eprint_line(format_args!(
+            "interrupted after iteration {iterations}: its report, figures and report.html are in {}; continue with: metagame run --resume {}",
+            out_dir.display(),
+            out_dir.display()
+        ));
+        std::process::exit(signals.exit_code());
     }
     Ok(())
 }
@@ -147,6 +159,7 @@ fn stop_reason_name(reason: StopReason) -> String {
         StopReason::TimeBudget => "time budget".into(),
         StopReason::Converged => "converged".into(),
         StopReason::Observer => "stopped".into(),
+        StopReason::Interrupted => "interrupted".into(),
         other => serde_json::to_value(other)
             .ok()
             .and_then(|v| v.as_str().map(|s| s.replace('_', " ")))

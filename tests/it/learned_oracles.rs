@@ -19,7 +19,7 @@ fn config(text: &str) -> ExperimentConfig {
 }
 
 fn run(config: &ExperimentConfig, name: &str) -> Vec<IterationReport> {
-    let options = RunOptions { out_dir: temp_dir(name), resume: false, stop_after: None };
+    let options = RunOptions::new(temp_dir(name));
     let report = run_experiment(config, &options, &mut |_| std::ops::ControlFlow::Continue(())).unwrap();
     report.unwrap().iterations
 }

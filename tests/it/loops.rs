@@ -43,7 +43,7 @@ fn every_loop_has_an_example_that_names_its_fields_and_a_readme_row() {
 }
 
 fn run(config: &ExperimentConfig, dir: &Path, resume: bool, stop_after: Option<usize>) -> Option<RunReport> {
-    let options = RunOptions { out_dir: dir.to_path_buf(), resume, stop_after };
+    let options = RunOptions::new(dir).resume(resume).stop_after(stop_after);
     run_experiment(config, &options, &mut |_| ControlFlow::Continue(())).unwrap()
 }
 

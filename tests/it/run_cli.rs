@@ -237,3 +237,56 @@ fn solve_and_run_use_the_same_meta_solver_names() {
         assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
     }
 }
+
+/// Ctrl-C (SIGINT) or SIGTERM at some moment of a long run: the run stops after the step in
+/// progress, leaves `report.json`, its figures and `report.html` for what it did, says how
+/// to continue, and exits 130 (143 for SIGTERM); `--resume` then ends with the
+/// uninterrupted run's report.
+#[test]
+fn a_signal_stops_a_run_with_its_report_and_the_resume_is_the_uninterrupted_run() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let dir = temp_dir("signal");
+    // Leduc PSRO to 400 iterations: seconds, so the signal lands mid-run.
+    let text = std::fs::read_to_string(example("leduc_psro.toml")).unwrap();
+    let config =
+        write_config(&dir, "leduc400.toml", &text.replace("max_iterations = 100", "max_iterations = 400"));
+    let whole = dir.join("whole");
+    let o = metagame(&["run", &config, "--out", whole.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // A different moment each time the test runs, derived from the clock.
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
+    for (signal, code, delay_ms) in [("INT", 130, 200 + u64::from(nanos % 600)), ("TERM", 143, 300)] {
+        let run = dir.join(format!("stopped-{signal}"));
+        let _ = std::fs::remove_dir_all(&run);
+        let child = Command::new(env!("CARGO_BIN_EXE_metagame"))
+            .args(["run", &config, "--out", run.to_str().unwrap()])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Once its first checkpoint is there, the run is under way.
+        let started = Instant::now();
+        while !run.join("checkpoint.json").exists() && started.elapsed() < Duration::from_secs(60) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let sent =
+            Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).status().unwrap();
+        assert!(sent.success());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "SIG{signal}: {stderr}");
+        assert!(stderr.contains("metagame run --resume"), "{stderr}");
+        for file in ["report.json", "report.html", "exploitability.svg", "payoffs.svg", "meta_game.nfg"] {
+            assert!(run.join(file).is_file(), "SIG{signal}: {file} missing");
+        }
+        let stopped = report(&run);
+        assert_eq!(stopped["stop_reason"], "interrupted", "SIG{signal}");
+        let done = stopped["iterations"].as_array().unwrap().len();
+        assert!(done >= 1 && done < report(&whole)["iterations"].as_array().unwrap().len(), "{done}");
+        let o = metagame(&["run", "--resume", run.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(report(&run), report(&whole), "SIG{signal}: the resumed run");
+    }
+}

@@ -25,7 +25,7 @@ fn example(name: &str) -> PathBuf {
 }
 
 fn options(dir: &Path) -> RunOptions {
-    RunOptions { out_dir: dir.to_path_buf(), resume: false, stop_after: None }
+    RunOptions::new(dir)
 }
 
 fn run(config: &ExperimentConfig, dir: &Path) -> RunReport {
@@ -215,7 +215,7 @@ fn a_failing_step_leaves_a_checkpoint_that_resumes_to_the_uninterrupted_report()
     assert_eq!(saved.state["iteration"], 3);
     assert!(!dir.join("report.json").exists());
 
-    let resume = RunOptions { resume: true, ..options(&dir) };
+    let resume = options(&dir).resume(true);
     let resumed = run_experiment(&config, &resume, &mut |_| ControlFlow::Continue(())).unwrap().unwrap();
     assert_eq!(resumed.without_times(), whole.without_times());
 }
