@@ -112,18 +112,19 @@ pub fn print_json(value: &serde_json::Value) {
     print_line(format_args!("{value}"));
 }
 
-/// A NashConv (or another non-negative gap) as people write it: `0`, `0.115`, `0.4123`;
-/// scientific notation only below 1e-4 (`3.20e-9`); below 1e-12, the rounding noise of
-/// payoffs of order 1, `0` (the JSON output and report.json keep the exact value).
+/// A NashConv (or another non-negative gap) as people write it: `0` only when it is 0,
+/// `0.115`, `0.4123`; scientific notation with two digits below 1e-4 (`3.2e-9`, `6.9e-17`:
+/// a value at the rounding noise of payoffs of order 1 is still printed as what it is).
+/// The JSON output and report.json keep the exact value.
 pub fn gap(x: f64) -> String {
     if !x.is_finite() {
         return format!("{x}");
     }
-    if x.abs() < 1e-12 {
+    if x == 0.0 {
         return "0".into();
     }
     if x.abs() < 1e-4 {
-        return format!("{x:.2e}");
+        return format!("{x:.1e}");
     }
     let text = format!("{x:.6}");
     text.trim_end_matches('0').trim_end_matches('.').to_string()
@@ -160,11 +161,12 @@ mod tests {
     #[test]
     fn gaps_read_as_plain_numbers() {
         assert_eq!(super::gap(0.0), "0");
-        assert_eq!(super::gap(6.938893903907228e-17), "0");
+        assert_eq!(super::gap(6.938893903907228e-17), "6.9e-17");
+        assert_eq!(super::gap(5.58e-14), "5.6e-14");
         assert_eq!(super::gap(0.114828_123), "0.114828");
         assert_eq!(super::gap(0.5), "0.5");
         assert_eq!(super::gap(2.0), "2");
         assert_eq!(super::gap(120.0), "120");
-        assert_eq!(super::gap(3.2e-9), "3.20e-9");
+        assert_eq!(super::gap(3.2e-9), "3.2e-9");
     }
 }

@@ -55,6 +55,9 @@ fn read_run(dir: &Path, x: XAxis) -> anyhow::Result<Run> {
     else {
         bail!("{} is not a run report (no config or iterations)", path.display());
     };
+    if iterations.is_empty() {
+        bail!("{} has no iterations to plot", path.display());
+    }
     let mut key = config.clone();
     key.remove("seed");
     let mut episodes = 0.0;
@@ -63,6 +66,13 @@ fn read_run(dir: &Path, x: XAxis) -> anyhow::Result<Run> {
         let nash_conv = it["nash_conv"]
             .as_f64()
             .with_context(|| format!("{}: an iteration without nash_conv", path.display()))?;
+        if !nash_conv.is_finite() || nash_conv.abs() > 1e300 {
+            bail!(
+                "{}: iteration {} has NashConv {nash_conv}, not a value to plot",
+                path.display(),
+                it["iteration"]
+            );
+        }
         episodes += it["episodes"].as_f64().unwrap_or(0.0);
         let xv = match x {
             XAxis::Iteration => it["iteration"].as_f64().unwrap_or(points.len() as f64),
@@ -111,6 +121,20 @@ fn labels(groups: &[Vec<Run>]) -> Vec<String> {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let runs: Vec<Run> = args.runs.iter().map(|d| read_run(d, args.x)).collect::<anyhow::Result<_>>()?;
+    if args.x == XAxis::Episodes {
+        // Runs with exact payoffs and exact responses play no episodes: no x axis to draw.
+        let without: Vec<String> = runs
+            .iter()
+            .filter(|r| r.points.last().is_none_or(|p| p.0 == 0.0))
+            .map(|r| r.dir.display().to_string())
+            .collect();
+        if !without.is_empty() {
+            bail!(
+                "--x episodes: {} played no episodes (exact payoffs and responses); plot them with --x iteration or --x time",
+                without.join(", ")
+            );
+        }
+    }
     let mut groups: Vec<Vec<Run>> = Vec::new();
     for run in runs {
         match groups.iter_mut().find(|g| g[0].key == run.key) {

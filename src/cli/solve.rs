@@ -6,6 +6,7 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use metagame::games::{AnyGame, NormalFormGame, nfg, registry};
 
+use metagame::solvers::nash::Nash;
 use metagame::solvers::{MetaSolver, Solution};
 use serde_json::{Value, json};
 
@@ -122,6 +123,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // or alpha-Rank's stationary distributions, each with the marginals as `strategies`.
     let (joint, stationary) = (first.joint(), first.stationary());
     let is_profile = joint.is_none() && stationary.is_none();
+    // An equilibrium is an answer whose certificate (NashConv, computed from the game) is
+    // within the `nash` chain's tolerance, whatever made the solver stop; anything else is
+    // reported, not counted.
+    let tolerance = Nash::CERTIFICATE_TOLERANCE * game.payoff_scale().max(f64::MIN_POSITIVE);
+    let certified =
+        |s: &&Solution| s.certificate.nash_conv.is_finite() && s.certificate.nash_conv <= tolerance;
+    let (equilibria, uncertified): (Vec<&Solution>, Vec<&Solution>) = solutions.iter().partition(certified);
     if args.json {
         let mut out = json!({
             "solver": args.solver,
@@ -131,7 +139,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "iterations": first.iterations,
         });
         if is_profile {
-            out["equilibria"] = json!(solutions.iter().map(|s| &s.strategies).collect::<Vec<_>>());
+            out["equilibria"] = json!(equilibria.iter().map(|s| &s.strategies).collect::<Vec<_>>());
+            if !uncertified.is_empty() {
+                out["uncertified"] = json!(uncertified.iter().map(|s| &s.strategies).collect::<Vec<_>>());
+            }
         } else {
             out["marginals"] = json!(first.strategies);
         }
@@ -190,12 +201,29 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         print_marginals(&first.strategies);
         outln!("nash_conv    {} (of the marginals)", super::gap(nash_conv));
     } else {
-        outln!("equilibria   {}", solutions.len());
-        for (k, s) in solutions.iter().enumerate() {
+        if equilibria.is_empty() {
+            outln!(
+                "equilibria   none found (status {}, NashConv {})",
+                status.as_str().unwrap_or("?"),
+                super::gap(nash_conv)
+            );
+        } else {
+            outln!("equilibria   {}", equilibria.len());
+        }
+        for (k, s) in equilibria.iter().enumerate() {
             outln!("  #{k}  nash_conv {}", super::gap(s.certificate.nash_conv));
             print_marginals(&s.strategies);
         }
-        outln!("nash_conv    {} (largest over the equilibria)", super::gap(nash_conv));
+        if !uncertified.is_empty() {
+            outln!("not equilibria (NashConv above {tolerance:.1e})");
+            for (k, s) in uncertified.iter().enumerate() {
+                let status = serde_json::to_value(s.status)?;
+                let status = status.as_str().unwrap_or("?");
+                outln!("  #{k}  status {status}, nash_conv {}", super::gap(s.certificate.nash_conv));
+                print_marginals(&s.strategies);
+            }
+        }
+        outln!("nash_conv    {} (largest over the answers)", super::gap(nash_conv));
     }
     if let Some(v) = first.value() {
         outln!("value        {v}");

@@ -176,3 +176,23 @@ fn solve_nests_a_three_player_joint_distribution_by_player() {
         }
     }
 }
+
+/// An answer the certificate does not bound is not called an equilibrium: fictitious play
+/// on Shapley's game (it cycles) ends with NashConv 0.287 and "none found"; the JSON lists
+/// it under `uncertified`, not `equilibria`.
+#[test]
+fn solve_counts_only_certified_equilibria() {
+    let shapley = format!("{}/examples/nfg/shapley.nfg", env!("CARGO_MANIFEST_DIR"));
+    let args = ["solve", shapley.as_str(), "--solver", "fictitious-play", "--iterations", "10000"];
+    let out = metagame(&args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("equilibria   none found (status max_iterations, NashConv 0.28"), "{text}");
+    let mut json_args = args.to_vec();
+    json_args.push("--json");
+    let v = json_of(&metagame(&json_args));
+    assert_eq!(v["equilibria"].as_array().unwrap().len(), 0, "{v}");
+    assert_eq!(v["uncertified"].as_array().unwrap().len(), 1, "{v}");
+    let v = json_of(&metagame(&["solve", shapley.as_str(), "--solver", "lemke-howson", "--json"]));
+    assert_eq!(v["equilibria"].as_array().unwrap().len(), 1, "{v}");
+}

@@ -324,7 +324,7 @@ fn errors_say_an_os_error_once_and_name_a_policy_of_another_game() {
 fn run_output_uses_human_names_and_progress_lines() {
     let dir = temp_dir("human-names");
     let cases = [
-        (example("kuhn_psro.toml"), "kuhn_poker PSRO after", "NashConv 0 (converged)"),
+        (example("kuhn_psro.toml"), "kuhn_poker PSRO after", "NashConv 6.9e-17 (converged)"),
         (example("rps_double_oracle.toml"), "matrix_rps Double Oracle after 3 iterations", "(converged)"),
         (example("leduc_xfp.toml"), "leduc_poker XFP after 100 iterations", "(max iterations)"),
     ];

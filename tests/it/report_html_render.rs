@@ -65,7 +65,10 @@ fn report_html_renders_without_errors_in_headless_chromium() {
         if std::env::var("METAGAME_REQUIRE_CHROMIUM").as_deref() == Ok("1") {
             panic!("METAGAME_REQUIRE_CHROMIUM=1 but `chromium` is not on PATH");
         }
-        eprintln!("report_html_render: skipped, `chromium` is not on PATH");
+        // Written to the process's stderr itself, past the test harness's capture, so that
+        // the skip shows in the test output and is not taken for a pass.
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), "SKIPPED report_html_render: `chromium` is not on PATH");
         return;
     };
     let tmp = temp_dir("report-html-render");

@@ -290,3 +290,24 @@ fn a_signal_stops_a_run_with_its_report_and_the_resume_is_the_uninterrupted_run(
         assert_eq!(report(&run), report(&whole), "SIG{signal}: the resumed run");
     }
 }
+
+/// `plot --x episodes` on runs that played no episodes is an error naming them, not a
+/// vertical line at 0.
+#[test]
+fn plot_by_episodes_refuses_runs_without_episodes() {
+    let dir = temp_dir("plot-no-episodes");
+    let run = dir.join("kuhn");
+    let o = metagame(&["run", &example("kuhn_psro.toml"), "--out", run.to_str().unwrap(), "--overwrite"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = dir.join("fig.svg");
+    let err = one_line_error(&metagame(&[
+        "plot",
+        run.to_str().unwrap(),
+        "--x",
+        "episodes",
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    assert!(err.contains("played no episodes") && err.contains(run.to_str().unwrap()), "{err}");
+    assert!(!out.exists());
+}
