@@ -72,6 +72,9 @@ pub(crate) trait LoopSection: Clone + Debug + PartialEq + Sized {
     /// The annotated example config (`examples/config/<name>.toml`, `metagame config
     /// --example <name>`): every field the section reads, with its default and range.
     const EXAMPLE: &'static str;
+    /// The files a run folder of this loop holds when its example runs to the end with the
+    /// default features (the README's table of run folders lists them; a test checks both).
+    const FILES: &'static [&'static str];
 
     /// The fields the section reads, besides `game`, `algorithm` and the run limits.
     fn fields() -> Vec<&'static str>;
@@ -146,6 +149,10 @@ macro_rules! loops {
             /// Its annotated example config.
             pub fn example(self) -> &'static str {
                 match self { $(Algorithm::$variant => <$section as LoopSection>::EXAMPLE,)* }
+            }
+            /// The files its run folder holds (with the default features).
+            pub fn files(self) -> &'static [&'static str] {
+                match self { $(Algorithm::$variant => <$section as LoopSection>::FILES,)* }
             }
             /// The fields its section reads (besides `game`, `algorithm` and the run limits).
             pub fn fields(self) -> Vec<&'static str> {

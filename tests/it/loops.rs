@@ -84,3 +84,27 @@ fn every_loop_resumes_from_a_checkpoint_with_the_reports_in_its_state() {
         assert_eq!(resumed.without_times(), whole.without_times(), "{name}");
     }
 }
+
+/// Every loop's run folder, its example run to the end, holds exactly the files its unit
+/// lists, and the README's table of run folders says so.
+#[test]
+fn every_loop_writes_the_run_folder_its_readme_row_lists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    for &algorithm in Algorithm::ALL {
+        let name = algorithm.as_str();
+        let dir = temp_dir(&format!("loops-{name}-folder"));
+        run(&example(algorithm), &dir, false, None).unwrap();
+        let mut found: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        found.sort();
+        let mut expected: Vec<String> = algorithm.files().iter().map(|f| f.to_string()).collect();
+        expected.sort();
+        assert_eq!(found, expected, "{name}: the run folder");
+        let files: Vec<String> = algorithm.files().iter().map(|f| format!("`{f}`")).collect();
+        let row = format!("| `{name}` | {} |", files.join(", "));
+        assert!(readme.contains(&row), "{name}: the README's run-folder table lacks\n{row}");
+    }
+}

@@ -158,7 +158,7 @@ fn the_license_file_is_the_license_cargo_toml_names() {
 #[test]
 fn run_folders_hold_a_self_contained_report_html() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for (config, figures) in [("kuhn_psro.toml", 4), ("rps_double_oracle.toml", 2)] {
+    for (config, figures) in [("kuhn_psro.toml", 4), ("rps_double_oracle.toml", 3)] {
         let out = temp_dir(&format!("report-html-{config}"));
         let run = super::cli::metagame(&[
             "run",

@@ -101,6 +101,16 @@ fn every_example_reports_what_it_reported_before_issue_10() {
         if name == "kuhn_psro_sampled" {
             first_reuse_changes_kuhn_psro_sampled(&mut old, &mut new);
         }
+        // Issue 24: Double Oracle's run folder has its meta-game, the restricted game it
+        // solved (RPS: all three strategies, in the order added: 0, 1, 2).
+        if name == "rps_double_oracle" {
+            assert_eq!(old["meta_game"], Value::Null);
+            assert_eq!(new["meta_game_shape"], serde_json::json!([3, 3]), "{name}");
+            let a = &new["meta_game"][0];
+            assert_eq!(a, &serde_json::json!([0.0, -1.0, 1.0, 1.0, 0.0, -1.0, -1.0, 1.0, 0.0]), "{name}");
+            new["meta_game"] = Value::Null;
+            new["meta_game_shape"] = old["meta_game_shape"].clone();
+        }
         for it in new["iterations"].as_array_mut().unwrap() {
             // Timing fields were stripped from the fixtures.
             let it = it.as_object_mut().unwrap();

@@ -301,6 +301,18 @@ impl TrainingLoop for DoubleOracle {
     fn stop_reason(&self) -> Option<StopReason> {
         self.state.converged.then_some(StopReason::Converged)
     }
+    /// The restricted game: the full game's payoffs among the strategies added so far, in
+    /// the order they were added.
+    fn meta_game(&self) -> Result<Option<NormalFormGame>> {
+        // INVARIANT: two players (checked by new/resume).
+        let (a, b) = self.game.bimatrix_payoffs().expect("2-player game");
+        let sets = &self.state.restricted;
+        let shape = (sets[0].len(), sets[1].len());
+        Ok(Some(NormalFormGame::bimatrix(
+            Array2::from_shape_fn(shape, |(i, j)| a[[sets[0][i], sets[1][j]]]),
+            Array2::from_shape_fn(shape, |(i, j)| b[[sets[0][i], sets[1][j]]]),
+        )?))
+    }
 }
 
 /// Double Oracle's answer: the final state and its verdict.

@@ -41,7 +41,8 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use metagame_games::{
-    ExactEvaluator, GameTree, MatchEvaluator, Matchup, NodeKind, PlayerId, TabularPolicy, reach_probabilities,
+    ExactEvaluator, GameTree, MatchEvaluator, Matchup, NodeKind, NormalFormGame, PlayerId, TabularPolicy,
+    reach_probabilities,
 };
 use metagame_learners::{
     Learner, MinimaxConfig, MinimaxShaping, OpponentSampler, QLearner, QLearnerState, QLearningConfig,
@@ -1111,6 +1112,23 @@ impl TrainingLoop for League<'_> {
     /// Members as nodes (learning agents as boxes, snapshots as ellipses with their round),
     /// snapshot edges (dashed) from each agent to its snapshots, and for each agent the
     /// opponents it trained against with the number of rounds; resets in the agents' labels.
+    /// The payoff table among all members from the last evaluation point (member `i`'s mean
+    /// payoff against member `j`, both seats averaged), when it covers every member; `None`
+    /// without evaluation points or when members joined after the last one.
+    fn meta_game(&self) -> Result<Option<NormalFormGame>> {
+        let n = self.state.members.len();
+        let table = &self.state.payoffs;
+        let complete = table.len() == n && table.iter().all(|row| row.len() == n);
+        let entry = |i: usize, j: usize| if i == j { Some(0.0) } else { table[i][j] };
+        if !complete || (0..n).any(|i| (0..n).any(|j| entry(i, j).is_none())) {
+            return Ok(None);
+        }
+        // INVARIANT: every entry checked above.
+        let at = |i: usize, j: usize| entry(i, j).expect("an evaluated entry");
+        let a = ndarray::Array2::from_shape_fn((n, n), |(i, j)| at(i, j));
+        let b = ndarray::Array2::from_shape_fn((n, n), |(i, j)| at(j, i));
+        Ok(Some(NormalFormGame::bimatrix(a, b)?))
+    }
     fn lineage_dot(&self, reports: &[IterationReport]) -> Option<String> {
         use std::fmt::Write;
         let mut dot = String::from("digraph league {\n  rankdir=LR;\n");
