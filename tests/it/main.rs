@@ -12,6 +12,7 @@ mod league;
 mod learned_oracles;
 mod learners;
 mod lemke_howson_robust;
+mod library_guide;
 mod loops;
 mod lp_robust;
 mod matches;
