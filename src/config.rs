@@ -52,6 +52,21 @@ impl ExperimentConfig {
 
     /// Parse and validate a config; `path` is only used in messages.
     ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use metagame::ExperimentConfig;
+    ///
+    /// let text = "game = \"leduc_poker\"\nalgorithm = \"cfr\"\nvariant = \"cfr+\"\nmax_iterations = 50\n";
+    /// let config = ExperimentConfig::from_toml_str(text, Path::new("leduc_cfr.toml"))?;
+    /// assert_eq!(config.limits().max_iterations(), 50);
+    /// // A field the algorithm does not read is an error naming both.
+    /// let bad = ExperimentConfig::from_toml_str(&format!("{text}meta_solver = \"nash\"\n"), Path::new("x.toml"));
+    /// assert!(bad.unwrap_err().to_string().contains("not read by algorithm `cfr`"));
+    /// # Ok::<(), metagame::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`Error::ConfigSyntax`] for TOML that does not parse (with its line and a caret);

@@ -12,6 +12,9 @@
 //!
 //! # Example
 //!
+//! (From a crate that depends on the umbrella crate `metagame`, the same items are
+//! `metagame::populations::…`, `metagame::games::…` and `metagame::solvers::…`.)
+//!
 //! ```
 //! use metagame_games::{registry, ExactEvaluator, GameTree};
 //! use metagame_populations::{run_loop, ExactBestResponse, Psro, PsroConfig, RunLimits};

@@ -331,6 +331,26 @@ struct Staged {
 }
 
 /// A PSRO run: the loop state plus its components.
+///
+/// # Examples
+///
+/// PSRO with the `uniform` meta-solver and exact best responses is fictitious play:
+///
+/// ```
+/// use metagame_games::{registry, ExactEvaluator, GameTree};
+/// use metagame_populations::{run_loop, ExactBestResponse, Psro, PsroConfig, RunLimits};
+/// use metagame_solvers::uniform::Uniform;
+///
+/// let tree = GameTree::build(&registry::load("kuhn_poker")?)?;
+/// let oracle = Box::new(ExactBestResponse::default());
+/// let mut psro = Psro::new(&tree, PsroConfig::default(), Box::new(Uniform), oracle, Box::new(ExactEvaluator))?;
+/// let run = run_loop(&mut psro, &RunLimits::iterations(10), &mut ())?;
+/// assert_eq!(run.reports.len(), 11); // iteration 0, then one per iteration
+/// // Best responses found again are not added twice: fewer distinct members than responses.
+/// assert!(psro.state().population.sizes().iter().all(|&n| n <= 11));
+/// assert!(run.reports[10].nash_conv < run.reports[0].nash_conv);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Psro<'t> {
     tree: &'t GameTree,
     config: PsroConfig,

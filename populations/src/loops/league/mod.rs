@@ -472,6 +472,21 @@ pub struct LeagueReport {
 }
 
 /// An AlphaStar league on a 2-player game's tree.
+///
+/// # Examples
+///
+/// ```
+/// use metagame_games::{registry, GameTree};
+/// use metagame_populations::{run_loop, League, LeagueConfig, LeagueReport, RunLimits};
+///
+/// let tree = GameTree::build(&registry::load("kuhn_poker")?)?;
+/// let config = LeagueConfig::builder().episodes_per_round(2000).seed(1).build()?;
+/// let mut league = League::new(&tree, config)?;
+/// let run = run_loop(&mut league, &RunLimits::iterations(5), &mut ())?;
+/// let last: LeagueReport = run.reports.last().unwrap().details.get().unwrap();
+/// assert_eq!(last.matches.len(), 3); // one match per learning agent and round
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct League<'t> {
     tree: &'t GameTree,
     config: LeagueConfig,
