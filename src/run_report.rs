@@ -26,7 +26,7 @@ pub struct RunCheckpoint<S = serde_json::Value> {
 impl RunCheckpoint {
     /// The checkpoint in today's form: an older one's history (in `state.reports`) moved to
     /// `reports`.
-    pub(crate) fn migrated(mut self) -> Self {
+    pub fn migrated(mut self) -> Self {
         if self.reports.is_empty()
             && let Some(old) = self.state.as_object_mut().and_then(|state| state.remove("reports"))
             && let Ok(reports) = serde_json::from_value(old)

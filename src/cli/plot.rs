@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use metagame::RunCheckpoint;
 use metagame::plots::{Curve, compare_svg};
 use serde_json::Value;
 
@@ -43,14 +44,33 @@ struct Run {
     points: Vec<(f64, f64)>,
 }
 
-fn read_run(dir: &Path, x: XAxis) -> anyhow::Result<Run> {
+/// A run folder's report: `report.json` when the run finished, else what its checkpoint
+/// holds (a run still going, or one that was killed), as the same JSON shape.
+fn read_report(dir: &Path) -> anyhow::Result<(PathBuf, Value)> {
     let path = dir.join("report.json");
-    if !path.is_file() {
-        bail!("{} has no report.json (not a finished run folder)", dir.display());
+    if path.is_file() {
+        let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        let report =
+            serde_json::from_str(&text).with_context(|| format!("{} is not a report", path.display()))?;
+        return Ok((path, report));
     }
-    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    let report: Value =
-        serde_json::from_str(&text).with_context(|| format!("{} is not a report", path.display()))?;
+    let checkpoint = dir.join(metagame::CHECKPOINT_FILE);
+    if !checkpoint.is_file() {
+        bail!(
+            "{} has neither report.json nor {} (not a run folder)",
+            dir.display(),
+            metagame::CHECKPOINT_FILE
+        );
+    }
+    let saved: RunCheckpoint = metagame::populations::checkpoint::load::<RunCheckpoint>(&checkpoint)
+        .with_context(|| format!("reading {}", checkpoint.display()))?
+        .migrated();
+    let report = serde_json::json!({ "config": saved.config, "iterations": saved.reports });
+    Ok((checkpoint, report))
+}
+
+fn read_run(dir: &Path, x: XAxis) -> anyhow::Result<Run> {
+    let (path, report) = read_report(dir)?;
     let (Some(config), Some(iterations)) = (report["config"].as_object(), report["iterations"].as_array())
     else {
         bail!("{} is not a run report (no config or iterations)", path.display());

@@ -311,3 +311,27 @@ fn plot_by_episodes_refuses_runs_without_episodes() {
     assert!(err.contains("played no episodes") && err.contains(run.to_str().unwrap()), "{err}");
     assert!(!out.exists());
 }
+
+/// A run that was killed (or is still going) has no report.json yet; `plot` draws it from
+/// its checkpoint.
+#[test]
+fn plot_draws_a_killed_run_from_its_checkpoint() {
+    let dir = temp_dir("plot-killed");
+    let run = dir.join("killed");
+    let o = metagame(&[
+        "run",
+        &example("leduc_psro.toml"),
+        "--out",
+        run.to_str().unwrap(),
+        "--overwrite",
+        "--stop-after",
+        "4",
+    ]);
+    assert_eq!(o.status.code(), Some(130), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!run.join("report.json").exists() && run.join("checkpoint.json").exists());
+    let out = dir.join("fig.svg");
+    let o = metagame(&["plot", run.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let svg = std::fs::read_to_string(&out).unwrap();
+    assert!(svg.starts_with("<svg") || svg.contains("<svg"), "not a figure");
+}
