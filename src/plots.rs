@@ -450,7 +450,10 @@ pub(crate) fn payoffs_figure(game: &NormalFormGame, mixtures: &[Vec<f64>]) -> Op
         axis_number(lo, false),
         axis_number(hi, false)
     );
-    Some(svg_text((1150, 640), |root| {
+    // Without meta-mixtures (the league's payoff table) the heat map is the whole figure.
+    let with_mixtures = mixtures.iter().any(|m| !m.is_empty());
+    let size = if with_mixtures { (1150, 640) } else { (760, 640) };
+    Some(svg_text(size, |root| {
         let (left, right) = root.split_horizontally(760);
         let (map_area, bar_area) = left.split_horizontally(670);
         let mut chart = ChartBuilder::on(&map_area)
@@ -497,7 +500,8 @@ pub(crate) fn payoffs_figure(game: &NormalFormGame, mixtures: &[Vec<f64>]) -> Op
             |v| axis_number(v, false),
         )?;
 
-        for (p, area) in right.split_evenly((2, 1)).iter().enumerate() {
+        let panels = if with_mixtures { right.split_evenly((2, 1)) } else { Vec::new() };
+        for (p, area) in panels.iter().enumerate() {
             let mix = mixtures.get(p).cloned().unwrap_or_default();
             let n = mix.len().max(1);
             let top = (mix.iter().copied().fold(0.0, f64::max) * 1.15).clamp(0.05, 1.0);
