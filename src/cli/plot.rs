@@ -57,7 +57,7 @@ fn read_report(dir: &Path) -> anyhow::Result<(PathBuf, Value)> {
     let checkpoint = dir.join(metagame::CHECKPOINT_FILE);
     if !checkpoint.is_file() {
         bail!(
-            "{} has neither report.json nor {} (not a run folder)",
+            "{} has no report.json and no {} (not a run folder)",
             dir.display(),
             metagame::CHECKPOINT_FILE
         );
