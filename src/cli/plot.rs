@@ -56,11 +56,7 @@ fn read_report(dir: &Path) -> anyhow::Result<(PathBuf, Value)> {
     }
     let checkpoint = dir.join(metagame::CHECKPOINT_FILE);
     if !checkpoint.is_file() {
-        bail!(
-            "{} has no report.json and no {} (not a run folder)",
-            dir.display(),
-            metagame::CHECKPOINT_FILE
-        );
+        bail!("{} has no report.json and no {} (not a run folder)", dir.display(), metagame::CHECKPOINT_FILE);
     }
     let saved: RunCheckpoint = metagame::populations::checkpoint::load::<RunCheckpoint>(&checkpoint)
         .with_context(|| format!("reading {}", checkpoint.display()))?
