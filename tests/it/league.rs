@@ -148,6 +148,12 @@ fn bad_league_configs_fail_in_one_line() {
         ("coaches = 2", "unknown field `coaches`"),
         ("meta_solver = \"nash\"", "not read by algorithm `league`"),
         ("episodes_per_round = -5", "-5"),
+        ("episodes_per_entry = 500", "field `episodes_per_entry` is not read by evaluator `exact`"),
+        (
+            "[learner]\nepisodes_per_response = 10",
+            "field `learner.episodes_per_response` is not read by algorithm `league`",
+        ),
+        ("[learner]\nwarm_start = true", "field `learner.warm_start` is not read by algorithm `league`"),
     ] {
         let path = dir.join("bad.toml");
         std::fs::write(&path, format!("game = \"kuhn_poker\"\nalgorithm = \"league\"\n{extra}\n")).unwrap();

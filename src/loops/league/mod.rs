@@ -42,13 +42,39 @@ impl LoopSection for LeagueSection {
 
     fn parse(table: &Table) -> Result<Self, FieldError> {
         let evaluator: EvaluatorName = parse_name(table, "evaluator")?.unwrap_or_default();
+        if !evaluator.samples() && table.contains_key("episodes_per_entry") {
+            return Err(FieldError(format!(
+                "field `episodes_per_entry` is not read by evaluator `{evaluator}` (only by the sampled ones: cpu, gpu)"
+            )));
+        }
+        // The league trains every round for `episodes_per_round` from the learners it keeps:
+        // these Q-learning fields (a PSRO oracle's) mean nothing here.
+        if let Some(Value::Table(learner)) = table.get("learner") {
+            for field in ["episodes_per_response", "warm_start"] {
+                if learner.contains_key(field) {
+                    return Err(FieldError(format!(
+                        "field `learner.{field}` is not read by algorithm `league` (its agents train episodes_per_round per round)"
+                    )));
+                }
+            }
+        }
         let league = group::<LeagueConfigBuilder>(table, LeagueConfigBuilder::FIELDS)?.build()?;
         Ok(LeagueSection { league, evaluator })
     }
 
     fn write(&self, table: &mut Table) {
         table.insert("evaluator".into(), Value::String(self.evaluator.into()));
-        table.extend(table_of(LeagueConfigBuilder::from(self.league.clone())));
+        let mut league = table_of(LeagueConfigBuilder::from(self.league.clone()));
+        // Written as read: without the fields the league refuses (episodes per entry with an
+        // exact evaluator, two Q-learning fields).
+        if !self.evaluator.samples() {
+            league.remove("episodes_per_entry");
+        }
+        if let Some(Value::Table(learner)) = league.get_mut("learner") {
+            learner.remove("episodes_per_response");
+            learner.remove("warm_start");
+        }
+        table.extend(league);
     }
 
     fn figure_title(&self) -> String {
