@@ -308,8 +308,6 @@ pub(crate) struct Driver<'a> {
     options: &'a RunOptions,
     observer: &'a mut dyn FnMut(&IterationReport) -> ControlFlow<()>,
     saved: Option<(serde_json::Value, Vec<IterationReport>)>,
-    /// Continuing from a checkpoint (not a fresh start, nor a start again).
-    resumed: bool,
 }
 
 fn checkpoint_err(path: PathBuf, reason: impl Into<String>) -> Error {
@@ -344,8 +342,7 @@ impl<'a> Driver<'a> {
         } else {
             None
         };
-        let resumed = saved.is_some();
-        Ok(Self { config, options, observer, saved, resumed })
+        Ok(Self { config, options, observer, saved })
     }
 
     /// Whether `dir` holds a run of `config` that stopped before its first checkpoint: its
@@ -401,11 +398,13 @@ impl Drive for Driver<'_> {
         mut lp: L,
         figures: impl FnOnce(&L, &[IterationReport], &str, &Path) -> Result<()>,
     ) -> Result<Option<RunReport>> {
-        let Driver { config, options, observer, resumed, saved } = self;
+        let Driver { config, options, observer, saved } = self;
+        // Continuing from a checkpoint (not a fresh start, nor a start again).
+        let resumed = saved.is_some();
         // The run's reports: the checkpoint's when resuming, else the loop's first.
         let mut history: Vec<IterationReport> = match saved {
-            Some((_, reports)) if resumed => reports,
-            _ => lp.last_report().cloned().into_iter().collect(),
+            Some((_, reports)) => reports,
+            None => lp.last_report().cloned().into_iter().collect(),
         };
         let dir = &options.out_dir;
         let limits: &RunLimits = config.limits();

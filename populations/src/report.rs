@@ -118,7 +118,8 @@ impl Details {
         if self.0.is_empty() {
             return None;
         }
-        serde_json::from_value(serde_json::Value::Object(self.0.clone())).ok()
+        // Read in place: a league's part holds every member's rating, not worth a copy.
+        T::deserialize(&self.0).ok()
     }
 
     /// True when the loop wrote no part.

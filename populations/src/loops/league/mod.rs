@@ -497,10 +497,6 @@ pub struct League<'t> {
     last: IterationReport,
 }
 
-fn members_of(state: &LeagueState) -> usize {
-    state.members.len()
-}
-
 /// Learning agent `agent`'s matchmaking stream in `round` (Philox, keyed; see
 /// [`MatchmakingRng`]). Its uniforms by purpose: the first the main agent's branch, the
 /// second the main agent chosen, the third the matchmaker's draw, the fourth the reset.
@@ -603,7 +599,7 @@ impl<'t> League<'t> {
             matches_by_role: BTreeMap::new(),
             payoffs: Vec::new(),
         };
-        let last = IterationReport::new(0, vec![members_of(&state)], 0.0, None);
+        let last = IterationReport::new(0, vec![state.members.len()], 0.0, None);
         let mut league = Self { tree, config, state, learners, evaluator: Box::new(ExactEvaluator), last };
         let mut report = league.report(0, 0, PhaseTimes::default(), RoundEvents::default())?;
         report.elapsed_s = started.elapsed().as_secs_f64();
