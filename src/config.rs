@@ -73,22 +73,54 @@ impl ExperimentConfig {
     /// [`Error::Config`] naming the bad field: a field the algorithm does not read (naming the
     /// algorithm), an unknown game or component name, values out of range.
     pub fn from_toml_str(text: &str, path: &Path) -> Result<Self> {
-        let bad = |reason: String| Error::Config { path: path.into(), reason };
         let table: Table = toml::from_str(text).map_err(|e| syntax_error(text, path, &e))?;
-        Self::from_table(table).map_err(|FieldError(reason)| bad(reason))
+        Self::from_table(table, path, None)
     }
 
-    fn from_table(table: Table) -> Result<Self, FieldError> {
-        let game = string_field(&table, "game")?
-            .ok_or_else(|| FieldError("missing field `game`".into()))?
-            .to_string();
+    /// A config for a run on a game given as a tree rather than by a registry name (a game
+    /// read from OpenSpiel, say): the `game` field may be left out, and where present it must
+    /// be `game_name`; it is not looked up in the registry.
+    ///
+    /// # Errors
+    ///
+    /// As [`ExperimentConfig::from_toml_str`]; [`Error::Config`] when `game` names another
+    /// game than `game_name`.
+    pub fn from_toml_str_on(text: &str, path: &Path, game_name: &str) -> Result<Self> {
+        let table: Table = toml::from_str(text).map_err(|e| syntax_error(text, path, &e))?;
+        Self::from_table(table, path, Some(game_name))
+    }
+
+    /// A config from its parsed table; `on`: as [`ExperimentConfig::from_toml_str_on`] when
+    /// `Some(game_name)`, as [`ExperimentConfig::from_toml_str`] when `None`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] naming the bad field.
+    pub fn from_table(table: Table, path: &Path, on: Option<&str>) -> Result<Self> {
+        Self::parse_table(table, on).map_err(|FieldError(reason)| Error::Config { path: path.into(), reason })
+    }
+
+    fn parse_table(mut table: Table, on: Option<&str>) -> Result<Self, FieldError> {
+        let game = match (string_field(&table, "game")?, on) {
+            (None, None) => return Err(FieldError("missing field `game`".into())),
+            (Some(game), Some(given)) if game != given => {
+                return Err(FieldError(format!(
+                    "game: the config names `{game}`, but the run is on the game `{given}`"
+                )));
+            }
+            (Some(game), _) => game.to_string(),
+            (None, Some(given)) => given.to_string(),
+        };
+        table.insert("game".into(), Value::String(game.clone()));
         let name = string_field(&table, "algorithm")?
             .ok_or_else(|| FieldError("missing field `algorithm`".into()))?;
         let algorithm = Algorithm::from_name(name).ok_or_else(|| {
             let known: Vec<&str> = Algorithm::ALL.iter().map(|a| a.as_str()).collect();
             FieldError(format!("algorithm: unknown algorithm `{name}`; known: {}", known.join(", ")))
         })?;
-        metagame_games::registry::load(&game).map_err(|e| FieldError(format!("game: {e}")))?;
+        if on.is_none() {
+            metagame_games::registry::load(&game).map_err(|e| FieldError(format!("game: {e}")))?;
+        }
 
         // The fields this algorithm reads: its section's and every run's limits.
         let mut reads: Vec<&str> = vec!["game", "algorithm"];
@@ -190,6 +222,6 @@ impl From<ExperimentConfig> for Table {
 impl TryFrom<Table> for ExperimentConfig {
     type Error = String;
     fn try_from(table: Table) -> Result<Self, String> {
-        ExperimentConfig::from_table(table).map_err(|FieldError(reason)| reason)
+        ExperimentConfig::parse_table(table, None).map_err(|FieldError(reason)| reason)
     }
 }

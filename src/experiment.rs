@@ -5,14 +5,14 @@
 
 use std::ops::ControlFlow;
 
-use metagame_games::{GameTree, registry};
+use metagame_games::{AnyGame, GameTree, registry};
 use metagame_populations::IterationReport;
 
 use crate::components::Components;
 
 use crate::config::ExperimentConfig;
 use crate::driver::{Driver, RunOptions};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::run_report::RunReport;
 
 /// Run an experiment with the components its config names. `observer` sees every
@@ -70,8 +70,50 @@ pub fn run_experiment_with(
     components: Components,
     observer: &mut dyn FnMut(&IterationReport) -> ControlFlow<()>,
 ) -> Result<Option<RunReport>> {
-    let driver = Driver::new(config, options, observer)?;
     let game = registry::load(config.game())?;
     let tree = GameTree::build(&game)?;
-    config.algorithm().run(&game, &tree, driver, components)
+    run_with(config, Some(&game), &tree, options, components, observer)
+}
+
+/// [`run_experiment_with`] on a game given as its tree (a game read from OpenSpiel, say)
+/// instead of the registry game the config names; the config's `game` is the tree's name
+/// ([`ExperimentConfig::from_toml_str_on`]).
+///
+/// # Errors
+///
+/// As [`run_experiment`]; [`Error::Config`] when the config names another game than the
+/// tree's, or when an oracle is given to a loop that does not ask one.
+pub fn run_experiment_on(
+    config: &ExperimentConfig,
+    tree: &GameTree,
+    options: &RunOptions,
+    components: Components,
+    observer: &mut dyn FnMut(&IterationReport) -> ControlFlow<()>,
+) -> Result<Option<RunReport>> {
+    if config.game() != tree.name() {
+        return Err(Error::Config {
+            path: "<config>".into(),
+            reason: format!("game: the config names `{}`, but the tree is of `{}`", config.game(), tree.name()),
+        });
+    }
+    run_with(config, None, tree, options, components, observer)
+}
+
+fn run_with(
+    config: &ExperimentConfig,
+    game: Option<&AnyGame>,
+    tree: &GameTree,
+    options: &RunOptions,
+    components: Components,
+    observer: &mut dyn FnMut(&IterationReport) -> ControlFlow<()>,
+) -> Result<Option<RunReport>> {
+    let algorithm = config.algorithm().algorithm();
+    if components.oracle.is_some() && !algorithm.uses_oracle() {
+        return Err(Error::Config {
+            path: "<config>".into(),
+            reason: format!("algorithm `{}` trains its own responses and takes no oracle", algorithm.as_str()),
+        });
+    }
+    let driver = Driver::new(config, options, observer)?;
+    config.algorithm().run(game, tree, driver, components)
 }

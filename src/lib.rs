@@ -57,7 +57,7 @@ pub use components::Components;
 pub use config::ExperimentConfig;
 pub use driver::{CHECKPOINT_FILE, META_GAME_FILE, REPORT_FILE, RunOptions};
 pub use error::{BoxError, Error, Result};
-pub use experiment::{run_experiment, run_experiment_with};
+pub use experiment::{run_experiment, run_experiment_on, run_experiment_with};
 // Every loop's section and the `Algorithm` / `AlgorithmConfig` the `loops!` list makes.
 pub use loops::*;
 pub use registry::{EvaluatorName, LearnerSettings, MetaSolverName, OracleName};

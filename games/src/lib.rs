@@ -36,6 +36,7 @@ mod aggregate;
 mod error;
 mod evaluator;
 mod exact;
+mod explicit;
 pub mod flat;
 mod game;
 mod game_info;
@@ -61,6 +62,7 @@ pub use exact::{
     NashConvReport, TIE_TOLERANCE, TieBreak, best_response, best_response_with, expected_returns,
     exploitability, nash_conv, nash_conv_report,
 };
+pub use explicit::{ExplicitGame, ExplicitGameBuilder, ExplicitState};
 pub use game::{ActionId, Game, PlayerId, State, Turn};
 pub use kuhn::{KuhnPoker, KuhnState};
 pub use leduc::{LeducPoker, LeducState};

@@ -79,6 +79,18 @@ impl TabularPolicy {
         Ok(p)
     }
 
+    /// A policy from its dense row-major table (`[infoset * num_actions + action]`, as
+    /// [`TabularPolicy::as_slice`] gives it), checked with [`TabularPolicy::validate`].
+    ///
+    /// # Errors
+    ///
+    /// As [`TabularPolicy::validate`].
+    pub fn from_dense(tree: &GameTree, probs: Vec<f64>) -> Result<Self> {
+        let p = Self { probs, num_actions: tree.num_actions() };
+        p.validate(tree)?;
+        Ok(p)
+    }
+
     /// Number of columns (the game's distinct actions).
     pub fn num_actions(&self) -> usize {
         self.num_actions

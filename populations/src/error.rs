@@ -20,6 +20,15 @@ pub enum Error {
     /// A learner refused its settings or failed to train (from the learners crate).
     #[error("learner: {0}")]
     Learner(#[source] metagame_learners::Error),
+    /// An oracle given from outside the library (a Python object, say) failed or answered
+    /// something that is not a policy of the game.
+    #[error("oracle {name}: {reason}")]
+    Oracle {
+        /// The oracle's name.
+        name: String,
+        /// What went wrong.
+        reason: String,
+    },
     /// A configuration that cannot run (the message names the field).
     #[error("invalid config: {0}")]
     Config(String),

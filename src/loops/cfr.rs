@@ -45,7 +45,7 @@ impl LoopSection for CfrSection {
 
     fn run<D: Drive>(
         &self,
-        _game: &AnyGame,
+        _game: Option<&AnyGame>,
         tree: &GameTree,
         mut driver: D,
         _components: Components,

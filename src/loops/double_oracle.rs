@@ -41,13 +41,13 @@ impl LoopSection for DoubleOracleSection {
 
     fn run<D: Drive>(
         &self,
-        game: &AnyGame,
+        game: Option<&AnyGame>,
         tree: &GameTree,
         mut driver: D,
         _components: Components,
     ) -> Result<D::Output> {
         let normal_form = match game {
-            AnyGame::Matrix(m) => m.normal_form().clone(),
+            Some(AnyGame::Matrix(m)) => m.normal_form().clone(),
             _ => NormalFormGame::from_tree(tree)?,
         };
         let run = match driver.saved_state()? {

@@ -21,6 +21,7 @@ pub struct FxpSection {
 
 impl LoopSection for FxpSection {
     const NAME: &'static str = "fxp";
+    const USES_ORACLE: bool = true;
     const TITLE: &'static str = "FXP";
     const ABOUT: &'static str = "Fictitious Cross-Play: a main policy and a population of counters";
     const EXAMPLE: &'static str = include_str!("../../examples/config/fxp.toml");
@@ -41,7 +42,7 @@ impl LoopSection for FxpSection {
 
     fn run<D: Drive>(
         &self,
-        _game: &AnyGame,
+        _game: Option<&AnyGame>,
         tree: &GameTree,
         mut driver: D,
         components: Components,

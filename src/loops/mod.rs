@@ -97,14 +97,20 @@ pub(crate) trait LoopSection: Clone + Debug + PartialEq + Sized {
         Self::TITLE.into()
     }
 
-    /// Build the loop (new, or from the driver's saved state) and drive it.
+    /// True when the loop asks an oracle for its responses, so that a given one
+    /// ([`Components::oracle`]) is used; loops that train their own agents do not.
+    const USES_ORACLE: bool = false;
+
+    /// Build the loop (new, or from the driver's saved state) and drive it. `game` is the
+    /// registry game the tree was built from (`None` for a tree given as it is, such as a game
+    /// read from OpenSpiel).
     ///
     /// # Errors
     ///
     /// Component, game, checkpoint and I/O errors.
     fn run<D: Drive>(
         &self,
-        game: &AnyGame,
+        game: Option<&AnyGame>,
         tree: &GameTree,
         driver: D,
         components: Components,
@@ -154,6 +160,10 @@ macro_rules! loops {
             pub fn files(self) -> &'static [&'static str] {
                 match self { $(Algorithm::$variant => <$section as LoopSection>::FILES,)* }
             }
+            /// True when it asks an oracle for its responses (so a given oracle is used).
+            pub fn uses_oracle(self) -> bool {
+                match self { $(Algorithm::$variant => <$section as LoopSection>::USES_ORACLE,)* }
+            }
             /// The fields its section reads (besides `game`, `algorithm` and the run limits).
             pub fn fields(self) -> Vec<&'static str> {
                 match self { $(Algorithm::$variant => <$section as LoopSection>::fields(),)* }
@@ -194,7 +204,7 @@ macro_rules! loops {
             }
             pub(crate) fn run<D: Drive>(
                 &self,
-                game: &AnyGame,
+                game: Option<&AnyGame>,
                 tree: &GameTree,
                 driver: D,
                 components: Components,

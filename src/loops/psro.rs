@@ -51,6 +51,7 @@ struct TrembleField {
 
 impl LoopSection for PsroSection {
     const NAME: &'static str = "psro";
+    const USES_ORACLE: bool = true;
     const TITLE: &'static str = "PSRO";
     const ABOUT: &'static str = "Policy-Space Response Oracles with any meta-solver, oracle and evaluator";
     const EXAMPLE: &'static str = include_str!("../../examples/config/psro.toml");
@@ -122,7 +123,7 @@ impl LoopSection for PsroSection {
 
     fn run<D: Drive>(
         &self,
-        _game: &AnyGame,
+        _game: Option<&AnyGame>,
         tree: &GameTree,
         mut driver: D,
         components: Components,

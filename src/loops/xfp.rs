@@ -33,7 +33,7 @@ impl LoopSection for XfpSection {
 
     fn run<D: Drive>(
         &self,
-        _game: &AnyGame,
+        _game: Option<&AnyGame>,
         tree: &GameTree,
         mut driver: D,
         _components: Components,

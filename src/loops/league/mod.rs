@@ -83,7 +83,7 @@ impl LoopSection for LeagueSection {
 
     fn run<D: Drive>(
         &self,
-        _game: &AnyGame,
+        _game: Option<&AnyGame>,
         tree: &GameTree,
         mut driver: D,
         components: Components,

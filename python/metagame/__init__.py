@@ -1,0 +1,203 @@
+"""metagame: game-theoretic population training from Python.
+
+PSRO, fictitious play, CFR and AlphaStar-style leagues over populations of tabular
+policies; certified Nash (and CE/CCE, alpha-Rank) solvers for normal-form games; exact
+NashConv, best responses and expected returns on any game tree -- the built-in games
+(``load_game``) and any OpenSpiel game (``metagame.openspiel.from_pyspiel``).
+
+Every function takes policies in any of these forms: a ``Policy``, a numpy
+``[infosets x actions]`` array in ``game.infosets()`` row order, a dict of information
+states (OpenSpiel's ``TabularPolicy.to_dict()`` form or rows of probabilities), or an
+OpenSpiel ``TabularPolicy``. Bad input raises ``ValueError`` (or ``TypeError`` for a value
+of the wrong kind) with the CLI's one-line message.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Optional, Union
+
+from ._metagame import (
+    Game,
+    MetagameError,
+    NormalFormGame,
+    Policy,
+    ResponseRequest,
+    Solution,
+    __version__,
+    aggregate,
+    batch_elo,
+    best_response,
+    elo,
+    expected_returns,
+    exploitability,
+    games,
+    load_game,
+    melo,
+    nash_averaging,
+    nash_conv,
+    nash_conv_report,
+    solve,
+    solve_all,
+    solvers,
+    tabulate,
+)
+from ._metagame import NativeExperiment as _NativeExperiment
+
+__all__ = [
+    "Experiment",
+    "Game",
+    "MetagameError",
+    "NormalFormGame",
+    "Policy",
+    "ResponseRequest",
+    "Solution",
+    "__version__",
+    "aggregate",
+    "batch_elo",
+    "best_response",
+    "elo",
+    "expected_returns",
+    "exploitability",
+    "games",
+    "load_game",
+    "melo",
+    "nash_averaging",
+    "nash_conv",
+    "nash_conv_report",
+    "run",
+    "solve",
+    "solve_all",
+    "solvers",
+    "tabulate",
+]
+
+Config = Union[Mapping[str, Any], str, "os.PathLike[str]"]
+
+_CONFIG_FILE = "config.toml"
+
+
+def _read_config(config: Config) -> tuple[Any, Path, str]:
+    """The config as a dict or TOML text, the path messages name, and a run-folder stem."""
+    if isinstance(config, Mapping):
+        stem = f"{config.get('algorithm', 'run')}_{config.get('game', 'game')}"
+        return dict(config), Path("<config>"), stem
+    if isinstance(config, os.PathLike) or (
+        isinstance(config, str) and "\n" not in config and "=" not in config
+    ):
+        path = Path(config)
+        try:
+            text = path.read_text()
+        except OSError as e:
+            raise ValueError(f"{path}: cannot read: {e.strerror}") from None
+        return text, path, path.stem
+    if isinstance(config, str):
+        return config, Path("<config>"), "run"
+    raise TypeError(f"config: a dict, TOML text or a path, not {type(config).__name__}")
+
+
+def _safe_stem(stem: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in stem).strip("_") or "run"
+
+
+def _check_out_dir(out: Path, overwrite: bool) -> None:
+    """A fresh run goes into a new or empty folder, or replaces a run with overwrite=True."""
+    if not out.is_dir():
+        return
+    entries = [
+        e for e in os.listdir(out) if not e.startswith(".metagame.lock") and ".tmp-" not in e
+    ]
+    if not entries:
+        return
+    if not (out / _CONFIG_FILE).is_file():
+        raise ValueError(f"{out} is not empty and holds no run (no {_CONFIG_FILE}); choose a new or empty folder")
+    if not overwrite:
+        raise ValueError(
+            f"{out} already holds a run; pass overwrite=True to replace it, or resume=True to continue it"
+        )
+
+
+class Experiment:
+    """A training run stepped one iteration at a time.
+
+    ``config`` is a dict, TOML text, or the path of a TOML config (the CLI's configs:
+    ``metagame config --example psro``). ``out`` is the run folder (default
+    ``runs/<config name>``, as the CLI); ``game`` a ``Game`` to run on instead of the
+    registry game the config names (an OpenSpiel game, say: the config's ``game`` may then
+    be left out); ``oracle`` any object with ``respond(request) -> policy`` (a
+    ``ResponseRequest``; any policy form) for the loops that ask an oracle (PSRO, FXP).
+    ``resume=True`` continues the run in ``out`` from its checkpoint; ``overwrite=True``
+    replaces a previous run there.
+
+    Iterating yields every iteration's report as a dict. Breaking out, ``close()`` or the end
+    of a ``with`` block stops the run after the iteration in progress with its folder
+    written; Ctrl-C too, then KeyboardInterrupt is raised. An exception raised by the
+    oracle stops the run and is raised again; the last checkpoint resumes.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        out: Optional[Union[str, "os.PathLike[str]"]] = None,
+        game: Optional[Game] = None,
+        oracle: Any = None,
+        resume: bool = False,
+        overwrite: bool = False,
+    ) -> None:
+        if game is not None and not isinstance(game, Game):
+            raise TypeError(
+                f"game: a metagame.Game (load_game, or openspiel.from_pyspiel for a pyspiel game), not {type(game).__name__}"
+            )
+        if resume and config is None:
+            raise ValueError("resume: give the config of the run to continue")
+        body, source, stem = _read_config(config)
+        self.out = Path(out) if out is not None else Path("runs") / _safe_stem(stem)
+        if not resume:
+            _check_out_dir(self.out, overwrite)
+        self._native = _NativeExperiment(body, source, self.out, game=game, oracle=oracle, resume=resume)
+        self.reports: list[dict] = []
+
+    def __iter__(self) -> Iterator[dict]:
+        return self
+
+    def __next__(self) -> dict:
+        report = next(self._native)
+        self.reports.append(report)
+        return report
+
+    def close(self) -> Optional[dict]:
+        """Stop after the iteration in progress; the final report (``report.json``)."""
+        return self._native.close()
+
+    @property
+    def result(self) -> Optional[dict]:
+        """The final report (``report.json``'s content) once the run has ended, else None."""
+        return self._native.result
+
+    def __enter__(self) -> "Experiment":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._native.close()
+
+
+def run(
+    config: Config,
+    out: Optional[Union[str, "os.PathLike[str]"]] = None,
+    game: Optional[Game] = None,
+    oracle: Any = None,
+    resume: bool = False,
+    overwrite: bool = False,
+) -> dict:
+    """Run a config to its end and return the final report (``report.json``'s content).
+
+    The arguments are ``Experiment``'s; the run folder is the CLI's.
+    """
+    experiment = Experiment(config, out=out, game=game, oracle=oracle, resume=resume, overwrite=overwrite)
+    for _ in experiment:
+        pass
+    result = experiment.close()
+    if result is None:
+        raise MetagameError(f"the run in {experiment.out} ended without a report")
+    return result

@@ -1,0 +1,61 @@
+"""OpenSpiel interop: any pyspiel game as a metagame ``Game``, and policies to and from
+OpenSpiel's ``TabularPolicy``.
+
+``from_pyspiel`` walks the game's tree once through pyspiel (sequential games with
+information-state strings; any number of players, chance, general-sum), then every exact
+algorithm runs on it: ``nash_conv``, ``best_response``, PSRO, XFP, CFR, the league.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+from ._metagame import Game, Policy, walk_pyspiel
+
+#: The default node limit of ``from_pyspiel`` (as ``load_game``'s): 10 million nodes.
+DEFAULT_MAX_NODES = 10_000_000
+
+
+def from_pyspiel(game: Any, max_nodes: int = DEFAULT_MAX_NODES, progress: bool = True) -> Game:
+    """A metagame ``Game`` from a ``pyspiel.Game`` (or its game string).
+
+    Simultaneous-move games need ``pyspiel.convert_to_turn_based(game)`` first. Raises
+    ValueError for a game without information-state strings, and for a tree of more than
+    ``max_nodes`` nodes. ``progress`` shows a progress line on stderr (at a terminal) for
+    trees of more than 100 000 nodes; Ctrl-C stops the walk.
+    """
+    if isinstance(game, str):
+        import pyspiel
+
+        game = pyspiel.load_game(game)
+    if not hasattr(game, "new_initial_state") or not hasattr(game, "get_type"):
+        raise TypeError(f"from_pyspiel: a pyspiel.Game or a game string, not {type(game).__name__}")
+    if max_nodes < 1:
+        raise ValueError(f"max_nodes must be at least 1, got {max_nodes}")
+    return walk_pyspiel(game, max_nodes, progress)
+
+
+def to_tabular_policy(policy: Union[Policy, Any], pyspiel_game: Any, game: Game | None = None):
+    """An OpenSpiel ``TabularPolicy`` of ``pyspiel_game`` holding ``policy`` (a ``Policy``,
+    or any policy form with ``game`` given), for OpenSpiel's own algorithms."""
+    from open_spiel.python import policy as os_policy
+
+    if not isinstance(policy, Policy):
+        if game is None:
+            raise TypeError("to_tabular_policy: pass game= for a policy that is not a metagame.Policy")
+        policy = Policy(game, policy)
+    tabular = os_policy.TabularPolicy(pyspiel_game)
+    rows = policy.array
+    index = {key: i for i, key in enumerate(policy.game.infosets())}
+    for key, row in tabular.state_lookup.items():
+        if key not in index:
+            raise ValueError(
+                f"to_tabular_policy: the OpenSpiel game has the information state {key!r}, which the policy's game {policy.game.name} lacks"
+            )
+        tabular.action_probability_array[row] = rows[index[key]]
+    return tabular
+
+
+def from_tabular_policy(game: Game, tabular: Any) -> Policy:
+    """A ``Policy`` of ``game`` from an OpenSpiel ``TabularPolicy`` (or its ``to_dict()``)."""
+    return Policy(game, tabular)

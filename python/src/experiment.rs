@@ -1,0 +1,363 @@
+//! The training loops from Python: `Experiment` steps a run one iteration at a time on a
+//! thread of its own, with the CLI's run folder, checkpoints and resume; a Python object
+//! with `respond(request)` is an oracle.
+//!
+//! The run thread hands each iteration's report to Python and waits for the next `__next__`
+//! before it starts the next iteration, so the loop runs only as fast as Python consumes it,
+//! and Python code (the oracle) runs only while the main thread waits with the GIL released.
+
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use metagame::games::{GameTree, TabularPolicy};
+use metagame::populations::{self, Budget, IterationReport, Oracle, Response, ResponseRequest, TrainingStats};
+use metagame::{Components, ExperimentConfig, RunOptions, RunReport, run_experiment_on};
+use pyo3::exceptions::{PyStopIteration, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+
+use crate::convert::{json_to_py, toml_table};
+use crate::errors::{MetagameError, run_error};
+use crate::game::PyGame;
+use crate::policy::{PyPolicy, as_policy};
+
+/// What an oracle is asked: a response for ``player`` against ``opponents``.
+///
+/// ``opponents``: every opponent member with positive meta-probability, a list of dicts
+/// ``{"player", "id", "policy", "weight"}`` (the weights of one seat sum to 1);
+/// ``profile``: the opponents' mixtures aggregated into one Policy (what an exact best
+/// response answers); ``seed``: the seed of any sampling, keyed by the loop; ``budget``: the
+/// episodes the response may use (None: unlimited); ``warm_start``: a Policy to start from,
+/// or None.
+#[pyclass(frozen, module = "metagame", name = "ResponseRequest")]
+pub struct PyResponseRequest {
+    tree: Arc<GameTree>,
+    #[pyo3(get)]
+    player: usize,
+    opponents: Vec<(usize, u32, TabularPolicy, f64)>,
+    profile: TabularPolicy,
+    #[pyo3(get)]
+    seed: u64,
+    #[pyo3(get)]
+    budget: Option<u64>,
+    warm_start: Option<TabularPolicy>,
+}
+
+#[pymethods]
+impl PyResponseRequest {
+    /// The game.
+    #[getter]
+    fn game(&self) -> PyGame {
+        PyGame { tree: Arc::clone(&self.tree) }
+    }
+    /// The opponents' members with their weights.
+    #[getter]
+    fn opponents<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        self.opponents
+            .iter()
+            .map(|(player, id, policy, weight)| {
+                let d = PyDict::new(py);
+                d.set_item("player", player)?;
+                d.set_item("id", id)?;
+                d.set_item("policy", PyPolicy::new(&self.tree, policy.clone()))?;
+                d.set_item("weight", weight)?;
+                Ok(d)
+            })
+            .collect()
+    }
+    /// The opponents' mixtures aggregated into one behaviour policy.
+    #[getter]
+    fn profile(&self) -> PyPolicy {
+        PyPolicy::new(&self.tree, self.profile.clone())
+    }
+    /// A policy to start training from, or None.
+    #[getter]
+    fn warm_start(&self) -> Option<PyPolicy> {
+        self.warm_start.as_ref().map(|p| PyPolicy::new(&self.tree, p.clone()))
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "ResponseRequest(player={}, {} opponent members, seed={}, budget={:?})",
+            self.player,
+            self.opponents.len(),
+            self.seed,
+            self.budget
+        )
+    }
+}
+
+/// A Python object with a `respond(request)` method, as an oracle. An exception it raises
+/// is kept to be raised again by the run.
+struct PythonOracle {
+    object: Py<PyAny>,
+    tree: Arc<GameTree>,
+    raised: Arc<Mutex<Option<PyErr>>>,
+}
+
+impl Oracle for PythonOracle {
+    fn name(&self) -> &'static str {
+        "python"
+    }
+
+    fn respond(&mut self, request: &ResponseRequest<'_>) -> populations::Result<Response> {
+        let started = Instant::now();
+        let budget = match request.budget {
+            Budget::Episodes(n) => Some(n),
+            _ => None,
+        };
+        let asked = PyResponseRequest {
+            tree: Arc::clone(&self.tree),
+            player: request.player.0,
+            opponents: request.opponents.iter().map(|m| (m.player.0, m.id.0, m.policy.clone(), m.weight)).collect(),
+            profile: request.profile.clone(),
+            seed: request.seed,
+            budget,
+            warm_start: request.warm_start.cloned(),
+        };
+        let failed = |reason: String| populations::Error::Oracle { name: "python".into(), reason };
+        Python::attach(|py| {
+            let answer = match self.object.call_method1(py, "respond", (asked,)) {
+                Ok(answer) => answer,
+                Err(e) => {
+                    let message = e.to_string();
+                    *self.raised.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                    return Err(failed(format!("respond() raised {message}")));
+                }
+            };
+            let policy = as_policy(&self.tree, answer.bind(py))
+                .map_err(|e| failed(format!("respond() returned something that is not a policy of {}: {}", self.tree.name(), e.value(py))))?;
+            let mut stats = TrainingStats::default();
+            stats.seconds = started.elapsed().as_secs_f64();
+            Ok(Response::new(policy, stats))
+        })
+    }
+}
+
+enum Command {
+    Continue,
+    Stop,
+}
+
+/// A run in progress on its thread.
+struct Running {
+    /// In a lock only because a receiver is not `Sync` (it is used by one thread).
+    reports: Mutex<Receiver<String>>,
+    commands: SyncSender<Command>,
+    interrupt: Arc<AtomicBool>,
+    thread: Option<JoinHandle<metagame::Result<Option<RunReport>>>>,
+    raised: Arc<Mutex<Option<PyErr>>>,
+    /// The run thread waits for a command after the report it last handed over.
+    waiting: bool,
+}
+
+impl Running {
+    /// End the thread (after telling a waiting run to stop) and take its result.
+    fn finish(&mut self, py: Python<'_>) -> PyResult<Option<RunReport>> {
+        if self.waiting {
+            let _ = self.commands.send(Command::Stop);
+            self.waiting = false;
+        }
+        let Some(thread) = self.thread.take() else { return Ok(None) };
+        let result = py.detach(|| thread.join());
+        if let Some(e) = self.raised.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            return Err(e);
+        }
+        match result {
+            Ok(Ok(report)) => Ok(report),
+            Ok(Err(e)) => Err(run_error(&e)),
+            Err(_) => Err(MetagameError::new_err("the run thread panicked (a bug: please report it)")),
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // A run dropped unfinished (its Experiment garbage-collected) stops after its step
+        // with its folder written, as after Ctrl-C.
+        self.interrupt.store(true, Ordering::SeqCst);
+        if self.waiting {
+            let _ = self.commands.send(Command::Stop);
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// A run of the training loop a config names, stepped one iteration at a time:
+/// ``for report in Experiment(config): ...`` gives every iteration's report as a dict (the
+/// CLI's ``--json`` lines), and writes the CLI's run folder (checkpoints, report.json,
+/// figures, report.html). Breaking out of the loop, ``close()`` or leaving a ``with`` block
+/// stops the run after the iteration in progress with its folder written; Ctrl-C does the
+/// same and raises KeyboardInterrupt. ``result`` is the final report once it ends.
+///
+/// Use ``metagame.Experiment``, whose constructor (in Python) reads the config and checks
+/// the run folder; this is the native part.
+#[pyclass(module = "metagame._metagame", name = "NativeExperiment")]
+pub struct PyExperiment {
+    running: Option<Running>,
+    result: Option<String>,
+    out: PathBuf,
+}
+
+/// The config from a dict or TOML text, for a run on `tree` (a game given as its tree) or
+/// on the registry game it names.
+fn read_config(config: &Bound<'_, PyAny>, source: &Path, game: Option<&GameTree>) -> PyResult<ExperimentConfig> {
+    let parsed = if let Ok(dict) = config.cast::<PyDict>() {
+        let table = toml_table(dict)?;
+        match game {
+            Some(tree) => ExperimentConfig::from_table(table, source, Some(tree.name())),
+            None => ExperimentConfig::from_table(table, source, None),
+        }
+    } else if let Ok(text) = config.cast::<PyString>() {
+        let text = text.to_str()?;
+        match game {
+            Some(tree) => ExperimentConfig::from_toml_str_on(text, source, tree.name()),
+            None => ExperimentConfig::from_toml_str(text, source),
+        }
+    } else {
+        return Err(PyTypeError::new_err("config: a dict, TOML text or a path"));
+    };
+    parsed.map_err(|e| run_error(&e))
+}
+
+#[pymethods]
+impl PyExperiment {
+    #[new]
+    #[pyo3(signature = (config, source, out, game=None, oracle=None, resume=false))]
+    fn new(
+        py: Python<'_>,
+        config: &Bound<'_, PyAny>,
+        source: PathBuf,
+        out: PathBuf,
+        game: Option<&PyGame>,
+        oracle: Option<Py<PyAny>>,
+        resume: bool,
+    ) -> PyResult<Self> {
+        let config = read_config(config, &source, game.map(|g| g.tree.as_ref()))?;
+        let tree = match game {
+            Some(g) => Arc::clone(&g.tree),
+            None => {
+                let loaded = crate::game::load_tree(py, config.game(), None)?;
+                Arc::new(loaded)
+            }
+        };
+        let raised = Arc::new(Mutex::new(None));
+        let mut components = Components::default();
+        if let Some(object) = oracle {
+            if !object.bind(py).hasattr("respond")? {
+                return Err(PyTypeError::new_err("oracle: an object with a respond(request) method"));
+            }
+            if !config.algorithm().algorithm().uses_oracle() {
+                return Err(PyValueError::new_err(format!(
+                    "algorithm `{}` trains its own responses and takes no oracle",
+                    config.algorithm().algorithm().as_str()
+                )));
+            }
+            components = components.with_oracle(Box::new(PythonOracle { object, tree: Arc::clone(&tree), raised: Arc::clone(&raised) }));
+        }
+        let interrupt = Arc::new(AtomicBool::new(false));
+        let options = RunOptions::new(out.clone()).resume(resume).interrupt(Arc::clone(&interrupt));
+        let (report_tx, reports) = mpsc::sync_channel::<String>(1);
+        let (commands, command_rx) = mpsc::sync_channel::<Command>(1);
+        let thread = std::thread::spawn(move || {
+            let mut observer = |report: &IterationReport| {
+                // INVARIANT: reports are plain numbers, strings and lists.
+                let json = serde_json::to_string(report).expect("a report serialises");
+                if report_tx.send(json).is_err() {
+                    return ControlFlow::Break(());
+                }
+                match command_rx.recv() {
+                    Ok(Command::Continue) => ControlFlow::Continue(()),
+                    Ok(Command::Stop) | Err(_) => ControlFlow::Break(()),
+                }
+            };
+            run_experiment_on(&config, &tree, &options, components, &mut observer)
+        });
+        let running = Running { reports: Mutex::new(reports), commands, interrupt, thread: Some(thread), raised, waiting: false };
+        Ok(Self { running: Some(running), result: None, out })
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let Some(running) = self.running.as_mut() else { return Err(PyStopIteration::new_err(())) };
+        if running.waiting {
+            let _ = running.commands.send(Command::Continue);
+            running.waiting = false;
+        }
+        let next = loop {
+            let reports = &running.reports;
+            match py.detach(|| reports.lock().unwrap_or_else(|p| p.into_inner()).recv_timeout(Duration::from_millis(50))) {
+                Ok(json) => {
+                    running.waiting = true;
+                    break Ok(json);
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if let Err(signal) = py.check_signals() {
+                        // Ctrl-C: stop after the step in progress, write the folder, re-raise.
+                        running.interrupt.store(true, Ordering::SeqCst);
+                        break Err(signal);
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => break Err(PyStopIteration::new_err(())),
+            }
+        };
+        match next {
+            Ok(json) => {
+                let value: serde_json::Value = serde_json::from_str(&json).map_err(|e| MetagameError::new_err(e.to_string()))?;
+                json_to_py(py, &value)
+            }
+            Err(stop) => {
+                self.finish(py)?;
+                Err(stop)
+            }
+        }
+    }
+
+    /// Stop the run after the iteration in progress (its folder written) and return the
+    /// final report; a finished run's report again.
+    fn close<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.finish(py)?;
+        self.result(py)
+    }
+
+    /// The final report (``report.json``'s content) once the run has ended, else None.
+    #[getter]
+    fn result<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Some(json) = &self.result else { return Ok(None) };
+        let value: serde_json::Value = serde_json::from_str(json).map_err(|e| MetagameError::new_err(e.to_string()))?;
+        json_to_py(py, &value).map(Some)
+    }
+
+    /// The run folder.
+    #[getter]
+    fn out(&self) -> PathBuf {
+        self.out.clone()
+    }
+}
+
+impl PyExperiment {
+    fn finish(&mut self, py: Python<'_>) -> PyResult<()> {
+        let Some(mut running) = self.running.take() else { return Ok(()) };
+        let report = running.finish(py)?;
+        if let Some(report) = report {
+            // INVARIANT: a run report serialises (it was written as report.json).
+            self.result = Some(serde_json::to_string(&report).expect("a run report serialises"));
+        }
+        Ok(())
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyExperiment>()?;
+    m.add_class::<PyResponseRequest>()?;
+    Ok(())
+}

@@ -1,0 +1,149 @@
+//! `metagame.Game`: a game enumerated into its tree (a built-in game, or an OpenSpiel game
+//! walked through pyspiel), and `load_game`.
+
+use std::sync::Arc;
+
+use metagame::games::{GameTree, InfosetId, PlayerId, registry};
+use pyo3::exceptions::{PyIndexError, PyKeyError, PyValueError};
+use pyo3::prelude::*;
+
+use crate::errors::{interruptible, value_error};
+
+/// A game as its tree: every history enumerated once, information states grouped by player.
+/// Every exact computation (`nash_conv`, `best_response`, the loops) works on it.
+#[pyclass(frozen, module = "metagame", name = "Game")]
+pub struct PyGame {
+    pub tree: Arc<GameTree>,
+}
+
+impl PyGame {
+    pub fn new(tree: GameTree) -> Self {
+        Self { tree: Arc::new(tree) }
+    }
+
+    /// The index of an information state given by its string or its index.
+    pub fn infoset(&self, infoset: &Bound<'_, PyAny>) -> PyResult<InfosetId> {
+        if let Ok(i) = infoset.extract::<usize>() {
+            if i >= self.tree.num_infosets() {
+                return Err(PyIndexError::new_err(format!(
+                    "information state {i} is out of range: {} has {}",
+                    self.tree.name(),
+                    self.tree.num_infosets()
+                )));
+            }
+            return Ok(InfosetId(i));
+        }
+        let key: String = infoset.extract()?;
+        self.tree
+            .infoset_by_key(&key)
+            .ok_or_else(|| PyKeyError::new_err(format!("{} has no information state {key:?}", self.tree.name())))
+    }
+}
+
+#[pymethods]
+impl PyGame {
+    /// The game string (``"leduc_poker"``, or OpenSpiel's for a game read from it).
+    #[getter]
+    fn name(&self) -> &str {
+        self.tree.name()
+    }
+    /// Number of players.
+    #[getter]
+    fn num_players(&self) -> usize {
+        self.tree.num_players()
+    }
+    /// Number of distinct actions: the width of a policy array.
+    #[getter]
+    fn num_actions(&self) -> usize {
+        self.tree.num_actions()
+    }
+    /// Number of histories (nodes of the tree, chance and terminal nodes included).
+    #[getter]
+    fn num_nodes(&self) -> usize {
+        self.tree.num_nodes()
+    }
+    /// Number of information states of all players: the height of a policy array.
+    #[getter]
+    fn num_infosets(&self) -> usize {
+        self.tree.num_infosets()
+    }
+    /// The sum of every terminal's utilities when it is constant (0.0 for zero-sum games),
+    /// else None.
+    #[getter]
+    fn utility_sum(&self) -> Option<f64> {
+        self.tree.utility_sum()
+    }
+    /// The information-state strings, in policy-row order; only ``player``'s when given.
+    #[pyo3(signature = (player=None))]
+    fn infosets(&self, player: Option<usize>) -> PyResult<Vec<String>> {
+        let range = match player {
+            None => 0..self.tree.num_infosets(),
+            Some(p) if p < self.tree.num_players() => self.tree.infosets_of(PlayerId(p)),
+            Some(p) => {
+                return Err(PyValueError::new_err(format!(
+                    "player {p} does not exist: {} has {} players",
+                    self.tree.name(),
+                    self.tree.num_players()
+                )));
+            }
+        };
+        Ok(range.map(|i| self.tree.infoset_key(InfosetId(i)).to_string()).collect())
+    }
+    /// The row of a policy array that holds ``infoset`` (an information-state string).
+    fn infoset_index(&self, infoset: &Bound<'_, PyAny>) -> PyResult<usize> {
+        Ok(self.infoset(infoset)?.0)
+    }
+    /// The player who acts at ``infoset`` (a string or a row index).
+    fn infoset_player(&self, infoset: &Bound<'_, PyAny>) -> PyResult<usize> {
+        Ok(self.tree.infoset_player(self.infoset(infoset)?))
+    }
+    /// The legal actions at ``infoset`` (a string or a row index), ascending.
+    fn legal_actions(&self, infoset: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+        Ok(self.tree.legal_actions(self.infoset(infoset)?).iter().map(|a| a.0).collect())
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "Game({:?}: {} players, {} nodes, {} information states, {} actions)",
+            self.tree.name(),
+            self.tree.num_players(),
+            self.tree.num_nodes(),
+            self.tree.num_infosets(),
+            self.tree.num_actions()
+        )
+    }
+}
+
+/// Load a built-in game by its game string (``"kuhn_poker"``, ``"leduc_poker(players=3)"``,
+/// ``"liars_dice"``, a matrix game such as ``"matrix_rps"``) and enumerate its tree.
+///
+/// ``max_nodes`` caps the tree (default 10 million nodes); a larger game raises ValueError.
+#[pyfunction]
+#[pyo3(signature = (name, max_nodes=None))]
+fn load_game(py: Python<'_>, name: &str, max_nodes: Option<usize>) -> PyResult<PyGame> {
+    Ok(PyGame::new(load_tree(py, name, max_nodes)?))
+}
+
+/// The tree of the registry game `name` (Ctrl-C honoured while it is built).
+pub fn load_tree(py: Python<'_>, name: &str, max_nodes: Option<usize>) -> PyResult<GameTree> {
+    let game = registry::load(name).map_err(value_error)?;
+    let limit = max_nodes.unwrap_or(GameTree::DEFAULT_MAX_NODES);
+    interruptible(py, move || GameTree::build_with_limit(&game, limit))?.map_err(|e| match e {
+        metagame::games::Error::LimitExceeded { what, limit, .. } => {
+            PyValueError::new_err(format!("{what} has more than {limit} nodes; pass max_nodes= to raise the limit"))
+        }
+        other => value_error(other),
+    })
+}
+
+/// The game strings of the built-in games, with one line on each.
+#[pyfunction]
+fn games() -> Vec<(String, String)> {
+    registry::games().map(|g| (g.name.to_string(), g.about.to_string())).collect()
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyGame>()?;
+    m.add_function(wrap_pyfunction!(load_game, m)?)?;
+    m.add_function(wrap_pyfunction!(games, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,32 @@
+//! `metagame._metagame`: the native module of the `metagame` Python package.
+//!
+//! Each file wraps one part of the library: games and policies, exact evaluation, OpenSpiel
+//! games walked through pyspiel, normal-form games and their solvers, ratings, and the
+//! training loops with Python oracles. Errors become `ValueError` with the CLI's one-line
+//! message ([`errors`]); long calls release the GIL and honour Ctrl-C.
+
+use pyo3::prelude::*;
+
+mod convert;
+mod errors;
+mod exact;
+mod experiment;
+mod game;
+mod normal_form;
+mod policy;
+mod pyspiel;
+mod ratings;
+
+#[pymodule]
+fn _metagame(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("MetagameError", m.py().get_type::<errors::MetagameError>())?;
+    game::register(m)?;
+    policy::register(m)?;
+    exact::register(m)?;
+    pyspiel::register(m)?;
+    normal_form::register(m)?;
+    ratings::register(m)?;
+    experiment::register(m)?;
+    Ok(())
+}

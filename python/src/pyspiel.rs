@@ -1,0 +1,118 @@
+//! Any OpenSpiel game as a metagame game: its tree walked once through pyspiel (every
+//! history, with chance, any number of players, general-sum), then built and checked like
+//! the built-in games.
+
+use metagame::games::{ActionId, ExplicitGame, GameTree};
+use pyo3::exceptions::PyValueError;
+use pyo3::intern;
+use pyo3::prelude::*;
+
+use crate::errors::value_error;
+use crate::game::PyGame;
+
+/// How often (in nodes) the walk checks for Ctrl-C and redraws its progress.
+const CHECK_EVERY: usize = 10_000;
+/// Walks longer than this many nodes show a progress line on stderr.
+const PROGRESS_AFTER: usize = 100_000;
+
+fn enum_name(value: &Bound<'_, PyAny>) -> PyResult<String> {
+    value.getattr("name")?.extract()
+}
+
+/// Walk ``game`` (a ``pyspiel.Game``) into a metagame Game. Use
+/// ``metagame.openspiel.from_pyspiel``, which documents it.
+#[pyfunction]
+#[pyo3(signature = (game, max_nodes, progress))]
+fn walk_pyspiel(py: Python<'_>, game: &Bound<'_, PyAny>, max_nodes: usize, progress: bool) -> PyResult<PyGame> {
+    let name: String = game.str()?.extract()?;
+    let kind = game.call_method0("get_type")?;
+    if enum_name(&kind.getattr("dynamics")?)? == "SIMULTANEOUS" {
+        return Err(PyValueError::new_err(format!(
+            "{name} is a simultaneous-move game; pass pyspiel.convert_to_turn_based(game)"
+        )));
+    }
+    if !kind.getattr("provides_information_state_string")?.extract::<bool>()? {
+        return Err(PyValueError::new_err(format!(
+            "{name} has no information-state strings (its GameType.provides_information_state_string is False), which tabular policies are keyed by"
+        )));
+    }
+    let num_players: usize = game.call_method0("num_players")?.extract()?;
+    let num_actions: usize = game.call_method0("num_distinct_actions")?.extract()?;
+    let utility_sum = match enum_name(&kind.getattr("utility")?)?.as_str() {
+        "ZERO_SUM" => Some(0.0),
+        "CONSTANT_SUM" => Some(game.call_method0("utility_sum")?.extract::<f64>()?),
+        _ => None,
+    };
+    let mut builder = ExplicitGame::builder(name.clone(), num_players, num_actions, utility_sum);
+    let bar = progress.then(|| {
+        let bar = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} reading {msg} from pyspiel: {pos} nodes ({per_sec})")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        bar.set_message(name.clone());
+        bar
+    });
+    let too_large = || {
+        PyValueError::new_err(format!(
+            "the game tree of {name} has more than {max_nodes} nodes; pass max_nodes= to raise the limit"
+        ))
+    };
+    let mut stack = vec![(game.call_method0("new_initial_state")?, builder.root())];
+    let mut visited = 0usize;
+    while let Some((state, node)) = stack.pop() {
+        visited += 1;
+        if visited % CHECK_EVERY == 0 {
+            py.check_signals()?;
+            if let Some(bar) = &bar
+                && visited >= PROGRESS_AFTER
+            {
+                bar.set_position(visited as u64);
+            }
+        }
+        if state.call_method0(intern!(py, "is_terminal"))?.extract::<bool>()? {
+            let returns: Vec<f64> = state.call_method0(intern!(py, "returns"))?.extract()?;
+            builder.terminal(node, returns).map_err(value_error)?;
+            continue;
+        }
+        let (actions, children) = if state.call_method0(intern!(py, "is_chance_node"))?.extract::<bool>()? {
+            let outcomes: Vec<(usize, f64)> = state.call_method0(intern!(py, "chance_outcomes"))?.extract()?;
+            let outcomes: Vec<(ActionId, f64)> = outcomes.into_iter().map(|(a, p)| (ActionId(a), p)).collect();
+            let children = builder.chance(node, &outcomes).map_err(value_error)?;
+            (outcomes.into_iter().map(|o| o.0).collect::<Vec<_>>(), children)
+        } else if state.call_method0(intern!(py, "is_simultaneous_node"))?.extract::<bool>()? {
+            return Err(PyValueError::new_err(format!(
+                "{name} has simultaneous moves; pass pyspiel.convert_to_turn_based(game)"
+            )));
+        } else {
+            let player: i64 = state.call_method0(intern!(py, "current_player"))?.extract()?;
+            let player = usize::try_from(player)
+                .map_err(|_| PyValueError::new_err(format!("{name}: a state's current player is {player}")))?;
+            let key: String = state.call_method1(intern!(py, "information_state_string"), (player,))?.extract()?;
+            let legal: Vec<usize> = state.call_method0(intern!(py, "legal_actions"))?.extract()?;
+            let legal: Vec<ActionId> = legal.into_iter().map(ActionId).collect();
+            let children = builder.decision(node, player, &key, &legal).map_err(value_error)?;
+            (legal, children)
+        };
+        if builder.num_nodes() > max_nodes {
+            return Err(too_large());
+        }
+        for (a, child) in actions.into_iter().zip(children) {
+            stack.push((state.call_method1(intern!(py, "child"), (a.0,))?, child));
+        }
+    }
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let explicit = builder.finish().map_err(value_error)?;
+    let tree = py.detach(|| GameTree::build_with_limit(&explicit, max_nodes)).map_err(|e| match e {
+        metagame::games::Error::LimitExceeded { .. } => too_large(),
+        other => value_error(other),
+    })?;
+    Ok(PyGame::new(tree))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(walk_pyspiel, m)?)?;
+    Ok(())
+}
