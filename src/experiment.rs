@@ -93,7 +93,11 @@ pub fn run_experiment_on(
     if config.game() != tree.name() {
         return Err(Error::Config {
             path: "<config>".into(),
-            reason: format!("game: the config names `{}`, but the tree is of `{}`", config.game(), tree.name()),
+            reason: format!(
+                "game: the config names `{}`, but the tree is of `{}`",
+                config.game(),
+                tree.name()
+            ),
         });
     }
     run_with(config, None, tree, options, components, observer)
@@ -111,7 +115,10 @@ fn run_with(
     if components.oracle.is_some() && !algorithm.uses_oracle() {
         return Err(Error::Config {
             path: "<config>".into(),
-            reason: format!("algorithm `{}` trains its own responses and takes no oracle", algorithm.as_str()),
+            reason: format!(
+                "algorithm `{}` trains its own responses and takes no oracle",
+                algorithm.as_str()
+            ),
         });
     }
     let driver = Driver::new(config, options, observer)?;

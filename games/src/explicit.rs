@@ -14,9 +14,17 @@ use crate::game::{ActionId, Game, PlayerId, State, Turn};
 /// What one node of an [`ExplicitGame`] is.
 #[derive(Clone, Debug, PartialEq)]
 enum Node {
-    Decision { player: u32, infoset: u32, children: Vec<(ActionId, u32)> },
-    Chance { outcomes: Vec<(ActionId, f64, u32)> },
-    Terminal { returns: Vec<f64> },
+    Decision {
+        player: u32,
+        infoset: u32,
+        children: Vec<(ActionId, u32)>,
+    },
+    Chance {
+        outcomes: Vec<(ActionId, f64, u32)>,
+    },
+    Terminal {
+        returns: Vec<f64>,
+    },
     /// Added as a child, not described yet.
     Pending,
 }
@@ -134,7 +142,13 @@ impl ExplicitGameBuilder {
     ///
     /// [`Error::Unsupported`] for a node already described, a player or action out of range,
     /// or no legal action.
-    pub fn decision(&mut self, node: u32, player: usize, infoset: &str, legal: &[ActionId]) -> Result<Vec<u32>> {
+    pub fn decision(
+        &mut self,
+        node: u32,
+        player: usize,
+        infoset: &str,
+        legal: &[ActionId],
+    ) -> Result<Vec<u32>> {
         self.pending(node)?;
         if player >= self.num_players {
             return Err(Error::Unsupported(format!(
@@ -224,7 +238,11 @@ impl ExplicitGameBuilder {
             num_players: self.num_players,
             num_actions: self.num_actions,
             utility_sum: self.utility_sum,
-            nodes: Arc::new(Nodes { nodes: self.nodes, infosets: self.infosets, num_players: self.num_players }),
+            nodes: Arc::new(Nodes {
+                nodes: self.nodes,
+                infosets: self.infosets,
+                num_players: self.num_players,
+            }),
         })
     }
 }

@@ -66,6 +66,35 @@ impl SampledEvaluator {
         episodes: u64,
         seed: u64,
     ) -> Result<Vec<MatchTotals>> {
+        self.evaluate_flat_from(tree, flat, policies, matchups, 0, episodes, seed)
+    }
+
+    /// [`SampledEvaluator::evaluate_flat`] for matchups `first..first + matchups.len()` of a
+    /// larger call: matchup `k` here draws the streams of matchup `first + k` there, so a
+    /// call split into parts (across processes or machines) gives the totals of the whole
+    /// call bit for bit.
+    ///
+    /// # Errors
+    ///
+    /// As [`SampledEvaluator::evaluate_flat`]; [`Error::Shape`] when the matchup indices
+    /// pass `u32::MAX`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn evaluate_flat_from(
+        &self,
+        tree: &GameTree,
+        flat: &FlatTree,
+        policies: &[&TabularPolicy],
+        matchups: &[Matchup],
+        first: u64,
+        episodes: u64,
+        seed: u64,
+    ) -> Result<Vec<MatchTotals>> {
+        if first.checked_add(matchups.len() as u64).is_none_or(|end| end > u64::from(u32::MAX)) {
+            return Err(Error::Shape(format!(
+                "matchups {first}.. pass the {} matchups of one call",
+                u32::MAX
+            )));
+        }
         if flat.num_nodes() != tree.num_nodes() || flat.num_sequences() != tree.num_sequences() {
             return Err(Error::Shape(format!("the flat tree is not the tree of {}", tree.name())));
         }
@@ -93,7 +122,7 @@ impl SampledEvaluator {
                     |out, item| {
                         let (m, b) = (item / blocks, item % blocks);
                         let cum = &table[m as usize * s..(m as usize + 1) * s];
-                        flat.block_partial(cum, seed, m as u32, b, episodes, out);
+                        flat.block_partial(cum, seed, (first + m) as u32, b, episodes, out);
                         out.clone()
                     },
                 )
@@ -180,6 +209,26 @@ mod tests {
 
     fn on_threads<T: Send>(n: usize, f: impl FnOnce() -> T + Send) -> T {
         rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap().install(f)
+    }
+
+    /// A call split into parts with their first matchup indices gives the whole call's
+    /// totals: what lets payoff entries run on other processes (Ray tasks) bit for bit.
+    #[test]
+    fn a_split_call_equals_the_whole_call() {
+        let tree = GameTree::build(&registry::load("leduc_poker").unwrap()).unwrap();
+        let flat = FlatTree::new(&tree);
+        let pols = [TabularPolicy::uniform(&tree), random_policy(&tree, 1), random_policy(&tree, 2)];
+        let refs: Vec<&TabularPolicy> = pols.iter().collect();
+        let ms = all_matchups(2, refs.len());
+        let e = SampledEvaluator::new();
+        let whole = e.evaluate_flat(&tree, &flat, &refs, &ms, 5000, 7).unwrap();
+        let mut parts = Vec::new();
+        for (start, chunk) in [(0, &ms[..4]), (4, &ms[4..5]), (5, &ms[5..])] {
+            parts.extend(e.evaluate_flat_from(&tree, &flat, &refs, chunk, start, 5000, 7).unwrap());
+        }
+        assert_eq!(whole, parts);
+        let shifted = e.evaluate_flat_from(&tree, &flat, &refs, &ms[1..2], 0, 5000, 7).unwrap();
+        assert_ne!(shifted[0], whole[1], "the index keys the streams");
     }
 
     #[test]

@@ -14,6 +14,7 @@ of the wrong kind) with the CLI's one-line message.
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional, Union
@@ -72,6 +73,16 @@ __all__ = [
     "solvers",
     "tabulate",
 ]
+
+@functools.lru_cache(maxsize=16)
+def _game_from_source(kind: str, name: str) -> Game:
+    """A game rebuilt from where it came from (what a pickled Game holds), once per process."""
+    if kind == "registry":
+        return load_game(name)
+    from .openspiel import from_pyspiel
+
+    return from_pyspiel(name, progress=False)
+
 
 Config = Union[Mapping[str, Any], str, "os.PathLike[str]"]
 
@@ -144,6 +155,7 @@ class Experiment:
         oracle: Any = None,
         resume: bool = False,
         overwrite: bool = False,
+        _evaluator: Any = None,
     ) -> None:
         if game is not None and not isinstance(game, Game):
             raise TypeError(
@@ -155,7 +167,9 @@ class Experiment:
         self.out = Path(out) if out is not None else Path("runs") / _safe_stem(stem)
         if not resume:
             _check_out_dir(self.out, overwrite)
-        self._native = _NativeExperiment(body, source, self.out, game=game, oracle=oracle, resume=resume)
+        self._native = _NativeExperiment(
+            body, source, self.out, game=game, oracle=oracle, resume=resume, evaluator=_evaluator
+        )
         self.reports: list[dict] = []
 
     def __iter__(self) -> Iterator[dict]:

@@ -9,7 +9,12 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 
-create_exception!(metagame, MetagameError, PyException, "A run or computation that failed for a reason other than its input (I/O, a backend).");
+create_exception!(
+    metagame,
+    MetagameError,
+    PyException,
+    "A run or computation that failed for a reason other than its input (I/O, a backend)."
+);
 
 /// A `ValueError` with `e`'s message.
 pub fn value_error(e: impl Display) -> PyErr {
@@ -44,11 +49,15 @@ pub fn interruptible<T: Send + 'static>(
         let _ = tx.send(job());
     });
     loop {
-        match py.detach(|| rx.lock().unwrap_or_else(|p| p.into_inner()).recv_timeout(Duration::from_millis(50))) {
+        match py
+            .detach(|| rx.lock().unwrap_or_else(|p| p.into_inner()).recv_timeout(Duration::from_millis(50)))
+        {
             Ok(answer) => return Ok(answer),
             Err(mpsc::RecvTimeoutError::Timeout) => py.check_signals()?,
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                return Err(MetagameError::new_err("the computation stopped without an answer (a bug: please report it)"));
+                return Err(MetagameError::new_err(
+                    "the computation stopped without an answer (a bug: please report it)",
+                ));
             }
         }
     }

@@ -15,13 +15,16 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use metagame::games::{GameTree, TabularPolicy};
-use metagame::populations::{self, Budget, IterationReport, Oracle, Response, ResponseRequest, TrainingStats};
+use metagame::populations::{
+    self, Budget, IterationReport, Oracle, Response, ResponseRequest, TrainingStats,
+};
 use metagame::{Components, ExperimentConfig, RunOptions, RunReport, run_experiment_on};
 use pyo3::exceptions::{PyStopIteration, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
 use crate::convert::{json_to_py, toml_table};
+use crate::distributed::PythonEvaluator;
 use crate::errors::{MetagameError, run_error};
 use crate::game::PyGame;
 use crate::policy::{PyPolicy, as_policy};
@@ -36,6 +39,7 @@ use crate::policy::{PyPolicy, as_policy};
 /// or None.
 #[pyclass(frozen, module = "metagame", name = "ResponseRequest")]
 pub struct PyResponseRequest {
+    handle: PyGame,
     tree: Arc<GameTree>,
     #[pyo3(get)]
     player: usize,
@@ -48,12 +52,116 @@ pub struct PyResponseRequest {
     warm_start: Option<TabularPolicy>,
 }
 
+fn policy_array<'py>(
+    py: Python<'py>,
+    tree: &GameTree,
+    policy: &TabularPolicy,
+) -> Bound<'py, numpy::PyArray2<f64>> {
+    use numpy::IntoPyArray;
+    // INVARIANT: a policy of the tree has exactly this many entries.
+    ndarray::Array2::from_shape_vec((tree.num_infosets(), tree.num_actions()), policy.as_slice().to_vec())
+        .expect("a policy of the tree")
+        .into_pyarray(py)
+}
+
 #[pymethods]
 impl PyResponseRequest {
+    /// A request, as the loops make them (to test an oracle by hand, say): ``opponents`` a
+    /// list of ``(player, id, policy, weight)`` tuples or of dicts with those keys, the
+    /// policies in any policy form.
+    #[new]
+    #[pyo3(signature = (game, player, opponents, profile, seed=0, budget=None, warm_start=None))]
+    fn py_new(
+        game: &PyGame,
+        player: usize,
+        opponents: Vec<Bound<'_, PyAny>>,
+        profile: &Bound<'_, PyAny>,
+        seed: u64,
+        budget: Option<u64>,
+        warm_start: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let tree = &game.tree;
+        if player >= tree.num_players() {
+            return Err(PyValueError::new_err(format!(
+                "player {player} does not exist: {} has {} players",
+                tree.name(),
+                tree.num_players()
+            )));
+        }
+        let members = opponents
+            .iter()
+            .map(|o| {
+                let (seat, id, policy, weight): (usize, u32, Bound<'_, PyAny>, f64) = match o.cast::<PyDict>()
+                {
+                    Ok(d) => {
+                        let get = |k: &str| {
+                            d.get_item(k)?
+                                .ok_or_else(|| PyValueError::new_err(format!("opponent: missing `{k}`")))
+                        };
+                        (
+                            get("player")?.extract()?,
+                            get("id")?.extract()?,
+                            get("policy")?,
+                            get("weight")?.extract()?,
+                        )
+                    }
+                    Err(_) => o.extract()?,
+                };
+                Ok((seat, id, as_policy(tree, &policy)?, weight))
+            })
+            .collect::<PyResult<_>>()?;
+        Ok(Self {
+            handle: game.handle(),
+            tree: Arc::clone(tree),
+            player,
+            opponents: members,
+            profile: as_policy(tree, profile)?,
+            seed,
+            budget,
+            warm_start: warm_start.map(|w| as_policy(tree, w)).transpose()?,
+        })
+    }
+    /// Pickle as the constructor's arguments (for Ray tasks).
+    #[allow(clippy::type_complexity)]
+    fn __reduce__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(
+        Bound<'py, PyAny>,
+        (
+            PyGame,
+            usize,
+            Vec<(usize, u32, Bound<'py, numpy::PyArray2<f64>>, f64)>,
+            Bound<'py, numpy::PyArray2<f64>>,
+            u64,
+            Option<u64>,
+            Option<Bound<'py, numpy::PyArray2<f64>>>,
+        ),
+    )> {
+        let class = py.get_type::<PyResponseRequest>().into_any();
+        let opponents = self
+            .opponents
+            .iter()
+            .map(|(p, id, pol, w)| (*p, *id, policy_array(py, &self.tree, pol), *w))
+            .collect();
+        let warm = self.warm_start.as_ref().map(|w| policy_array(py, &self.tree, w));
+        Ok((
+            class,
+            (
+                self.game(),
+                self.player,
+                opponents,
+                policy_array(py, &self.tree, &self.profile),
+                self.seed,
+                self.budget,
+                warm,
+            ),
+        ))
+    }
     /// The game.
     #[getter]
     fn game(&self) -> PyGame {
-        PyGame { tree: Arc::clone(&self.tree) }
+        self.handle.handle()
     }
     /// The opponents' members with their weights.
     #[getter]
@@ -95,6 +203,7 @@ impl PyResponseRequest {
 /// is kept to be raised again by the run.
 struct PythonOracle {
     object: Py<PyAny>,
+    game: PyGame,
     tree: Arc<GameTree>,
     raised: Arc<Mutex<Option<PyErr>>>,
 }
@@ -111,9 +220,14 @@ impl Oracle for PythonOracle {
             _ => None,
         };
         let asked = PyResponseRequest {
+            handle: self.game.handle(),
             tree: Arc::clone(&self.tree),
             player: request.player.0,
-            opponents: request.opponents.iter().map(|m| (m.player.0, m.id.0, m.policy.clone(), m.weight)).collect(),
+            opponents: request
+                .opponents
+                .iter()
+                .map(|m| (m.player.0, m.id.0, m.policy.clone(), m.weight))
+                .collect(),
             profile: request.profile.clone(),
             seed: request.seed,
             budget,
@@ -129,8 +243,13 @@ impl Oracle for PythonOracle {
                     return Err(failed(format!("respond() raised {message}")));
                 }
             };
-            let policy = as_policy(&self.tree, answer.bind(py))
-                .map_err(|e| failed(format!("respond() returned something that is not a policy of {}: {}", self.tree.name(), e.value(py))))?;
+            let policy = as_policy(&self.tree, answer.bind(py)).map_err(|e| {
+                failed(format!(
+                    "respond() returned something that is not a policy of {}: {}",
+                    self.tree.name(),
+                    e.value(py)
+                ))
+            })?;
             let mut stats = TrainingStats::default();
             stats.seconds = started.elapsed().as_secs_f64();
             Ok(Response::new(policy, stats))
@@ -207,7 +326,11 @@ pub struct PyExperiment {
 
 /// The config from a dict or TOML text, for a run on `tree` (a game given as its tree) or
 /// on the registry game it names.
-fn read_config(config: &Bound<'_, PyAny>, source: &Path, game: Option<&GameTree>) -> PyResult<ExperimentConfig> {
+fn read_config(
+    config: &Bound<'_, PyAny>,
+    source: &Path,
+    game: Option<&GameTree>,
+) -> PyResult<ExperimentConfig> {
     let parsed = if let Ok(dict) = config.cast::<PyDict>() {
         let table = toml_table(dict)?;
         match game {
@@ -229,7 +352,8 @@ fn read_config(config: &Bound<'_, PyAny>, source: &Path, game: Option<&GameTree>
 #[pymethods]
 impl PyExperiment {
     #[new]
-    #[pyo3(signature = (config, source, out, game=None, oracle=None, resume=false))]
+    #[pyo3(signature = (config, source, out, game=None, oracle=None, resume=false, evaluator=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         config: &Bound<'_, PyAny>,
@@ -238,15 +362,14 @@ impl PyExperiment {
         game: Option<&PyGame>,
         oracle: Option<Py<PyAny>>,
         resume: bool,
+        evaluator: Option<(Py<PyAny>, String)>,
     ) -> PyResult<Self> {
         let config = read_config(config, &source, game.map(|g| g.tree.as_ref()))?;
-        let tree = match game {
-            Some(g) => Arc::clone(&g.tree),
-            None => {
-                let loaded = crate::game::load_tree(py, config.game(), None)?;
-                Arc::new(loaded)
-            }
+        let game = match game {
+            Some(g) => g.handle(),
+            None => PyGame::new(crate::game::load_tree(py, config.game(), None)?),
         };
+        let tree = Arc::clone(&game.tree);
         let raised = Arc::new(Mutex::new(None));
         let mut components = Components::default();
         if let Some(object) = oracle {
@@ -259,7 +382,25 @@ impl PyExperiment {
                     config.algorithm().algorithm().as_str()
                 )));
             }
-            components = components.with_oracle(Box::new(PythonOracle { object, tree: Arc::clone(&tree), raised: Arc::clone(&raised) }));
+            components = components.with_oracle(Box::new(PythonOracle {
+                object,
+                game: game.handle(),
+                tree: Arc::clone(&tree),
+                raised: Arc::clone(&raised),
+            }));
+        }
+        if let Some((callable, name)) = evaluator {
+            // The evaluator a Python callable stands for, under its registry name.
+            let name = match name.as_str() {
+                "exact" => "exact",
+                "cpu" => "cpu",
+                other => {
+                    return Err(PyValueError::new_err(format!(
+                        "evaluator `{other}` cannot be distributed (exact, cpu can)"
+                    )));
+                }
+            };
+            components = components.with_evaluator(Box::new(PythonEvaluator { callable, name }));
         }
         let interrupt = Arc::new(AtomicBool::new(false));
         let options = RunOptions::new(out.clone()).resume(resume).interrupt(Arc::clone(&interrupt));
@@ -279,7 +420,14 @@ impl PyExperiment {
             };
             run_experiment_on(&config, &tree, &options, components, &mut observer)
         });
-        let running = Running { reports: Mutex::new(reports), commands, interrupt, thread: Some(thread), raised, waiting: false };
+        let running = Running {
+            reports: Mutex::new(reports),
+            commands,
+            interrupt,
+            thread: Some(thread),
+            raised,
+            waiting: false,
+        };
         Ok(Self { running: Some(running), result: None, out })
     }
 
@@ -295,7 +443,9 @@ impl PyExperiment {
         }
         let next = loop {
             let reports = &running.reports;
-            match py.detach(|| reports.lock().unwrap_or_else(|p| p.into_inner()).recv_timeout(Duration::from_millis(50))) {
+            match py.detach(|| {
+                reports.lock().unwrap_or_else(|p| p.into_inner()).recv_timeout(Duration::from_millis(50))
+            }) {
                 Ok(json) => {
                     running.waiting = true;
                     break Ok(json);
@@ -312,7 +462,8 @@ impl PyExperiment {
         };
         match next {
             Ok(json) => {
-                let value: serde_json::Value = serde_json::from_str(&json).map_err(|e| MetagameError::new_err(e.to_string()))?;
+                let value: serde_json::Value =
+                    serde_json::from_str(&json).map_err(|e| MetagameError::new_err(e.to_string()))?;
                 json_to_py(py, &value)
             }
             Err(stop) => {
@@ -333,7 +484,8 @@ impl PyExperiment {
     #[getter]
     fn result<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         let Some(json) = &self.result else { return Ok(None) };
-        let value: serde_json::Value = serde_json::from_str(json).map_err(|e| MetagameError::new_err(e.to_string()))?;
+        let value: serde_json::Value =
+            serde_json::from_str(json).map_err(|e| MetagameError::new_err(e.to_string()))?;
         json_to_py(py, &value).map(Some)
     }
 

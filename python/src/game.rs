@@ -11,14 +11,30 @@ use crate::errors::{interruptible, value_error};
 
 /// A game as its tree: every history enumerated once, information states grouped by player.
 /// Every exact computation (`nash_conv`, `best_response`, the loops) works on it.
+///
+/// A game pickles as where it came from (its registry name, or its pyspiel game string),
+/// so that other processes (Ray workers) rebuild the same tree.
 #[pyclass(frozen, module = "metagame", name = "Game")]
 pub struct PyGame {
     pub tree: Arc<GameTree>,
+    /// Read from OpenSpiel (its name is a pyspiel game string), not a registry game.
+    pub from_pyspiel: bool,
 }
 
 impl PyGame {
+    /// A registry game's tree.
     pub fn new(tree: GameTree) -> Self {
-        Self { tree: Arc::new(tree) }
+        Self { tree: Arc::new(tree), from_pyspiel: false }
+    }
+
+    /// The tree of a game read from OpenSpiel.
+    pub fn read_from_pyspiel(tree: GameTree) -> Self {
+        Self { tree: Arc::new(tree), from_pyspiel: true }
+    }
+
+    /// The same game (another handle on its tree).
+    pub fn handle(&self) -> Self {
+        Self { tree: Arc::clone(&self.tree), from_pyspiel: self.from_pyspiel }
     }
 
     /// The index of an information state given by its string or its index.
@@ -34,9 +50,9 @@ impl PyGame {
             return Ok(InfosetId(i));
         }
         let key: String = infoset.extract()?;
-        self.tree
-            .infoset_by_key(&key)
-            .ok_or_else(|| PyKeyError::new_err(format!("{} has no information state {key:?}", self.tree.name())))
+        self.tree.infoset_by_key(&key).ok_or_else(|| {
+            PyKeyError::new_err(format!("{} has no information state {key:?}", self.tree.name()))
+        })
     }
 }
 
@@ -101,6 +117,13 @@ impl PyGame {
     fn legal_actions(&self, infoset: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
         Ok(self.tree.legal_actions(self.infoset(infoset)?).iter().map(|a| a.0).collect())
     }
+    /// Pickle as the game's source: ``load_game(name)``, or for a game read from OpenSpiel
+    /// ``metagame.openspiel.from_pyspiel(game string)`` (built once per process).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (&'static str, String))> {
+        let kind = if self.from_pyspiel { "pyspiel" } else { "registry" };
+        let rebuild = py.import("metagame")?.getattr("_game_from_source")?;
+        Ok((rebuild, (kind, self.tree.name().to_string())))
+    }
     fn __repr__(&self) -> String {
         format!(
             "Game({:?}: {} players, {} nodes, {} information states, {} actions)",
@@ -128,9 +151,9 @@ pub fn load_tree(py: Python<'_>, name: &str, max_nodes: Option<usize>) -> PyResu
     let game = registry::load(name).map_err(value_error)?;
     let limit = max_nodes.unwrap_or(GameTree::DEFAULT_MAX_NODES);
     interruptible(py, move || GameTree::build_with_limit(&game, limit))?.map_err(|e| match e {
-        metagame::games::Error::LimitExceeded { what, limit, .. } => {
-            PyValueError::new_err(format!("{what} has more than {limit} nodes; pass max_nodes= to raise the limit"))
-        }
+        metagame::games::Error::LimitExceeded { what, limit, .. } => PyValueError::new_err(format!(
+            "{what} has more than {limit} nodes; pass max_nodes= to raise the limit"
+        )),
         other => value_error(other),
     })
 }

@@ -8,6 +8,7 @@
 use pyo3::prelude::*;
 
 mod convert;
+mod distributed;
 mod errors;
 mod exact;
 mod experiment;
@@ -28,5 +29,6 @@ fn _metagame(m: &Bound<'_, PyModule>) -> PyResult<()> {
     normal_form::register(m)?;
     ratings::register(m)?;
     experiment::register(m)?;
+    distributed::register(m)?;
     Ok(())
 }

@@ -1,0 +1,173 @@
+"""metagame on a Ray cluster: the payoff entries of every iteration and the responses of a
+Python oracle run as Ray tasks.
+
+    import metagame.distributed
+    report = metagame.distributed.run("examples/leduc_psro.toml", address="auto")
+
+Entries are split into one task per CPU of the cluster (``tasks_per_call`` chooses); each
+task evaluates its slice of the iteration's matchups with the randomness the whole call
+would give them (keyed by seed, matchup and episode), so a distributed run's report equals
+the local run's bit for bit. A Python oracle's ``respond`` runs as a task of its own (the
+oracle is copied to the workers once per run: state it keeps between requests stays on
+them, not in the driver). The built-in oracles respond in the driver: an exact best response
+is one pass over the tree. A task whose worker dies is retried (``max_retries``), and the
+result does not change. Ray itself comes from ``pip install ray`` (or
+``pip install metagame[ray]``).
+
+A real cluster needs what Ray needs: every node started with ``ray start`` (the head with
+``--head``), metagame installed on every node, and Ray's authentication (token auth is on
+by default from Ray 2.60: share the token, or set ``RAY_AUTH_MODE=disabled`` only on a
+private network).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Optional
+
+from . import Experiment as _LocalExperiment
+from . import Game, Policy, _read_config
+from ._metagame import evaluate_matchups as _evaluate_matchups
+
+__all__ = ["Experiment", "run"]
+
+
+def _ray():
+    try:
+        import ray
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError("metagame.distributed needs Ray: pip install ray") from None
+    return ray
+
+
+@functools.lru_cache(maxsize=None)
+def _tasks():
+    """The remote functions, defined once Ray is imported."""
+    ray = _ray()
+
+    @ray.remote(max_retries=3)
+    def entries(game, policies, matchups, first, episodes, seed, evaluator):
+        return _evaluate_matchups(game, policies, matchups, first, episodes, seed, evaluator)
+
+    @ray.remote(max_retries=3)
+    def respond(oracle, request):
+        answer = oracle.respond(request)
+        # A Policy travels back as its array (its game is the request's).
+        return answer.array if isinstance(answer, Policy) else answer
+
+    return entries, respond
+
+
+class _RayEvaluator:
+    """Hands an iteration's matchups to Ray tasks, one slice per task."""
+
+    def __init__(self, game: Game, evaluator: str, tasks_per_call: Optional[int]):
+        ray = _ray()
+        self._ray = ray
+        self._game = ray.put(game)
+        self._evaluator = evaluator
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        self._tasks = max(1, tasks_per_call or cpus)
+
+    def __call__(self, policies, matchups, episodes, seed):
+        entries, _ = _tasks()
+        ray = self._ray
+        policies_ref = ray.put(policies)
+        size = max(1, -(-len(matchups) // self._tasks))
+        parts = [
+            entries.remote(self._game, policies_ref, matchups[i : i + size], i, episodes, seed, self._evaluator)
+            for i in range(0, len(matchups), size)
+        ]
+        return [totals for part in ray.get(parts) for totals in part]
+
+
+class _RayOracle:
+    """A Python oracle whose every response is a Ray task."""
+
+    def __init__(self, oracle: Any):
+        ray = _ray()
+        self._ray = ray
+        self._oracle = ray.put(oracle)
+
+    def respond(self, request):
+        _, respond = _tasks()
+        return self._ray.get(respond.remote(self._oracle, request))
+
+
+def _connect(address: Optional[str]) -> None:
+    ray = _ray()
+    if not ray.is_initialized():
+        ray.init(address=address, log_to_driver=False)
+
+
+class Experiment(_LocalExperiment):
+    """``metagame.Experiment`` with the payoff entries (and a Python oracle's responses) as
+    Ray tasks. ``address`` is Ray's (``"auto"``, ``"host:port"``; None: an existing
+    ``ray.init`` or a new local cluster); ``tasks_per_call`` the number of tasks an
+    iteration's entries are split into (default: the cluster's CPUs)."""
+
+    def __init__(
+        self,
+        config: Any,
+        out: Any = None,
+        game: Optional[Game] = None,
+        oracle: Any = None,
+        resume: bool = False,
+        overwrite: bool = False,
+        address: Optional[str] = None,
+        tasks_per_call: Optional[int] = None,
+    ) -> None:
+        _connect(address)
+        body, _, _ = _read_config(config)
+        if isinstance(body, str):
+            import tomllib
+
+            try:
+                fields = tomllib.loads(body)
+            except tomllib.TOMLDecodeError:
+                fields = {}  # the native reader gives the error with its line
+        else:
+            fields = body
+        evaluator = fields.get("evaluator", "exact") if isinstance(fields, dict) else "exact"
+        if game is None:
+            from . import load_game
+
+            name = fields.get("game")
+            game = load_game(name) if isinstance(name, str) else None
+        distributed_evaluator = None
+        if game is not None and evaluator in ("exact", "cpu"):
+            distributed_evaluator = (_RayEvaluator(game, evaluator, tasks_per_call), evaluator)
+        super().__init__(
+            config,
+            out=out,
+            game=game,
+            oracle=_RayOracle(oracle) if oracle is not None else None,
+            resume=resume,
+            overwrite=overwrite,
+            _evaluator=distributed_evaluator,
+        )
+
+
+def run(
+    config: Any,
+    out: Any = None,
+    game: Optional[Game] = None,
+    oracle: Any = None,
+    resume: bool = False,
+    overwrite: bool = False,
+    address: Optional[str] = "auto",
+    tasks_per_call: Optional[int] = None,
+) -> dict:
+    """``metagame.run`` on a Ray cluster (``address="auto"``: the one this machine is part
+    of): the final report, equal to the local run's."""
+    experiment = Experiment(
+        config, out, game, oracle, resume, overwrite, address=address, tasks_per_call=tasks_per_call
+    )
+    for _ in experiment:
+        pass
+    result = experiment.close()
+    if result is None:
+        from . import MetagameError
+
+        raise MetagameError(f"the run in {experiment.out} ended without a report")
+    return result

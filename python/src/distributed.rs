@@ -1,0 +1,133 @@
+//! What `metagame.distributed` needs from the native side: payoff entries evaluated for a
+//! slice of an iteration's matchups (a Ray task's work), keyed as in the whole call so that
+//! the parts equal the whole bit for bit, and an evaluator that hands an iteration's
+//! matchups to Python (which spreads them over Ray tasks).
+
+use std::sync::Arc;
+
+use metagame::games::{
+    ExactEvaluator, GameTree, MatchEvaluator, MatchTotals, Matchup, SampledEvaluator, TabularPolicy,
+    flat::FlatTree,
+};
+use numpy::{IntoPyArray, PyArray2};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use crate::errors::{interruptible, value_error};
+use crate::game::PyGame;
+use crate::policy::as_policy;
+
+/// A matchup's totals as Python sees them: `(sums, sums_of_squares, episodes, exact)`.
+type Totals = (Vec<f64>, Vec<f64>, u64, bool);
+
+fn to_python(t: MatchTotals) -> Totals {
+    (t.sums, t.sums_of_squares, t.episodes, t.exact)
+}
+
+fn from_python((sums, sums_of_squares, episodes, exact): Totals) -> MatchTotals {
+    if exact { MatchTotals::exact(sums) } else { MatchTotals::sampled(sums, sums_of_squares, episodes) }
+}
+
+/// The totals of ``matchups`` (each a list of policy indices, one per seat), which are
+/// matchups ``first, first + 1, ...`` of an iteration, with the evaluator ``evaluator``
+/// (``"exact"`` or ``"cpu"``): each a tuple ``(sums, sums_of_squares, episodes, exact)``.
+/// The work of one Ray task of ``metagame.distributed``.
+#[pyfunction]
+#[pyo3(signature = (game, policies, matchups, first, episodes, seed, evaluator))]
+#[allow(clippy::too_many_arguments)]
+fn evaluate_matchups(
+    py: Python<'_>,
+    game: &PyGame,
+    policies: Vec<Bound<'_, PyAny>>,
+    matchups: Vec<Vec<usize>>,
+    first: u64,
+    episodes: u64,
+    seed: u64,
+    evaluator: &str,
+) -> PyResult<Vec<Totals>> {
+    let tree = Arc::clone(&game.tree);
+    let policies: Vec<TabularPolicy> =
+        policies.iter().map(|p| as_policy(&tree, p)).collect::<PyResult<_>>()?;
+    let matchups: Vec<Matchup> = matchups.into_iter().map(|seats| Matchup { seats }).collect();
+    let sampled = match evaluator {
+        "exact" => false,
+        "cpu" => true,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "evaluator `{other}` does not run in a Ray task (exact, cpu do)"
+            )));
+        }
+    };
+    let totals = interruptible(py, move || {
+        let refs: Vec<&TabularPolicy> = policies.iter().collect();
+        if sampled {
+            SampledEvaluator::new().evaluate_flat_from(
+                &tree,
+                &FlatTree::new(&tree),
+                &refs,
+                &matchups,
+                first,
+                episodes,
+                seed,
+            )
+        } else {
+            ExactEvaluator.evaluate(&tree, &refs, &matchups, episodes, seed)
+        }
+    })?
+    .map_err(value_error)?;
+    Ok(totals.into_iter().map(to_python).collect())
+}
+
+/// An evaluator that hands each call's matchups to a Python callable
+/// `evaluate(policies, matchups, episodes, seed) -> [totals]` (the policies as
+/// `[infosets × actions]` arrays), under the name of the evaluator it stands for.
+pub struct PythonEvaluator {
+    pub callable: Py<PyAny>,
+    pub name: &'static str,
+}
+
+impl MatchEvaluator for PythonEvaluator {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn evaluate(
+        &self,
+        tree: &GameTree,
+        policies: &[&TabularPolicy],
+        matchups: &[Matchup],
+        episodes: u64,
+        seed: u64,
+    ) -> metagame::games::Result<Vec<MatchTotals>> {
+        metagame::games::check_matchups(tree, policies, matchups)?;
+        let failed = |e: String| metagame::games::Error::Unsupported(format!("distributed evaluation: {e}"));
+        Python::attach(|py| {
+            let shape = (tree.num_infosets(), tree.num_actions());
+            let arrays: Vec<Bound<'_, PyArray2<f64>>> = policies
+                .iter()
+                .map(|p| {
+                    // INVARIANT: checked above, every policy has the tree's shape.
+                    ndarray::Array2::from_shape_vec(shape, p.as_slice().to_vec())
+                        .expect("a policy of the tree")
+                        .into_pyarray(py)
+                })
+                .collect();
+            let seats: Vec<Vec<usize>> = matchups.iter().map(|m| m.seats.clone()).collect();
+            let answer = self
+                .callable
+                .call1(py, (arrays, seats, episodes, seed))
+                .map_err(|e| failed(e.to_string()))?;
+            let totals: Vec<Totals> =
+                answer.extract(py).map_err(|e| failed(format!("not a list of totals: {e}")))?;
+            if totals.len() != matchups.len() {
+                return Err(failed(format!("{} totals for {} matchups", totals.len(), matchups.len())));
+            }
+            Ok(totals.into_iter().map(from_python).collect())
+        })
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(evaluate_matchups, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,171 @@
+"""metagame.distributed on a real Ray cluster of two nodes (a head and a worker node, one
+CPU each) started by the test on 127.0.0.1 only.
+
+Ray opens sockets on the machine's interface address even when told 127.0.0.1, so these
+tests run only inside a network namespace that has nothing but loopback (scripts/test
+runs pytest in one: `unshare --net`); elsewhere they skip.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+import metagame
+
+ray = pytest.importorskip("ray")
+import metagame.distributed  # noqa: E402
+
+# What keeps Ray's helper processes from even trying an address outside loopback (usage
+# statistics, cloud metadata look-ups), and Ray 2.60's token authentication off for this
+# private test cluster.
+RAY_ENV = {
+    "RAY_AUTH_MODE": "disabled",
+    "RAY_USAGE_STATS_ENABLED": "0",
+    "RAY_USAGE_STATS_REPORT_URL": "http://127.0.0.1:9/",
+    "http_proxy": "http://127.0.0.1:9",
+    "https_proxy": "http://127.0.0.1:9",
+    "no_proxy": "127.0.0.1,localhost,::1",
+    "HTTP_PROXY": "http://127.0.0.1:9",
+    "HTTPS_PROXY": "http://127.0.0.1:9",
+    "NO_PROXY": "127.0.0.1,localhost,::1",
+}
+
+
+def only_loopback() -> bool:
+    """True in a network namespace whose only interface is loopback (/proc/net/dev lists
+    this namespace's interfaces, /sys/class/net may be the host's)."""
+    try:
+        lines = Path("/proc/self/net/dev").read_text().splitlines()[2:]
+    except OSError:
+        return False
+    return [line.split(":")[0].strip() for line in lines] == ["lo"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    if not only_loopback():
+        pytest.skip("not in a loopback-only network namespace (scripts/test runs pytest in one)")
+    os.environ.update(RAY_ENV)
+    ray_bin = str(Path(sys.executable).with_name("ray"))
+    temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # short: Ray's socket paths are limited
+    port = free_port()
+    common = [
+        "--node-ip-address=127.0.0.1",
+        "--num-cpus=1",
+        "--disable-usage-stats",
+        "--object-store-memory=200000000",
+        "--min-worker-port=20000",
+        "--max-worker-port=20100",
+    ]
+    address = f"127.0.0.1:{port}"
+    # The workers import this module to unpickle its oracles, as a user's workers import theirs.
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent)}
+    subprocess.run([ray_bin, "start", "--head", f"--port={port}", "--include-dashboard=false", f"--temp-dir={temp}", *common],
+                   check=True, timeout=180, capture_output=True, env=env)
+    try:
+        subprocess.run([ray_bin, "start", f"--address={address}", *common], check=True, timeout=180, capture_output=True, env=env)
+        ray.init(address=address, log_to_driver=False)
+        deadline = time.time() + 60
+        while len([n for n in ray.nodes() if n["Alive"]]) < 2:
+            assert time.time() < deadline, "the worker node did not join"
+            time.sleep(0.5)
+        yield address
+    finally:
+        ray.shutdown()
+        subprocess.run([ray_bin, "stop", "--force"], timeout=120, capture_output=True)
+
+
+def without_times(report: dict) -> dict:
+    """A run report without its wall times (what differs between two equal runs)."""
+    out = dict(report)
+    out["iterations"] = [{k: v for k, v in it.items() if k not in ("elapsed_s", "times")} for it in report["iterations"]]
+    return out
+
+
+SAMPLED_LEDUC = {
+    "game": "leduc_poker",
+    "algorithm": "psro",
+    "evaluator": "cpu",
+    "episodes_per_entry": 2000,
+    "max_iterations": 4,
+    "seed": 3,
+}
+
+
+def test_distributed_psro_equals_the_local_run(cluster, tmp_path):
+    local = metagame.run(SAMPLED_LEDUC, out=tmp_path / "local")
+    spread = metagame.distributed.run(SAMPLED_LEDUC, out=tmp_path / "ray", address=cluster, tasks_per_call=4)
+    assert without_times(spread) == without_times(local)
+    # Sampled entries: the totals really came from sampling, not exact values.
+    assert local["iterations"][-1]["episodes"] > 0
+    assert (tmp_path / "ray" / "report.html").is_file()
+
+
+class BestResponder:
+    """A researcher's oracle: the exact best response, through the Python API."""
+
+    def respond(self, request):
+        response, _ = metagame.best_response(request.game, request.profile, request.player)
+        return response
+
+
+class DiesOnce(BestResponder):
+    """Kills its worker process in the middle of its first response (a crashed node)."""
+
+    def __init__(self, marker: str):
+        self.marker = marker
+
+    def respond(self, request):
+        if not os.path.exists(self.marker):
+            Path(self.marker).write_text(str(os.getpid()))
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().respond(request)
+
+
+KUHN = {"game": "kuhn_poker", "algorithm": "psro", "max_iterations": 6}
+
+
+def test_a_python_oracle_on_ray_equals_it_locally(cluster, tmp_path):
+    local = metagame.run(KUHN, out=tmp_path / "local", oracle=BestResponder())
+    spread = metagame.distributed.run(KUHN, out=tmp_path / "ray", oracle=BestResponder(), address=cluster)
+    assert without_times(spread) == without_times(local)
+    assert local["iterations"][-1]["nash_conv"] < 1e-9
+
+
+def test_a_killed_worker_is_retried_and_the_result_does_not_change(cluster, tmp_path):
+    marker = tmp_path / "killed"
+    local = metagame.run(KUHN, out=tmp_path / "local", oracle=BestResponder())
+    spread = metagame.distributed.run(KUHN, out=tmp_path / "ray", oracle=DiesOnce(str(marker)), address=cluster)
+    assert marker.is_file(), "the oracle's first task killed its worker"
+    assert int(marker.read_text()) != os.getpid()
+    assert without_times(spread) == without_times(local)
+
+
+def test_the_python_cli_runs_a_config_on_ray(cluster, tmp_path):
+    config = tmp_path / "leduc.toml"
+    config.write_text("".join(f"{k} = {json.dumps(v)}\n" for k, v in SAMPLED_LEDUC.items()))
+    out = tmp_path / "cli"
+    done = subprocess.run(
+        [sys.executable, "-m", "metagame", "run", str(config), "--out", str(out), "--ray", cluster],
+        capture_output=True, text=True, timeout=300, env={**os.environ, **RAY_ENV},
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"results in {out}" in done.stdout
+    local = metagame.run(SAMPLED_LEDUC, out=tmp_path / "local")
+    assert without_times(json.loads((out / "report.json").read_text())) == without_times(local)
