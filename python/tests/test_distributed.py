@@ -169,3 +169,12 @@ def test_the_python_cli_runs_a_config_on_ray(cluster, tmp_path):
     assert f"results in {out}" in done.stdout
     local = metagame.run(SAMPLED_LEDUC, out=tmp_path / "local")
     assert without_times(json.loads((out / "report.json").read_text())) == without_times(local)
+
+
+def test_the_readme_ray_block_runs(cluster, tmp_path):
+    from test_readme import python_blocks, run_blocks
+
+    blocks = python_blocks("ray")
+    assert len(blocks) == 1
+    run_blocks(blocks, tmp_path)
+    assert (tmp_path / "runs" / "kuhn_psro_ray" / "report.json").is_file()

@@ -5,7 +5,7 @@
 //! and a block fails the test if any of its commands fails (`set -eo pipefail`).
 //!
 //! Blocks marked `<!-- slow -->` on the line before their fence are skipped; there is one,
-//! [`SLOW_BLOCKS`]: the whole test suite (`cargo test --workspace --release`, which would
+//! [`SLOW_BLOCKS`]: the whole test suite (`scripts/test`, which would
 //! run this test again). Every other block runs.
 
 use std::path::{Path, PathBuf};
