@@ -1,7 +1,7 @@
 //! [`Components`]: a run's components given as values instead of by name.
 
 use metagame_games::MatchEvaluator;
-use metagame_populations::Oracle;
+use metagame_populations::{LeagueTrainer, Oracle};
 use metagame_solvers::MetaSolver;
 
 /// Components to use instead of the ones the config names (e.g. your own oracle or
@@ -15,6 +15,9 @@ pub struct Components {
     pub oracle: Option<Box<dyn Oracle>>,
     /// The payoff evaluator (PSRO; FXP, default exact).
     pub evaluator: Option<Box<dyn MatchEvaluator>>,
+    /// What trains the league's agents each round (the league; default this machine's
+    /// threads).
+    pub trainer: Option<Box<dyn LeagueTrainer>>,
 }
 
 impl Components {
@@ -26,6 +29,11 @@ impl Components {
     /// The same components with `oracle`.
     pub fn with_oracle(mut self, oracle: Box<dyn Oracle>) -> Self {
         self.oracle = Some(oracle);
+        self
+    }
+    /// The same components with `trainer`.
+    pub fn with_trainer(mut self, trainer: Box<dyn LeagueTrainer>) -> Self {
+        self.trainer = Some(trainer);
         self
     }
     /// The same components with `meta_solver`.

@@ -126,8 +126,10 @@ const META_SOLVERS: &[MetaSolverEntry] = &[
     entry("alpha-rank", "alpha-Rank's stationary distribution", |n| {
         with(AlphaRank::default(), n, AlphaRank::with_iterations)
     }),
-    entry("ce", "a correlated equilibrium (maximum welfare)", |_| Box::new(CorrelatedEquilibrium::ce())),
-    entry("cce", "a coarse correlated equilibrium (maximum welfare)", |_| {
+    entry("ce", "a correlated equilibrium (maximum Gini impurity, the MGCE of the JPSRO paper)", |_| {
+        Box::new(CorrelatedEquilibrium::ce())
+    }),
+    entry("cce", "a coarse correlated equilibrium (maximum Gini impurity)", |_| {
         Box::new(CorrelatedEquilibrium::cce())
     }),
     entry("logit", "the logit (quantal response) equilibrium path", |n| {

@@ -156,6 +156,7 @@ class Experiment:
         resume: bool = False,
         overwrite: bool = False,
         _evaluator: Any = None,
+        _trainer: Any = None,
     ) -> None:
         if game is not None and not isinstance(game, Game):
             raise TypeError(
@@ -168,7 +169,7 @@ class Experiment:
         if not resume:
             _check_out_dir(self.out, overwrite)
         self._native = _NativeExperiment(
-            body, source, self.out, game=game, oracle=oracle, resume=resume, evaluator=_evaluator
+            body, source, self.out, game=game, oracle=oracle, resume=resume, evaluator=_evaluator, trainer=_trainer
         )
         self.reports: list[dict] = []
 

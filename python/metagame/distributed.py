@@ -1,5 +1,5 @@
-"""metagame on a Ray cluster: the payoff entries of every iteration and the responses of a
-Python oracle run as Ray tasks.
+"""metagame on a Ray cluster: the payoff entries of every iteration, the responses of a
+Python oracle and the training of a league's agents run as Ray tasks.
 
     import metagame.distributed
     report = metagame.distributed.run("examples/leduc_psro.toml", address="auto")
@@ -10,7 +10,8 @@ would give them (keyed by seed, matchup and episode), so a distributed run's rep
 the local run's bit for bit. A Python oracle's ``respond`` runs as a task of its own (the
 oracle is copied to the workers once per run: state it keeps between requests stays on
 them, not in the driver). The built-in oracles respond in the driver: an exact best response
-is one pass over the tree. A task whose worker dies is retried (``max_retries``), and the
+is one pass over the tree. A league round trains each learning agent in a task of its own
+(its learners travel to the task and back, saved), as its threads would. A task whose worker dies is retried (``max_retries``), and the
 result does not change. Ray itself comes from ``pip install ray`` (or
 ``pip install metagame[ray]``).
 
@@ -28,6 +29,7 @@ from typing import Any, Optional
 from . import Experiment as _LocalExperiment
 from . import Game, Policy, _read_config
 from ._metagame import evaluate_matchups as _evaluate_matchups
+from ._metagame import train_league_job as _train_league_job
 
 __all__ = ["Experiment", "run"]
 
@@ -55,7 +57,11 @@ def _tasks():
         # A Policy travels back as its array (its game is the request's).
         return answer.array if isinstance(answer, Policy) else answer
 
-    return entries, respond
+    @ray.remote(max_retries=3)
+    def train(game, job):
+        return _train_league_job(game, job)
+
+    return entries, respond, train
 
 
 class _RayEvaluator:
@@ -70,7 +76,7 @@ class _RayEvaluator:
         self._tasks = max(1, tasks_per_call or cpus)
 
     def __call__(self, policies, matchups, episodes, seed):
-        entries, _ = _tasks()
+        entries, _, _ = _tasks()
         ray = self._ray
         policies_ref = ray.put(policies)
         size = max(1, -(-len(matchups) // self._tasks))
@@ -79,6 +85,19 @@ class _RayEvaluator:
             for i in range(0, len(matchups), size)
         ]
         return [totals for part in ray.get(parts) for totals in part]
+
+
+class _RayTrainer:
+    """Trains a league round's agents as Ray tasks, one per learning agent."""
+
+    def __init__(self, game: Game):
+        ray = _ray()
+        self._ray = ray
+        self._game = ray.put(game)
+
+    def __call__(self, jobs):
+        _, _, train = _tasks()
+        return self._ray.get([train.remote(self._game, job) for job in jobs])
 
 
 class _RayOracle:
@@ -90,7 +109,7 @@ class _RayOracle:
         self._oracle = ray.put(oracle)
 
     def respond(self, request):
-        _, respond = _tasks()
+        _, respond, _ = _tasks()
         return self._ray.get(respond.remote(self._oracle, request))
 
 
@@ -145,6 +164,7 @@ class Experiment(_LocalExperiment):
             resume=resume,
             overwrite=overwrite,
             _evaluator=distributed_evaluator,
+            _trainer=_RayTrainer(game) if game is not None else None,
         )
 
 

@@ -27,7 +27,11 @@ def from_pyspiel(game: Any, max_nodes: int = DEFAULT_MAX_NODES, progress: bool =
     if isinstance(game, str):
         import pyspiel
 
-        game = pyspiel.load_game(game)
+        try:
+            game = pyspiel.load_game(game)
+        except pyspiel.SpielError as e:
+            # OpenSpiel's message goes on to list every registered game, one a line.
+            raise ValueError(f"from_pyspiel: {str(e).splitlines()[0]}") from None
     if not hasattr(game, "new_initial_state") or not hasattr(game, "get_type"):
         raise TypeError(f"from_pyspiel: a pyspiel.Game or a game string, not {type(game).__name__}")
     if max_nodes < 1:
@@ -47,6 +51,14 @@ def to_tabular_policy(policy: Union[Policy, Any], pyspiel_game: Any, game: Game 
     tabular = os_policy.TabularPolicy(pyspiel_game)
     rows = policy.array
     index = {key: i for i, key in enumerate(policy.game.infosets())}
+    # Every key found is not enough: kuhn_poker(players=3) has all of kuhn_poker's
+    # information-state strings (and more), with other meanings.
+    if tabular.action_probability_array.shape != rows.shape:
+        raise ValueError(
+            f"to_tabular_policy: the OpenSpiel game has {len(tabular.state_lookup)} information states "
+            f"and {tabular.action_probability_array.shape[1]} actions, the policy's game {policy.game.name} "
+            f"{rows.shape[0]} and {rows.shape[1]}: a policy of another game"
+        )
     for key, row in tabular.state_lookup.items():
         if key not in index:
             raise ValueError(

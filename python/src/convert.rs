@@ -19,13 +19,18 @@ pub fn float_array(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<(Vec<usize>, 
         .call_method1("asarray", (obj,))
         .and_then(|a| a.call_method1("astype", ("float64",)))
         .map_err(|e| PyValueError::new_err(format!("{what}: not an array of numbers ({e})")))?;
-    let array = array.cast_into::<PyArrayDyn<f64>>().map_err(|_| PyValueError::new_err(format!("{what}: not an array of numbers")))?;
+    let array = array
+        .cast_into::<PyArrayDyn<f64>>()
+        .map_err(|_| PyValueError::new_err(format!("{what}: not an array of numbers")))?;
     let view: PyReadonlyArrayDyn<'_, f64> = array.readonly();
     let view = view.as_array();
     let shape = view.shape().to_vec();
     let values: Vec<f64> = view.iter().copied().collect();
     if let Some(i) = values.iter().position(|x| !x.is_finite()) {
-        return Err(PyValueError::new_err(format!("{what}: entry {i} (row-major) is {}, not a finite number", values[i])));
+        return Err(PyValueError::new_err(format!(
+            "{what}: entry {i} (row-major) is {}, not a finite number",
+            values[i]
+        )));
     }
     Ok((shape, values))
 }
@@ -69,7 +74,9 @@ pub fn toml_value(obj: &Bound<'_, PyAny>, key: &str) -> PyResult<toml::Value> {
         return Ok(toml::Value::Boolean(obj.extract()?));
     }
     if obj.is_instance_of::<PyInt>() {
-        let i: i64 = obj.extract().map_err(|_| PyValueError::new_err(format!("config: `{key}` is too large an integer")))?;
+        let i: i64 = obj
+            .extract()
+            .map_err(|_| PyValueError::new_err(format!("config: `{key}` is too large an integer")))?;
         return Ok(toml::Value::Integer(i));
     }
     if obj.is_instance_of::<PyFloat>() {
@@ -102,7 +109,8 @@ pub fn toml_value(obj: &Bound<'_, PyAny>, key: &str) -> PyResult<toml::Value> {
 pub fn toml_table(dict: &Bound<'_, PyDict>) -> PyResult<toml::Table> {
     let mut table = toml::Table::new();
     for (k, v) in dict.iter() {
-        let key: String = k.extract().map_err(|_| PyValueError::new_err(format!("config: the key {k} is not a string")))?;
+        let key: String =
+            k.extract().map_err(|_| PyValueError::new_err(format!("config: the key {k} is not a string")))?;
         let value = toml_value(&v, &key)?;
         table.insert(key, value);
     }

@@ -9,6 +9,8 @@ use metagame::games::{
     ExactEvaluator, GameTree, MatchEvaluator, MatchTotals, Matchup, SampledEvaluator, TabularPolicy,
     flat::FlatTree,
 };
+use metagame::learners::{QLearner, QLearnerState};
+use metagame::populations::{LeagueTrainer, TrainingJob, TrainingJobData};
 use numpy::{IntoPyArray, PyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -127,7 +129,67 @@ impl MatchEvaluator for PythonEvaluator {
     }
 }
 
+/// Run one league agent's training of a round (``job``: a ``TrainingJobData`` as JSON) and
+/// give its two trained learners, saved, as JSON. The work of one Ray task of a
+/// distributed league round.
+#[pyfunction]
+fn train_league_job(py: Python<'_>, game: &PyGame, job: String) -> PyResult<String> {
+    let tree = Arc::clone(&game.tree);
+    let data: TrainingJobData = serde_json::from_str(&job)
+        .map_err(|e| PyValueError::new_err(format!("a league training job: {e}")))?;
+    interruptible(py, move || {
+        let job = TrainingJob::restore(&tree, data)?;
+        let [a, b] = job.run(&tree)?;
+        // INVARIANT: saved learners are plain numbers.
+        Ok::<_, metagame::populations::Error>(
+            serde_json::to_string(&[a.save(), b.save()]).expect("learners serialise"),
+        )
+    })?
+    .map_err(value_error)
+}
+
+/// A league trainer that hands each round's jobs (as JSON) to a Python callable
+/// `train(jobs) -> [trained learners as JSON]` (which spreads them over Ray tasks).
+pub struct PythonTrainer {
+    pub callable: Py<PyAny>,
+}
+
+impl LeagueTrainer for PythonTrainer {
+    fn train(
+        &self,
+        tree: &GameTree,
+        jobs: Vec<TrainingJob>,
+    ) -> metagame::populations::Result<Vec<[QLearner; 2]>> {
+        let failed =
+            |e: String| metagame::populations::Error::Config(format!("distributed league training: {e}"));
+        let texts: Vec<String> = jobs
+            .iter()
+            // INVARIANT: saved learners and policies are plain numbers.
+            .map(|j| serde_json::to_string(&j.save()).expect("a job serialises"))
+            .collect();
+        let answers: Vec<String> = Python::attach(|py| {
+            let answer = self.callable.call1(py, (texts,)).map_err(|e| failed(e.to_string()))?;
+            answer.extract(py).map_err(|e| failed(format!("not a list of JSON strings: {e}")))
+        })?;
+        if answers.len() != jobs.len() {
+            return Err(failed(format!("{} answers for {} jobs", answers.len(), jobs.len())));
+        }
+        answers
+            .iter()
+            .map(|text| {
+                let [a, b]: [QLearnerState; 2] =
+                    serde_json::from_str(text).map_err(|e| failed(e.to_string()))?;
+                Ok([
+                    QLearner::restore(tree, a).map_err(metagame::populations::Error::Learner)?,
+                    QLearner::restore(tree, b).map_err(metagame::populations::Error::Learner)?,
+                ])
+            })
+            .collect()
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(train_league_job, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate_matchups, m)?)?;
     Ok(())
 }

@@ -31,6 +31,24 @@ pub fn run_error(e: &metagame::Error) -> PyErr {
     }
 }
 
+/// Below this many tree nodes an exact computation takes well under a millisecond: it runs
+/// on the calling thread (the GIL released), since a thread of its own would cost more than
+/// the work and Ctrl-C has nothing to wait for.
+pub const SMALL_TREE: usize = 100_000;
+
+/// [`interruptible`] when `long`, else `job` on this thread with the GIL released.
+///
+/// # Errors
+///
+/// As [`interruptible`].
+pub fn released<T: Send + 'static>(
+    py: Python<'_>,
+    long: bool,
+    job: impl FnOnce() -> T + Send + 'static,
+) -> PyResult<T> {
+    if long { interruptible(py, job) } else { Ok(py.detach(job)) }
+}
+
 /// Run `job` on a thread of its own with the GIL released, checking for Ctrl-C (and other
 /// signals) every 50 ms: a signal raises its exception (`KeyboardInterrupt`) at once, and
 /// the abandoned job's answer is dropped when it ends.

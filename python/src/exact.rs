@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
 use crate::convert::float_array;
-use crate::errors::{interruptible, value_error};
+use crate::errors::{SMALL_TREE, released, value_error};
 use crate::game::PyGame;
 use crate::policy::{PyPolicy, as_policy};
 
@@ -52,7 +52,8 @@ fn refs(policies: &[TabularPolicy]) -> Vec<&TabularPolicy> {
 #[pyfunction]
 fn nash_conv(py: Python<'_>, game: &PyGame, policy: &Bound<'_, PyAny>) -> PyResult<f64> {
     let (tree, policies) = (Arc::clone(&game.tree), profile(&game.tree, policy)?);
-    interruptible(py, move || games::nash_conv(&tree, &refs(&policies)))?.map_err(value_error)
+    let long = tree.num_nodes() >= SMALL_TREE;
+    released(py, long, move || games::nash_conv(&tree, &refs(&policies)))?.map_err(value_error)
 }
 
 /// Exploitability: NashConv divided by the number of players (OpenSpiel's, for 2-player
@@ -60,16 +61,23 @@ fn nash_conv(py: Python<'_>, game: &PyGame, policy: &Bound<'_, PyAny>) -> PyResu
 #[pyfunction]
 fn exploitability(py: Python<'_>, game: &PyGame, policy: &Bound<'_, PyAny>) -> PyResult<f64> {
     let (tree, policies) = (Arc::clone(&game.tree), profile(&game.tree, policy)?);
-    interruptible(py, move || games::exploitability(&tree, &refs(&policies)))?.map_err(value_error)
+    let long = tree.num_nodes() >= SMALL_TREE;
+    released(py, long, move || games::exploitability(&tree, &refs(&policies)))?.map_err(value_error)
 }
 
 /// NashConv with its parts: a dict of ``nash_conv``, ``best_response_values``,
 /// ``expected_returns``, ``improvements`` (per player) and ``exploitability`` (None unless
 /// 2-player constant-sum).
 #[pyfunction]
-fn nash_conv_report<'py>(py: Python<'py>, game: &PyGame, policy: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+fn nash_conv_report<'py>(
+    py: Python<'py>,
+    game: &PyGame,
+    policy: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyDict>> {
     let (tree, policies) = (Arc::clone(&game.tree), profile(&game.tree, policy)?);
-    let report = interruptible(py, move || games::nash_conv_report(&tree, &refs(&policies)))?.map_err(value_error)?;
+    let long = tree.num_nodes() >= SMALL_TREE;
+    let report =
+        released(py, long, move || games::nash_conv_report(&tree, &refs(&policies)))?.map_err(value_error)?;
     let dict = PyDict::new(py);
     dict.set_item("nash_conv", report.nash_conv)?;
     dict.set_item("best_response_values", report.best_response_values.clone())?;
@@ -83,36 +91,67 @@ fn nash_conv_report<'py>(py: Python<'py>, game: &PyGame, policy: &Bound<'py, PyA
 /// seat): ``(response, value)``, the response pure at ``player``'s information states
 /// (ties to the lowest action, as OpenSpiel) and a copy of the profile elsewhere.
 #[pyfunction]
-fn best_response(py: Python<'_>, game: &PyGame, policy: &Bound<'_, PyAny>, player: usize) -> PyResult<(PyPolicy, f64)> {
+fn best_response(
+    py: Python<'_>,
+    game: &PyGame,
+    policy: &Bound<'_, PyAny>,
+    player: i64,
+) -> PyResult<(PyPolicy, f64)> {
+    let n = game.tree.num_players();
+    let player = usize::try_from(player).ok().filter(|&p| p < n).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "player {player} does not exist: {} has players 0..{n}",
+            game.tree.name()
+        ))
+    })?;
     let (tree, policies) = (Arc::clone(&game.tree), profile(&game.tree, policy)?);
+    let long = tree.num_nodes() >= SMALL_TREE;
     let job_tree = Arc::clone(&tree);
     let (response, value) =
-        interruptible(py, move || games::best_response(&job_tree, PlayerId(player), &refs(&policies)))?.map_err(value_error)?;
-    Ok((PyPolicy::new(&tree, response), value))
+        released(py, long, move || games::best_response(&job_tree, PlayerId(player), &refs(&policies)))?
+            .map_err(value_error)?;
+    Ok((PyPolicy::of(game, response), value))
 }
 
 /// Every player's expected return under the profile, as a numpy array.
 #[pyfunction]
-fn expected_returns<'py>(py: Python<'py>, game: &PyGame, policy: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+fn expected_returns<'py>(
+    py: Python<'py>,
+    game: &PyGame,
+    policy: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
     let (tree, policies) = (Arc::clone(&game.tree), profile(&game.tree, policy)?);
-    let values = interruptible(py, move || games::expected_returns(&tree, &refs(&policies)))?.map_err(value_error)?;
+    let long = tree.num_nodes() >= SMALL_TREE;
+    let values =
+        released(py, long, move || games::expected_returns(&tree, &refs(&policies)))?.map_err(value_error)?;
     Ok(values.into_pyarray(py))
 }
 
 /// One behaviour policy that plays like the mixture of ``policies`` with ``weights``
 /// (weighting by realisation, as OpenSpiel's ``policy_aggregator``): for every player.
 #[pyfunction]
-fn aggregate(py: Python<'_>, game: &PyGame, policies: &Bound<'_, PyAny>, weights: &Bound<'_, PyAny>) -> PyResult<PyPolicy> {
+fn aggregate(
+    py: Python<'_>,
+    game: &PyGame,
+    policies: &Bound<'_, PyAny>,
+    weights: &Bound<'_, PyAny>,
+) -> PyResult<PyPolicy> {
     let tree = Arc::clone(&game.tree);
+    let long = tree.num_nodes() >= SMALL_TREE;
     let members: Vec<TabularPolicy> =
         policies.try_iter()?.map(|p| as_policy(&tree, &p?)).collect::<PyResult<_>>()?;
     let (shape, weights) = float_array(weights, "weights")?;
     if shape != [members.len()] {
-        return Err(PyValueError::new_err(format!("{} weights for {} policies", weights.len(), members.len())));
+        return Err(PyValueError::new_err(format!(
+            "{} weights for {} policies",
+            weights.len(),
+            members.len()
+        )));
     }
     let job_tree = Arc::clone(&tree);
-    let mixed = interruptible(py, move || games::aggregate(&job_tree, &refs(&members), &weights))?.map_err(value_error)?;
-    Ok(PyPolicy::new(&tree, mixed))
+    let mixed = released(py, long, move || games::aggregate(&job_tree, &refs(&members), &weights))?
+        .map_err(value_error)?;
+    Ok(PyPolicy::of(game, mixed))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

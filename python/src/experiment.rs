@@ -24,7 +24,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
 use crate::convert::{json_to_py, toml_table};
-use crate::distributed::PythonEvaluator;
+use crate::distributed::{PythonEvaluator, PythonTrainer};
 use crate::errors::{MetagameError, run_error};
 use crate::game::PyGame;
 use crate::policy::{PyPolicy, as_policy};
@@ -172,7 +172,7 @@ impl PyResponseRequest {
                 let d = PyDict::new(py);
                 d.set_item("player", player)?;
                 d.set_item("id", id)?;
-                d.set_item("policy", PyPolicy::new(&self.tree, policy.clone()))?;
+                d.set_item("policy", PyPolicy::of(&self.handle, policy.clone()))?;
                 d.set_item("weight", weight)?;
                 Ok(d)
             })
@@ -181,12 +181,12 @@ impl PyResponseRequest {
     /// The opponents' mixtures aggregated into one behaviour policy.
     #[getter]
     fn profile(&self) -> PyPolicy {
-        PyPolicy::new(&self.tree, self.profile.clone())
+        PyPolicy::of(&self.handle, self.profile.clone())
     }
     /// A policy to start training from, or None.
     #[getter]
     fn warm_start(&self) -> Option<PyPolicy> {
-        self.warm_start.as_ref().map(|p| PyPolicy::new(&self.tree, p.clone()))
+        self.warm_start.as_ref().map(|p| PyPolicy::of(&self.handle, p.clone()))
     }
     fn __repr__(&self) -> String {
         format!(
@@ -352,7 +352,7 @@ fn read_config(
 #[pymethods]
 impl PyExperiment {
     #[new]
-    #[pyo3(signature = (config, source, out, game=None, oracle=None, resume=false, evaluator=None))]
+    #[pyo3(signature = (config, source, out, game=None, oracle=None, resume=false, evaluator=None, trainer=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -363,6 +363,7 @@ impl PyExperiment {
         oracle: Option<Py<PyAny>>,
         resume: bool,
         evaluator: Option<(Py<PyAny>, String)>,
+        trainer: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
         let config = read_config(config, &source, game.map(|g| g.tree.as_ref()))?;
         let game = match game {
@@ -401,6 +402,9 @@ impl PyExperiment {
                 }
             };
             components = components.with_evaluator(Box::new(PythonEvaluator { callable, name }));
+        }
+        if let Some(callable) = trainer {
+            components = components.with_trainer(Box::new(PythonTrainer { callable }));
         }
         let interrupt = Arc::new(AtomicBool::new(false));
         let options = RunOptions::new(out.clone()).resume(resume).interrupt(Arc::clone(&interrupt));

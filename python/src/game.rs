@@ -39,7 +39,12 @@ impl PyGame {
 
     /// The index of an information state given by its string or its index.
     pub fn infoset(&self, infoset: &Bound<'_, PyAny>) -> PyResult<InfosetId> {
-        if let Ok(i) = infoset.extract::<usize>() {
+        if let Ok(i) = infoset.extract::<i64>() {
+            let Ok(i) = usize::try_from(i) else {
+                return Err(PyIndexError::new_err(format!(
+                    "information state {i} is out of range: indices start at 0"
+                )));
+            };
             if i >= self.tree.num_infosets() {
                 return Err(PyIndexError::new_err(format!(
                     "information state {i} is out of range: {} has {}",
@@ -49,7 +54,11 @@ impl PyGame {
             }
             return Ok(InfosetId(i));
         }
-        let key: String = infoset.extract()?;
+        let key: String = infoset.extract().map_err(|_| {
+            pyo3::exceptions::PyTypeError::new_err(
+                "an information state is its string or its row index (an int)",
+            )
+        })?;
         self.tree.infoset_by_key(&key).ok_or_else(|| {
             PyKeyError::new_err(format!("{} has no information state {key:?}", self.tree.name()))
         })
@@ -142,12 +151,22 @@ impl PyGame {
 /// ``max_nodes`` caps the tree (default 10 million nodes); a larger game raises ValueError.
 #[pyfunction]
 #[pyo3(signature = (name, max_nodes=None))]
-fn load_game(py: Python<'_>, name: &str, max_nodes: Option<usize>) -> PyResult<PyGame> {
+fn load_game(py: Python<'_>, name: &str, max_nodes: Option<i64>) -> PyResult<PyGame> {
     Ok(PyGame::new(load_tree(py, name, max_nodes)?))
 }
 
 /// The tree of the registry game `name` (Ctrl-C honoured while it is built).
-pub fn load_tree(py: Python<'_>, name: &str, max_nodes: Option<usize>) -> PyResult<GameTree> {
+pub fn load_tree(py: Python<'_>, name: &str, max_nodes: Option<i64>) -> PyResult<GameTree> {
+    let max_nodes = match max_nodes.map(usize::try_from) {
+        Some(Ok(0) | Err(_)) => {
+            return Err(PyValueError::new_err(format!(
+                "max_nodes must be at least 1, got {}",
+                max_nodes.unwrap_or(0)
+            )));
+        }
+        Some(Ok(n)) => Some(n),
+        None => None,
+    };
     let game = registry::load(name).map_err(value_error)?;
     let limit = max_nodes.unwrap_or(GameTree::DEFAULT_MAX_NODES);
     interruptible(py, move || GameTree::build_with_limit(&game, limit))?.map_err(|e| match e {

@@ -28,6 +28,11 @@ fn tensor(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<ArrayD<f64>> {
     Ok(ArrayD::from_shape_vec(IxDyn(&shape), values).expect("numpy's shape"))
 }
 
+/// The number of axes `numpy.ndim` gives `obj`, None for what numpy cannot shape (ragged lists).
+fn ndim(obj: &Bound<'_, PyAny>) -> Option<usize> {
+    obj.py().import("numpy").and_then(|np| np.call_method1("ndim", (obj,))).and_then(|d| d.extract()).ok()
+}
+
 #[pymethods]
 impl PyNormalFormGame {
     /// ``NormalFormGame(A)``: the zero-sum matrix game with row payoffs ``A`` (column
@@ -39,16 +44,22 @@ impl PyNormalFormGame {
         let tensors: Vec<ArrayD<f64>> = match payoffs.len() {
             1 => {
                 let only = payoffs.get_item(0)?;
-                let is_list_of_tensors = only.is_instance_of::<PyList>()
+                // A list of tensors when its first item has at least 2 axes (a matrix's rows
+                // have one), whether numpy arrays or nested lists.
+                let is_list_of_tensors = (only.is_instance_of::<PyList>()
+                    || only.is_instance_of::<PyTuple>())
                     && only.len()? > 0
-                    && only.get_item(0)?.hasattr("ndim")?;
+                    && ndim(&only.get_item(0)?).is_some_and(|d| d >= 2);
                 if is_list_of_tensors {
-                    only.try_iter()?.enumerate().map(|(p, t)| tensor(&t?, &format!("payoffs of player {p}"))).collect::<PyResult<_>>()?
+                    only.try_iter()?
+                        .enumerate()
+                        .map(|(p, t)| tensor(&t?, &format!("payoffs of player {p}")))
+                        .collect::<PyResult<_>>()?
                 } else {
                     let a = tensor(&only, "payoffs")?;
                     if a.ndim() != 2 {
                         return Err(PyValueError::new_err(format!(
-                            "one payoff array makes a zero-sum matrix game and must be 2-dimensional, got shape {:?}",
+                            "one payoff array makes a zero-sum matrix game and must be 2-dimensional, got shape {:?} (an n-player game is a list of n payoff tensors)",
                             a.shape()
                         )));
                     }
@@ -56,7 +67,11 @@ impl PyNormalFormGame {
                     vec![a, b]
                 }
             }
-            _ => payoffs.iter().enumerate().map(|(p, t)| tensor(&t, &format!("payoffs of player {p}"))).collect::<PyResult<_>>()?,
+            _ => payoffs
+                .iter()
+                .enumerate()
+                .map(|(p, t)| tensor(&t, &format!("payoffs of player {p}")))
+                .collect::<PyResult<_>>()?,
         };
         Ok(Self { game: Arc::new(NormalFormGame::new(tensors).map_err(value_error)?) })
     }
@@ -87,7 +102,10 @@ impl PyNormalFormGame {
     /// Player ``player``'s payoff tensor (a copy).
     fn payoffs<'py>(&self, py: Python<'py>, player: usize) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
         if player >= self.game.num_players() {
-            return Err(PyValueError::new_err(format!("player {player} does not exist: the game has {} players", self.game.num_players())));
+            return Err(PyValueError::new_err(format!(
+                "player {player} does not exist: the game has {} players",
+                self.game.num_players()
+            )));
         }
         Ok(self.game.payoffs(player).clone().into_pyarray(py))
     }
@@ -109,7 +127,11 @@ impl PyNormalFormGame {
     fn strategies(&self, obj: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<f64>>> {
         let items: Vec<Bound<'_, PyAny>> = obj.try_iter()?.collect::<PyResult<_>>()?;
         if items.len() != self.game.num_players() {
-            return Err(PyValueError::new_err(format!("{} strategies for {} players", items.len(), self.game.num_players())));
+            return Err(PyValueError::new_err(format!(
+                "{} strategies for {} players",
+                items.len(),
+                self.game.num_players()
+            )));
         }
         items
             .iter()
@@ -150,7 +172,8 @@ impl PySolution {
     /// ``"solved"``, ``"max_iterations"``, ``"degenerate"`` or ``"multiple_stationary"``.
     #[getter]
     fn status(&self) -> PyResult<String> {
-        let value = serde_json::to_value(self.solution.status).map_err(|e| MetagameError::new_err(e.to_string()))?;
+        let value =
+            serde_json::to_value(self.solution.status).map_err(|e| MetagameError::new_err(e.to_string()))?;
         Ok(value.as_str().unwrap_or_default().to_string())
     }
     /// ``{"nash_conv", "deviation_gains", "primal_dual_gap", "max_violation"}``.
@@ -172,7 +195,8 @@ impl PySolution {
     /// True when the certificate proves a Nash equilibrium.
     #[getter]
     fn is_equilibrium(&self) -> bool {
-        self.solution.certificate.nash_conv.is_finite() && self.solution.certificate.nash_conv <= self.tolerance
+        self.solution.certificate.nash_conv.is_finite()
+            && self.solution.certificate.nash_conv <= self.tolerance
     }
     /// Iterations, pivots or bases the solver used.
     #[getter]
@@ -210,7 +234,11 @@ fn normal_form(game: &Bound<'_, PyAny>) -> PyResult<Arc<NormalFormGame>> {
     if let Ok(g) = game.cast::<PyNormalFormGame>() {
         return Ok(Arc::clone(&g.get().game));
     }
-    let args = if game.is_instance_of::<PyTuple>() { game.cast::<PyTuple>()?.clone() } else { PyTuple::new(game.py(), [game])? };
+    let args = if game.is_instance_of::<PyTuple>() {
+        game.cast::<PyTuple>()?.clone()
+    } else {
+        PyTuple::new(game.py(), [game])?
+    };
     Ok(PyNormalFormGame::new(&args)?.game)
 }
 
@@ -220,7 +248,11 @@ fn solver_from(name: &str, settings: Option<&Bound<'_, PyDict>>) -> PyResult<Box
         for (k, v) in settings.iter() {
             let key: String = k.extract()?;
             match key.as_str() {
-                "iterations" => iterations = Some(v.extract::<usize>().map_err(|_| PyValueError::new_err(format!("iterations must be a positive integer, got {v}")))?),
+                "iterations" => {
+                    iterations = Some(v.extract::<usize>().map_err(|_| {
+                        PyValueError::new_err(format!("iterations must be a positive integer, got {v}"))
+                    })?)
+                }
                 other => {
                     return Err(PyValueError::new_err(format!(
                         "solve: unknown setting `{other}`; the solvers take `iterations` (the iteration, pivot or basis cap)"
@@ -244,7 +276,12 @@ fn answers(game: &NormalFormGame, solutions: Vec<Solution>) -> Vec<PySolution> {
 /// method's pivots).
 #[pyfunction]
 #[pyo3(signature = (game, solver="nash", **settings))]
-fn solve(py: Python<'_>, game: &Bound<'_, PyAny>, solver: &str, settings: Option<&Bound<'_, PyDict>>) -> PyResult<PySolution> {
+fn solve(
+    py: Python<'_>,
+    game: &Bound<'_, PyAny>,
+    solver: &str,
+    settings: Option<&Bound<'_, PyDict>>,
+) -> PyResult<PySolution> {
     let (game, solver) = (normal_form(game)?, solver_from(solver, settings)?);
     let job_game = Arc::clone(&game);
     let solution = interruptible(py, move || solver.solve(&job_game))?.map_err(value_error)?;
@@ -255,7 +292,12 @@ fn solve(py: Python<'_>, game: &Bound<'_, PyAny>, solver: &str, settings: Option
 /// ``"vertex-enumeration"``); other solvers give their one answer.
 #[pyfunction]
 #[pyo3(signature = (game, solver="vertex-enumeration", **settings))]
-fn solve_all(py: Python<'_>, game: &Bound<'_, PyAny>, solver: &str, settings: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<PySolution>> {
+fn solve_all(
+    py: Python<'_>,
+    game: &Bound<'_, PyAny>,
+    solver: &str,
+    settings: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Vec<PySolution>> {
     let (game, solver) = (normal_form(game)?, solver_from(solver, settings)?);
     let job_game = Arc::clone(&game);
     let solutions = interruptible(py, move || solver.solve_all(&job_game))?.map_err(value_error)?;

@@ -22,6 +22,8 @@ use crate::game::PyGame;
 pub struct PyPolicy {
     pub tree: Arc<GameTree>,
     pub policy: TabularPolicy,
+    /// Whether the game was read from OpenSpiel (so that ``policy.game`` pickles as such).
+    pub from_pyspiel: bool,
 }
 
 /// True when `a` and `b` are the same game (the same tree, or trees of the same name with
@@ -81,8 +83,9 @@ pub fn as_policy(tree: &Arc<GameTree>, obj: &Bound<'_, PyAny>) -> PyResult<Tabul
 /// An OpenSpiel `TabularPolicy`: the row of each information state found in `state_lookup`.
 fn from_openspiel(tree: &GameTree, obj: &Bound<'_, PyAny>) -> PyResult<TabularPolicy> {
     let lookup = obj.getattr("state_lookup")?;
-    let (shape, values) = float_array(&obj.getattr("action_probability_array")?, "TabularPolicy.action_probability_array")?;
-    let [_, width] = shape[..] else {
+    let (shape, values) =
+        float_array(&obj.getattr("action_probability_array")?, "TabularPolicy.action_probability_array")?;
+    let [rows, width] = shape[..] else {
         return Err(PyValueError::new_err("TabularPolicy.action_probability_array is not 2-dimensional"));
     };
     if width != tree.num_actions() {
@@ -90,6 +93,16 @@ fn from_openspiel(tree: &GameTree, obj: &Bound<'_, PyAny>) -> PyResult<TabularPo
             "the TabularPolicy has {width} actions per row, {} has {}: a policy of another game",
             tree.name(),
             tree.num_actions()
+        )));
+    }
+    // Every key of the tree found is not enough: kuhn_poker(players=3) has all of
+    // kuhn_poker's information-state strings (and more), with other meanings.
+    let keys = lookup.len()?;
+    if rows != tree.num_infosets() || keys != tree.num_infosets() {
+        return Err(PyValueError::new_err(format!(
+            "the TabularPolicy has {keys} information states ({rows} rows), {} has {}: a policy of another game",
+            tree.name(),
+            tree.num_infosets()
         )));
     }
     let mut probs = vec![0.0; tree.num_infosets() * width];
@@ -113,15 +126,18 @@ fn from_dict(tree: &GameTree, dict: &Bound<'_, PyDict>) -> PyResult<TabularPolic
     let mut probs = vec![0.0; tree.num_infosets() * width];
     let mut seen = vec![false; tree.num_infosets()];
     for (k, v) in dict.iter() {
-        let key: String = k.extract().map_err(|_| PyValueError::new_err(format!("policy: the key {k} is not an information-state string")))?;
-        let id = tree
-            .infoset_by_key(&key)
-            .ok_or_else(|| PyValueError::new_err(format!("policy: {} has no information state {key:?}", tree.name())))?;
+        let key: String = k.extract().map_err(|_| {
+            PyValueError::new_err(format!("policy: the key {k} is not an information-state string"))
+        })?;
+        let id = tree.infoset_by_key(&key).ok_or_else(|| {
+            PyValueError::new_err(format!("policy: {} has no information state {key:?}", tree.name()))
+        })?;
         seen[id.0] = true;
         let row = &mut probs[id.0 * width..(id.0 + 1) * width];
         let bad = |what: String| PyValueError::new_err(format!("policy at {key:?}: {what}"));
-        if let Ok(pairs) = v.extract::<Vec<(f64, f64)>>() {
-            for (a, p) in pairs {
+        // Pairs as tuples (`to_dict()`) or as lists (`to_dict()` through JSON).
+        if let Ok(pairs) = v.extract::<Vec<[f64; 2]>>() {
+            for [a, p] in pairs {
                 if a.fract() != 0.0 || a < 0.0 || a >= width as f64 {
                     return Err(bad(format!("action {a} is not one of 0..{width}")));
                 }
@@ -146,8 +162,14 @@ fn from_dict(tree: &GameTree, dict: &Bound<'_, PyDict>) -> PyResult<TabularPolic
 }
 
 impl PyPolicy {
+    /// A policy of a registry game's tree.
     pub fn new(tree: &Arc<GameTree>, policy: TabularPolicy) -> Self {
-        Self { tree: Arc::clone(tree), policy }
+        Self { tree: Arc::clone(tree), policy, from_pyspiel: false }
+    }
+
+    /// A policy of `game` (which keeps where the game came from).
+    pub fn of(game: &PyGame, policy: TabularPolicy) -> Self {
+        Self { tree: Arc::clone(&game.tree), policy, from_pyspiel: game.from_pyspiel }
     }
 }
 
@@ -157,17 +179,17 @@ impl PyPolicy {
     /// OpenSpiel TabularPolicy, a Policy).
     #[new]
     fn py_new(game: &PyGame, policy: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Ok(Self::new(&game.tree, as_policy(&game.tree, policy)?))
+        Ok(Self::of(game, as_policy(&game.tree, policy)?))
     }
     /// The uniform policy over the legal actions at every information state.
     #[staticmethod]
     fn uniform(game: &PyGame) -> Self {
-        Self::new(&game.tree, TabularPolicy::uniform(&game.tree))
+        Self::of(game, TabularPolicy::uniform(&game.tree))
     }
     /// The game this policy is of.
     #[getter]
     fn game(&self) -> PyGame {
-        PyGame { tree: Arc::clone(&self.tree) }
+        PyGame { tree: Arc::clone(&self.tree), from_pyspiel: self.from_pyspiel }
     }
     /// The ``[infosets × actions]`` table (a copy), rows in ``game.infosets()`` order.
     #[getter]
@@ -180,7 +202,7 @@ impl PyPolicy {
     }
     /// The probabilities at ``infoset`` (a string or a row index), by action, legal ones only.
     fn action_probabilities(&self, infoset: &Bound<'_, PyAny>) -> PyResult<Vec<(usize, f64)>> {
-        let game = PyGame { tree: Arc::clone(&self.tree) };
+        let game = PyGame { tree: Arc::clone(&self.tree), from_pyspiel: self.from_pyspiel };
         let id = game.infoset(infoset)?;
         let row = self.policy.row(id);
         Ok(self.tree.legal_actions(id).iter().map(|a| (a.0, row[a.0])).collect())
@@ -192,13 +214,19 @@ impl PyPolicy {
         for i in 0..self.tree.num_infosets() {
             let id = InfosetId(i);
             let row = self.policy.row(id);
-            let pairs: Vec<(usize, f64)> = self.tree.legal_actions(id).iter().map(|a| (a.0, row[a.0])).collect();
+            let pairs: Vec<(usize, f64)> =
+                self.tree.legal_actions(id).iter().map(|a| (a.0, row[a.0])).collect();
             dict.set_item(self.tree.infoset_key(id), pairs)?;
         }
         Ok(dict)
     }
     fn __repr__(&self) -> String {
-        format!("Policy({:?}: {} information states × {} actions)", self.tree.name(), self.tree.num_infosets(), self.tree.num_actions())
+        format!(
+            "Policy({:?}: {} information states × {} actions)",
+            self.tree.name(),
+            self.tree.num_infosets(),
+            self.tree.num_actions()
+        )
     }
 }
 
@@ -218,11 +246,18 @@ fn tabulate(game: &PyGame, policy_fn: &Bound<'_, PyAny>) -> PyResult<PyPolicy> {
         let legal: Vec<usize> = tree.legal_actions(id).iter().map(|a| a.0).collect();
         let answer = policy_fn.call1((key, legal.clone()))?;
         let row = &mut probs[i * width..(i + 1) * width];
-        let bad = |what: String| PyValueError::new_err(format!("tabulate: at {key:?} the callable returned {what}"));
+        let bad = |what: String| {
+            PyValueError::new_err(format!("tabulate: at {key:?} the callable returned {what}"))
+        };
+        if answer.is_none() {
+            return Err(bad("None, not probabilities".into()));
+        }
         if let Ok(d) = answer.cast::<PyDict>() {
             for (a, p) in d.iter() {
-                let a: usize = a.extract().map_err(|_| bad(format!("a dict with the key {a}, not an action")))?;
-                let p: f64 = p.extract().map_err(|_| bad(format!("a dict with the value {p}, not a probability")))?;
+                let a: usize =
+                    a.extract().map_err(|_| bad(format!("a dict with the key {a}, not an action")))?;
+                let p: f64 =
+                    p.extract().map_err(|_| bad(format!("a dict with the value {p}, not a probability")))?;
                 if a >= width {
                     return Err(bad(format!("action {a}, not one of 0..{width}")));
                 }
@@ -233,18 +268,24 @@ fn tabulate(game: &PyGame, policy_fn: &Bound<'_, PyAny>) -> PyResult<PyPolicy> {
             match (shape.as_slice(), values.len()) {
                 ([n], _) if *n == legal.len() => legal.iter().zip(&values).for_each(|(&a, &p)| row[a] = p),
                 ([n], _) if *n == width => row.copy_from_slice(&values),
+                ([n], _) => {
+                    return Err(bad(format!(
+                        "{n} numbers; expected one per legal action ({}) or per action ({width})",
+                        legal.len()
+                    )));
+                }
                 _ => {
                     return Err(bad(format!(
-                        "{} numbers; expected one per legal action ({}) or per action ({width})",
-                        values.len(),
+                        "an array of shape {shape:?}; expected a flat sequence, one number per legal action ({}) or per action ({width})",
                         legal.len()
                     )));
                 }
             }
         }
     }
-    let policy = TabularPolicy::from_dense(tree, probs).map_err(|e| PyValueError::new_err(format!("tabulate: {e}")))?;
-    Ok(PyPolicy::new(tree, policy))
+    let policy = TabularPolicy::from_dense(tree, probs)
+        .map_err(|e| PyValueError::new_err(format!("tabulate: {e}")))?;
+    Ok(PyPolicy::of(game, policy))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -23,13 +23,26 @@ fn enum_name(value: &Bound<'_, PyAny>) -> PyResult<String> {
 /// ``metagame.openspiel.from_pyspiel``, which documents it.
 #[pyfunction]
 #[pyo3(signature = (game, max_nodes, progress))]
-fn walk_pyspiel(py: Python<'_>, game: &Bound<'_, PyAny>, max_nodes: usize, progress: bool) -> PyResult<PyGame> {
+fn walk_pyspiel(
+    py: Python<'_>,
+    game: &Bound<'_, PyAny>,
+    max_nodes: usize,
+    progress: bool,
+) -> PyResult<PyGame> {
     let name: String = game.str()?.extract()?;
     let kind = game.call_method0("get_type")?;
-    if enum_name(&kind.getattr("dynamics")?)? == "SIMULTANEOUS" {
-        return Err(PyValueError::new_err(format!(
-            "{name} is a simultaneous-move game; pass pyspiel.convert_to_turn_based(game)"
-        )));
+    match enum_name(&kind.getattr("dynamics")?)?.as_str() {
+        "SEQUENTIAL" => {}
+        "SIMULTANEOUS" => {
+            return Err(PyValueError::new_err(format!(
+                "{name} is a simultaneous-move game; pass pyspiel.convert_to_turn_based(game)"
+            )));
+        }
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "{name} has {other} dynamics; only sequential games (and simultaneous ones through pyspiel.convert_to_turn_based) have a game tree to walk"
+            )));
+        }
     }
     if !kind.getattr("provides_information_state_string")?.extract::<bool>()? {
         return Err(PyValueError::new_err(format!(
@@ -47,8 +60,10 @@ fn walk_pyspiel(py: Python<'_>, game: &Bound<'_, PyAny>, max_nodes: usize, progr
     let bar = progress.then(|| {
         let bar = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
         bar.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} reading {msg} from pyspiel: {pos} nodes ({per_sec})")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+            indicatif::ProgressStyle::with_template(
+                "{spinner} reading {msg} from pyspiel: {pos} nodes ({per_sec})",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
         );
         bar.set_message(name.clone());
         bar
@@ -62,7 +77,7 @@ fn walk_pyspiel(py: Python<'_>, game: &Bound<'_, PyAny>, max_nodes: usize, progr
     let mut visited = 0usize;
     while let Some((state, node)) = stack.pop() {
         visited += 1;
-        if visited % CHECK_EVERY == 0 {
+        if visited.is_multiple_of(CHECK_EVERY) {
             py.check_signals()?;
             if let Some(bar) = &bar
                 && visited >= PROGRESS_AFTER
@@ -76,8 +91,10 @@ fn walk_pyspiel(py: Python<'_>, game: &Bound<'_, PyAny>, max_nodes: usize, progr
             continue;
         }
         let (actions, children) = if state.call_method0(intern!(py, "is_chance_node"))?.extract::<bool>()? {
-            let outcomes: Vec<(usize, f64)> = state.call_method0(intern!(py, "chance_outcomes"))?.extract()?;
-            let outcomes: Vec<(ActionId, f64)> = outcomes.into_iter().map(|(a, p)| (ActionId(a), p)).collect();
+            let outcomes: Vec<(usize, f64)> =
+                state.call_method0(intern!(py, "chance_outcomes"))?.extract()?;
+            let outcomes: Vec<(ActionId, f64)> =
+                outcomes.into_iter().map(|(a, p)| (ActionId(a), p)).collect();
             let children = builder.chance(node, &outcomes).map_err(value_error)?;
             (outcomes.into_iter().map(|o| o.0).collect::<Vec<_>>(), children)
         } else if state.call_method0(intern!(py, "is_simultaneous_node"))?.extract::<bool>()? {
@@ -86,9 +103,11 @@ fn walk_pyspiel(py: Python<'_>, game: &Bound<'_, PyAny>, max_nodes: usize, progr
             )));
         } else {
             let player: i64 = state.call_method0(intern!(py, "current_player"))?.extract()?;
-            let player = usize::try_from(player)
-                .map_err(|_| PyValueError::new_err(format!("{name}: a state's current player is {player}")))?;
-            let key: String = state.call_method1(intern!(py, "information_state_string"), (player,))?.extract()?;
+            let player = usize::try_from(player).map_err(|_| {
+                PyValueError::new_err(format!("{name}: a state's current player is {player}"))
+            })?;
+            let key: String =
+                state.call_method1(intern!(py, "information_state_string"), (player,))?.extract()?;
             let legal: Vec<usize> = state.call_method0(intern!(py, "legal_actions"))?.extract()?;
             let legal: Vec<ActionId> = legal.into_iter().map(ActionId).collect();
             let children = builder.decision(node, player, &key, &legal).map_err(value_error)?;
@@ -109,7 +128,7 @@ fn walk_pyspiel(py: Python<'_>, game: &Bound<'_, PyAny>, max_nodes: usize, progr
         metagame::games::Error::LimitExceeded { .. } => too_large(),
         other => value_error(other),
     })?;
-    Ok(PyGame::new(tree))
+    Ok(PyGame::read_from_pyspiel(tree))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -2,7 +2,8 @@
 //! (Bradley–Terry) from win counts, Nash averaging from a win-rate matrix.
 
 use metagame::populations::rating::{
-    BatchElo, BatchEloConfig, Elo, EloConfig, MElo, MEloConfig, MatchResult, OnlineRating, nash_averaging as nash_avg,
+    BatchElo, BatchEloConfig, Elo, EloConfig, MElo, MEloConfig, MatchResult, OnlineRating,
+    nash_averaging as nash_avg,
 };
 use ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2};
@@ -17,32 +18,65 @@ use crate::errors::value_error;
 /// A settings type from keyword arguments (its builder's fields; unknown ones refused).
 fn settings<T: DeserializeOwned>(what: &str, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<T> {
     let table = kwargs.map(toml_table).transpose()?.unwrap_or_default();
-    toml::Value::Table(table).try_into().map_err(|e| PyValueError::new_err(format!("{what}: {}", e.message().trim())))
+    toml::Value::Table(table)
+        .try_into()
+        .map_err(|e| PyValueError::new_err(format!("{what}: {}", e.message().trim())))
 }
+
+/// The most members a rating holds: a larger index (or `num_members`) is taken for bad
+/// input rather than allocated.
+const MAX_MEMBERS: usize = 1_000_000;
 
 /// Matches as `(first, second, score)` rows (score 1 a win of `first`, 0.5 a draw, 0 a
 /// loss) and the number of members (given, or one more than the largest index).
 fn parse_matches(obj: &Bound<'_, PyAny>, num_members: Option<usize>) -> PyResult<(Vec<MatchResult>, usize)> {
     let (shape, values) = float_array(obj, "matches")?;
     if shape.len() != 2 || shape[1] != 3 {
-        return Err(PyValueError::new_err(format!("matches: expected rows of (first, second, score), got shape {shape:?}")));
+        return Err(PyValueError::new_err(format!(
+            "matches: expected rows of (first, second, score), got shape {shape:?}"
+        )));
+    }
+    if let Some(n) = num_members.filter(|&n| n > MAX_MEMBERS) {
+        return Err(PyValueError::new_err(format!(
+            "num_members is {n}; ratings hold at most {MAX_MEMBERS} members"
+        )));
     }
     let mut out = Vec::with_capacity(shape[0]);
     let mut largest = 0usize;
     for (k, row) in values.chunks(3).enumerate() {
         let index = |x: f64| -> PyResult<usize> {
             if x < 0.0 || x.fract() != 0.0 {
-                return Err(PyValueError::new_err(format!("matches: row {k} names member {x}, not an index")));
+                return Err(PyValueError::new_err(format!(
+                    "matches: row {k} names member {x}, not an index"
+                )));
+            }
+            if x >= MAX_MEMBERS as f64 {
+                // `{:e}` keeps 1e300 short; `{}` would write all 301 digits.
+                return Err(PyValueError::new_err(format!(
+                    "matches: row {k} names member {x:e}; ratings hold at most {MAX_MEMBERS} members"
+                )));
             }
             Ok(x as usize)
         };
         let (i, j) = (index(row[0])?, index(row[1])?);
         largest = largest.max(i + 1).max(j + 1);
-        out.push(MatchResult::new(i, j, row[2]).map_err(|e| PyValueError::new_err(format!("matches: row {k}: {e}")))?);
+        if !(0.0..=1.0).contains(&row[2]) {
+            return Err(PyValueError::new_err(format!(
+                "matches: row {k} has the score {}; a score is 1 (first wins), 0.5 (a draw) or 0 (first loses), or a number between",
+                row[2]
+            )));
+        }
+        out.push(
+            MatchResult::new(i, j, row[2])
+                .map_err(|e| PyValueError::new_err(format!("matches: row {k}: {e}")))?,
+        );
     }
     let n = num_members.unwrap_or(largest);
     if largest > n {
-        return Err(PyValueError::new_err(format!("matches name member {}, but num_members is {n}", largest - 1)));
+        return Err(PyValueError::new_err(format!(
+            "matches name member {}, but num_members is {n}",
+            largest - 1
+        )));
     }
     Ok((out, n))
 }
@@ -52,13 +86,21 @@ fn parse_matches(obj: &Bound<'_, PyAny>, num_members: Option<usize>) -> PyResult
 /// (32), ``scale`` (400), ``initial_rating`` (1000).
 #[pyfunction]
 #[pyo3(signature = (matches, num_members=None, **config))]
-fn elo<'py>(py: Python<'py>, matches: &Bound<'py, PyAny>, num_members: Option<usize>, config: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+fn elo<'py>(
+    py: Python<'py>,
+    matches: &Bound<'py, PyAny>,
+    num_members: Option<usize>,
+    config: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
     let config: EloConfig = settings("elo", config)?;
     let (results, n) = parse_matches(matches, num_members)?;
     let mut rating = Elo::new(config, n);
     results.iter().for_each(|r| rating.update(r));
     Ok(rating.ratings().to_vec().into_pyarray(py))
 }
+
+/// mElo's answer: the ratings and the `[members × 2k]` cyclic vectors.
+type MEloArrays<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>);
 
 /// Multidimensional Elo (mElo2k) after ``matches``: ``(ratings, vectors)``, the vectors a
 /// ``[members × 2k]`` array. Keyword settings: ``k`` (1), ``rating_rate``, ``vector_rate``,
@@ -70,7 +112,7 @@ fn melo<'py>(
     matches: &Bound<'py, PyAny>,
     num_members: Option<usize>,
     config: Option<&Bound<'py, PyDict>>,
-) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>)> {
+) -> PyResult<MEloArrays<'py>> {
     let config: MEloConfig = settings("melo", config)?;
     let (results, n) = parse_matches(matches, num_members)?;
     let width = 2 * config.k();
@@ -84,7 +126,9 @@ fn square(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Array2<f64>> {
     let (shape, values) = float_array(obj, what)?;
     match shape[..] {
         [r, c] => Ok(Array2::from_shape_vec((r, c), values).map_err(value_error)?),
-        _ => Err(PyValueError::new_err(format!("{what}: expected a 2-dimensional array, got shape {shape:?}"))),
+        _ => {
+            Err(PyValueError::new_err(format!("{what}: expected a 2-dimensional array, got shape {shape:?}")))
+        }
     }
 }
 

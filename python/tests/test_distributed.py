@@ -171,6 +171,15 @@ def test_the_python_cli_runs_a_config_on_ray(cluster, tmp_path):
     assert without_times(json.loads((out / "report.json").read_text())) == without_times(local)
 
 
+def test_a_distributed_league_equals_the_local_one(cluster, tmp_path):
+    config = {"game": "kuhn_poker", "algorithm": "league", "max_iterations": 6, "episodes_per_round": 400,
+              "snapshot_min_episodes": 800, "snapshot_max_episodes": 1600, "eval_every": 2, "seed": 5}
+    local = metagame.run(config, out=tmp_path / "local")
+    spread = metagame.distributed.run(config, out=tmp_path / "ray", address=cluster)
+    assert without_times(spread) == without_times(local)
+    assert len(local["iterations"]) == 7
+
+
 def test_the_readme_ray_block_runs(cluster, tmp_path):
     from test_readme import python_blocks, run_blocks
 

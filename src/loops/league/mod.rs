@@ -96,6 +96,10 @@ impl LoopSection for LeagueSection {
             Some((state, reports)) => League::resume(tree, self.league.clone(), state, &reports)?,
             None => League::new(tree, self.league.clone())?,
         };
+        let league = match components.trainer {
+            Some(trainer) => league.with_trainer(trainer),
+            None => league,
+        };
         let config = &self.league;
         driver.run_with_figures(league.with_evaluator(evaluator), |league, reports, game, dir| {
             #[cfg(feature = "plots")]

@@ -493,6 +493,7 @@ pub struct League<'t> {
     state: LeagueState,
     learners: Vec<[QLearner; 2]>,
     evaluator: Box<dyn MatchEvaluator>,
+    trainer: Box<dyn LeagueTrainer>,
     /// The last committed round's report.
     last: IterationReport,
 }
@@ -600,7 +601,15 @@ impl<'t> League<'t> {
             payoffs: Vec::new(),
         };
         let last = IterationReport::new(0, vec![state.members.len()], 0.0, None);
-        let mut league = Self { tree, config, state, learners, evaluator: Box::new(ExactEvaluator), last };
+        let mut league = Self {
+            tree,
+            config,
+            state,
+            learners,
+            evaluator: Box::new(ExactEvaluator),
+            trainer: Box::new(LocalTrainer),
+            last,
+        };
         let mut report = league.report(0, 0, PhaseTimes::default(), RoundEvents::default())?;
         report.elapsed_s = started.elapsed().as_secs_f64();
         league.last = report;
@@ -639,7 +648,15 @@ impl<'t> League<'t> {
                 ])
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(Self { tree, config, state, learners, evaluator: Box::new(ExactEvaluator), last })
+        Ok(Self {
+            tree,
+            config,
+            state,
+            learners,
+            evaluator: Box::new(ExactEvaluator),
+            trainer: Box::new(LocalTrainer),
+            last,
+        })
     }
 
     /// The win-rate table among all members: entry `[i][j]` is how often member `i` beats
@@ -825,35 +842,38 @@ impl<'t> League<'t> {
             (0..self.learners.len()).map(|a| self.choose_opponent(a)).unzip();
         // Minimax main exploiters: shaped by the exact action values of the main agent they play.
         let alpha = self.config.exploiter_alpha;
-        let mut trained: Vec<[QLearner; 2]> = self.learners.clone();
         let tree = self.tree;
         let half = self.config.episodes_per_round / 2;
         let rest = self.config.episodes_per_round - half;
         let opponent_policies: Vec<&TabularPolicy> =
             opponents.iter().map(|&o| self.member_policy(&current, o)).collect();
-        let roles: Vec<Role> = self.state.agents.iter().map(|a| a.role).collect();
-        trained
-            .par_iter_mut()
-            .zip(opponent_policies.par_iter())
-            .zip(roles.par_iter())
-            .try_for_each(|((pair, &opponent), &role)| -> Result<()> {
-                for (seat, learner) in pair.iter_mut().enumerate() {
-                    if role == Role::MainExploiter && alpha > 0.0 {
-                        let values = ValueTable::exact(tree, 1 - seat, &[opponent, opponent])
-                            .map_err(Error::Learner)?;
-                        let shaping = MinimaxShaping::new(tree, seat, &values, &MinimaxConfig::new(alpha))
-                            .map_err(Error::Learner)?;
-                        learner.set_reward_shaping(Some(shaping));
-                    }
-                    let episodes = if seat == 0 { half } else { rest };
-                    learner
-                        .train(tree, &OpponentSampler::fixed(opponent), episodes)
-                        .map_err(Error::Learner)?;
-                    learner.set_reward_shaping(None);
-                }
-                Ok(())
+        let jobs: Vec<TrainingJob> = self
+            .state
+            .agents
+            .iter()
+            .zip(&opponent_policies)
+            .zip(&self.learners)
+            .map(|((agent, &opponent), pair)| TrainingJob {
+                learners: pair.clone(),
+                opponent: opponent.clone(),
+                minimax_alpha: (agent.role == Role::MainExploiter && alpha > 0.0).then_some(alpha),
+                episodes: [half, rest],
             })
+            .collect();
+        let trained = self
+            .trainer
+            .train(tree, jobs)
             .map_err(|e| Error::AtIteration { iteration: round, source: Box::new(e) })?;
+        if trained.len() != self.learners.len() {
+            return Err(Error::AtIteration {
+                iteration: round,
+                source: Box::new(Error::Config(format!(
+                    "the trainer returned {} learning agents for {}",
+                    trained.len(),
+                    self.learners.len()
+                ))),
+            });
+        }
         let oracle_s = t.elapsed().as_secs_f64();
 
         // Results, win rates, Elo and snapshots in agent order.
@@ -954,6 +974,12 @@ impl<'t> League<'t> {
     /// The same league with payoff entries evaluated by `evaluator` (default: exact).
     pub fn with_evaluator(mut self, evaluator: Box<dyn MatchEvaluator>) -> Self {
         self.evaluator = evaluator;
+        self
+    }
+
+    /// The same league with its agents' training run by `trainer` (default [`LocalTrainer`]).
+    pub fn with_trainer(mut self, trainer: Box<dyn LeagueTrainer>) -> Self {
+        self.trainer = trainer;
         self
     }
 
@@ -1093,6 +1119,110 @@ fn fresh_learners(
         .map_err(Error::Learner)
     };
     Ok([make(0)?, make(1)?])
+}
+
+/// One learning agent's training in a round: its two seat learners (a copy), the member it
+/// plays, the Minimax Exploiter's shaping weight (main exploiters with `exploiter_alpha >
+/// 0`), and the episodes per seat. [`TrainingJob::run`] is the whole computation, so that a
+/// job can run anywhere (another process, a Ray task) and give the same learners.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct TrainingJob {
+    /// The agent's learners, seat 0 and seat 1.
+    pub learners: [QLearner; 2],
+    /// The opponent's policy.
+    pub opponent: TabularPolicy,
+    /// The reward shaping weight of a Minimax Exploiter, if any.
+    pub minimax_alpha: Option<f64>,
+    /// Episodes per seat.
+    pub episodes: [u64; 2],
+}
+
+/// A [`TrainingJob`] as data (the learners saved), for sending to another process.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TrainingJobData {
+    /// The learners, saved.
+    pub learners: [QLearnerState; 2],
+    /// The opponent's policy.
+    pub opponent: TabularPolicy,
+    /// The Minimax Exploiter's weight.
+    pub minimax_alpha: Option<f64>,
+    /// Episodes per seat.
+    pub episodes: [u64; 2],
+}
+
+impl TrainingJob {
+    /// Train both seats' learners against the opponent.
+    ///
+    /// # Errors
+    ///
+    /// Learner errors.
+    pub fn run(mut self, tree: &GameTree) -> Result<[QLearner; 2]> {
+        let opponent = &self.opponent;
+        for (seat, learner) in self.learners.iter_mut().enumerate() {
+            if let Some(alpha) = self.minimax_alpha {
+                let values =
+                    ValueTable::exact(tree, 1 - seat, &[opponent, opponent]).map_err(Error::Learner)?;
+                let shaping = MinimaxShaping::new(tree, seat, &values, &MinimaxConfig::new(alpha))
+                    .map_err(Error::Learner)?;
+                learner.set_reward_shaping(Some(shaping));
+            }
+            learner
+                .train(tree, &OpponentSampler::fixed(opponent), self.episodes[seat])
+                .map_err(Error::Learner)?;
+            learner.set_reward_shaping(None);
+        }
+        Ok(self.learners)
+    }
+
+    /// The job as data.
+    pub fn save(&self) -> TrainingJobData {
+        TrainingJobData {
+            learners: [self.learners[0].save(), self.learners[1].save()],
+            opponent: self.opponent.clone(),
+            minimax_alpha: self.minimax_alpha,
+            episodes: self.episodes,
+        }
+    }
+
+    /// A job from its data.
+    ///
+    /// # Errors
+    ///
+    /// Learners of another game.
+    pub fn restore(tree: &GameTree, data: TrainingJobData) -> Result<Self> {
+        let [a, b] = data.learners;
+        Ok(TrainingJob {
+            learners: [
+                QLearner::restore(tree, a).map_err(Error::Learner)?,
+                QLearner::restore(tree, b).map_err(Error::Learner)?,
+            ],
+            opponent: data.opponent,
+            minimax_alpha: data.minimax_alpha,
+            episodes: data.episodes,
+        })
+    }
+}
+
+/// Runs a round's [`TrainingJob`]s: [`LocalTrainer`] on this machine's threads, or another
+/// (Ray tasks from Python) elsewhere; each job's learners must be [`TrainingJob::run`]'s.
+pub trait LeagueTrainer: Send {
+    /// The trained learners, one pair per job, in the jobs' order.
+    ///
+    /// # Errors
+    ///
+    /// Learner errors, or the failure of wherever the jobs ran.
+    fn train(&self, tree: &GameTree, jobs: Vec<TrainingJob>) -> Result<Vec<[QLearner; 2]>>;
+}
+
+/// Every job on the current rayon pool.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LocalTrainer;
+
+impl LeagueTrainer for LocalTrainer {
+    fn train(&self, tree: &GameTree, jobs: Vec<TrainingJob>) -> Result<Vec<[QLearner; 2]>> {
+        jobs.into_par_iter().map(|job| job.run(tree)).collect()
+    }
 }
 
 /// One policy from a pair of seat learners.
