@@ -157,6 +157,7 @@ class Experiment:
         overwrite: bool = False,
         _evaluator: Any = None,
         _trainer: Any = None,
+        _builtin_oracle: Any = None,
     ) -> None:
         if game is not None and not isinstance(game, Game):
             raise TypeError(
@@ -169,7 +170,8 @@ class Experiment:
         if not resume:
             _check_out_dir(self.out, overwrite)
         self._native = _NativeExperiment(
-            body, source, self.out, game=game, oracle=oracle, resume=resume, evaluator=_evaluator, trainer=_trainer
+            body, source, self.out, game=game, oracle=oracle, resume=resume, evaluator=_evaluator, trainer=_trainer,
+            builtin_oracle=_builtin_oracle,
         )
         self.reports: list[dict] = []
 

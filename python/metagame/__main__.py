@@ -22,6 +22,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import metagame
 
+    experiment = None
     try:
         if args.ray:
             from metagame import distributed
@@ -43,8 +44,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"interrupted: the run folder {experiment.out} holds what it did; continue with --resume", file=sys.stderr)
+        if experiment is not None:
+            experiment.close()
+            print(f"interrupted: {experiment.out} holds what the run did; continue with --resume", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # stdout closed (`| head`): the run stops after its step with its folder written.
+        if experiment is not None:
+            experiment.close()
+        sys.stderr.close()
+        return 0
     if last is not None and not args.json:
         print(f"results in {experiment.out}")
     return 0

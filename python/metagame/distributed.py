@@ -9,8 +9,9 @@ task evaluates its slice of the iteration's matchups with the randomness the who
 would give them (keyed by seed, matchup and episode), so a distributed run's report equals
 the local run's bit for bit. A Python oracle's ``respond`` runs as a task of its own (the
 oracle is copied to the workers once per run: state it keeps between requests stays on
-them, not in the driver). The built-in oracles respond in the driver: an exact best response
-is one pass over the tree. A league round trains each learning agent in a task of its own
+them, not in the driver), and so does each response of the config's own exact oracles
+(``exact-br``, ``exact-br-trembling``); the learned built-in oracles (Q-learning and the
+rest) keep their state between requests and respond in the driver. A league round trains each learning agent in a task of its own
 (its learners travel to the task and back, saved), as its threads would. A task whose worker dies is retried (``max_retries``), and the
 result does not change. Ray itself comes from ``pip install ray`` (or
 ``pip install metagame[ray]``).
@@ -28,7 +29,9 @@ from typing import Any, Optional
 
 from . import Experiment as _LocalExperiment
 from . import Game, Policy, _read_config
+from ._metagame import config_oracle as _config_oracle
 from ._metagame import evaluate_matchups as _evaluate_matchups
+from ._metagame import respond_builtin as _respond_builtin
 from ._metagame import train_league_job as _train_league_job
 
 __all__ = ["Experiment", "run"]
@@ -61,7 +64,11 @@ def _tasks():
     def train(game, job):
         return _train_league_job(game, job)
 
-    return entries, respond, train
+    @ray.remote(max_retries=3)
+    def respond_builtin(config, game, request):
+        return _respond_builtin(config, game, request).array
+
+    return entries, respond, train, respond_builtin
 
 
 class _RayEvaluator:
@@ -76,7 +83,7 @@ class _RayEvaluator:
         self._tasks = max(1, tasks_per_call or cpus)
 
     def __call__(self, policies, matchups, episodes, seed):
-        entries, _, _ = _tasks()
+        entries, _, _, _ = _tasks()
         ray = self._ray
         policies_ref = ray.put(policies)
         size = max(1, -(-len(matchups) // self._tasks))
@@ -96,7 +103,7 @@ class _RayTrainer:
         self._game = ray.put(game)
 
     def __call__(self, jobs):
-        _, _, train = _tasks()
+        _, _, train, _ = _tasks()
         return self._ray.get([train.remote(self._game, job) for job in jobs])
 
 
@@ -109,8 +116,22 @@ class _RayOracle:
         self._oracle = ray.put(oracle)
 
     def respond(self, request):
-        _, respond, _ = _tasks()
+        _, respond, _, _ = _tasks()
         return self._ray.get(respond.remote(self._oracle, request))
+
+
+class _RayBuiltinOracle:
+    """The config's own exact oracle, each response a Ray task."""
+
+    def __init__(self, config: Any, game: Game):
+        ray = _ray()
+        self._ray = ray
+        self._config = ray.put(config)
+        self._game = ray.put(game)
+
+    def respond(self, request):
+        _, _, _, respond_builtin = _tasks()
+        return self._ray.get(respond_builtin.remote(self._config, self._game, request))
 
 
 def _connect(address: Optional[str]) -> None:
@@ -137,7 +158,7 @@ class Experiment(_LocalExperiment):
         tasks_per_call: Optional[int] = None,
     ) -> None:
         _connect(address)
-        body, _, _ = _read_config(config)
+        body, source, _ = _read_config(config)
         if isinstance(body, str):
             import tomllib
 
@@ -156,11 +177,17 @@ class Experiment(_LocalExperiment):
         distributed_evaluator = None
         if game is not None and evaluator in ("exact", "cpu"):
             distributed_evaluator = (_RayEvaluator(game, evaluator, tasks_per_call), evaluator)
+        builtin = None
+        if oracle is None and game is not None:
+            named = _config_oracle(body, source, game)
+            if named is not None and named[1]:
+                builtin = _RayBuiltinOracle(body, game)
         super().__init__(
             config,
             out=out,
             game=game,
             oracle=_RayOracle(oracle) if oracle is not None else None,
+            _builtin_oracle=builtin,
             resume=resume,
             overwrite=overwrite,
             _evaluator=distributed_evaluator,

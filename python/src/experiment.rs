@@ -14,9 +14,9 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use metagame::games::{GameTree, TabularPolicy};
+use metagame::games::{GameTree, PlayerId, TabularPolicy};
 use metagame::populations::{
-    self, Budget, IterationReport, Oracle, Response, ResponseRequest, TrainingStats,
+    self, Budget, IterationReport, Oracle, PolicyId, Response, ResponseRequest, TrainingStats, WeightedMember,
 };
 use metagame::{Components, ExperimentConfig, RunOptions, RunReport, run_experiment_on};
 use pyo3::exceptions::{PyStopIteration, PyTypeError, PyValueError};
@@ -25,7 +25,7 @@ use pyo3::types::{PyDict, PyString};
 
 use crate::convert::{json_to_py, toml_table};
 use crate::distributed::{PythonEvaluator, PythonTrainer};
-use crate::errors::{MetagameError, run_error};
+use crate::errors::{MetagameError, run_error, value_error};
 use crate::game::PyGame;
 use crate::policy::{PyPolicy, as_policy};
 
@@ -203,6 +203,10 @@ impl PyResponseRequest {
 /// is kept to be raised again by the run.
 struct PythonOracle {
     object: Py<PyAny>,
+    /// "python", or the name of the built-in oracle the object answers for (a Ray proxy).
+    name: &'static str,
+    /// True when the object answers for an exact built-in oracle.
+    exact: bool,
     game: PyGame,
     tree: Arc<GameTree>,
     raised: Arc<Mutex<Option<PyErr>>>,
@@ -210,7 +214,11 @@ struct PythonOracle {
 
 impl Oracle for PythonOracle {
     fn name(&self) -> &'static str {
-        "python"
+        self.name
+    }
+
+    fn is_exact(&self) -> bool {
+        self.exact
     }
 
     fn respond(&mut self, request: &ResponseRequest<'_>) -> populations::Result<Response> {
@@ -233,7 +241,7 @@ impl Oracle for PythonOracle {
             budget,
             warm_start: request.warm_start.cloned(),
         };
-        let failed = |reason: String| populations::Error::Oracle { name: "python".into(), reason };
+        let failed = |reason: String| populations::Error::Oracle { name: self.name.into(), reason };
         Python::attach(|py| {
             let answer = match self.object.call_method1(py, "respond", (asked,)) {
                 Ok(answer) => answer,
@@ -352,7 +360,7 @@ fn read_config(
 #[pymethods]
 impl PyExperiment {
     #[new]
-    #[pyo3(signature = (config, source, out, game=None, oracle=None, resume=false, evaluator=None, trainer=None))]
+    #[pyo3(signature = (config, source, out, game=None, oracle=None, resume=false, evaluator=None, trainer=None, builtin_oracle=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -364,6 +372,7 @@ impl PyExperiment {
         resume: bool,
         evaluator: Option<(Py<PyAny>, String)>,
         trainer: Option<Py<PyAny>>,
+        builtin_oracle: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
         let config = read_config(config, &source, game.map(|g| g.tree.as_ref()))?;
         let game = match game {
@@ -383,12 +392,32 @@ impl PyExperiment {
                     config.algorithm().algorithm().as_str()
                 )));
             }
-            components = components.with_oracle(Box::new(PythonOracle {
+            let oracle = PythonOracle {
                 object,
+                name: "python",
+                exact: false,
                 game: game.handle(),
                 tree: Arc::clone(&tree),
                 raised: Arc::clone(&raised),
-            }));
+            };
+            components = components.with_oracle(Box::new(oracle));
+        } else if let Some(object) = builtin_oracle {
+            // A proxy (Ray tasks) for the config's own oracle: its name and exactness.
+            let built = config.algorithm().oracle().map_err(|e| run_error(&e))?;
+            let Some(built) = built.filter(|o| o.is_exact()) else {
+                return Err(PyValueError::new_err(
+                    "only an exact built-in oracle answers elsewhere (a learned one keeps state between requests)",
+                ));
+            };
+            let oracle = PythonOracle {
+                object,
+                name: built.name(),
+                exact: true,
+                game: game.handle(),
+                tree: Arc::clone(&tree),
+                raised: Arc::clone(&raised),
+            };
+            components = components.with_oracle(Box::new(oracle));
         }
         if let Some((callable, name)) = evaluator {
             // The evaluator a Python callable stands for, under its registry name.
@@ -512,7 +541,62 @@ impl PyExperiment {
     }
 }
 
+/// ``(name, exact)`` of the oracle a config names (None for loops that ask no oracle).
+#[pyfunction]
+#[pyo3(signature = (config, source, game=None))]
+fn config_oracle(
+    config: &Bound<'_, PyAny>,
+    source: PathBuf,
+    game: Option<&PyGame>,
+) -> PyResult<Option<(String, bool)>> {
+    let config = read_config(config, &source, game.map(|g| g.tree.as_ref()))?;
+    let oracle = config.algorithm().oracle().map_err(|e| run_error(&e))?;
+    Ok(oracle.map(|o| (o.name().to_string(), o.is_exact())))
+}
+
+/// The response of the oracle a config names to ``request``: the work of one Ray task of
+/// ``metagame.distributed`` (exact oracles only: they keep no state between requests).
+#[pyfunction]
+fn respond_builtin(
+    py: Python<'_>,
+    config: &Bound<'_, PyAny>,
+    game: &PyGame,
+    request: &PyResponseRequest,
+) -> PyResult<PyPolicy> {
+    let config = read_config(config, Path::new("<config>"), Some(&game.tree))?;
+    let Some(mut oracle) = config.algorithm().oracle().map_err(|e| run_error(&e))? else {
+        return Err(PyValueError::new_err(format!(
+            "algorithm `{}` asks no oracle",
+            config.algorithm().algorithm().as_str()
+        )));
+    };
+    let tree = Arc::clone(&game.tree);
+    let (player, seed, budget) = (request.player, request.seed, request.budget);
+    let opponents = request.opponents.clone();
+    let (profile, warm) = (request.profile.clone(), request.warm_start.clone());
+    let answer = crate::errors::released(py, tree.num_nodes() >= crate::errors::SMALL_TREE, move || {
+        let members = opponents
+            .iter()
+            .map(|(seat, id, policy, weight)| {
+                WeightedMember::new(PlayerId(*seat), PolicyId(*id), policy, *weight)
+            })
+            .collect();
+        let mut asked = ResponseRequest::new(&tree, PlayerId(player), members, &profile, seed);
+        if let Some(n) = budget {
+            asked = asked.with_budget(Budget::Episodes(n));
+        }
+        if let Some(w) = &warm {
+            asked = asked.with_warm_start(w);
+        }
+        oracle.respond(&asked).map(|r| r.policy)
+    })?
+    .map_err(|e| value_error(&e))?;
+    Ok(PyPolicy::of(game, answer))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(config_oracle, m)?)?;
+    m.add_function(wrap_pyfunction!(respond_builtin, m)?)?;
     m.add_class::<PyExperiment>()?;
     m.add_class::<PyResponseRequest>()?;
     Ok(())

@@ -171,6 +171,18 @@ def test_the_python_cli_runs_a_config_on_ray(cluster, tmp_path):
     assert without_times(json.loads((out / "report.json").read_text())) == without_times(local)
 
 
+def test_a_built_in_exact_oracle_responds_in_ray_tasks(cluster, tmp_path, monkeypatch):
+    config = {"game": "leduc_poker", "algorithm": "psro", "oracle": "exact-br-trembling", "max_iterations": 5}
+    asked = []
+    respond = metagame.distributed._RayBuiltinOracle.respond
+    monkeypatch.setattr(metagame.distributed._RayBuiltinOracle, "respond",
+                        lambda self, request: asked.append(request.player) or respond(self, request))
+    local = metagame.run(config, out=tmp_path / "local")
+    spread = metagame.distributed.run(config, out=tmp_path / "ray", address=cluster)
+    assert asked == [0, 1] * 5, "every response of the run went through a Ray task"
+    assert without_times(spread) == without_times(local)
+
+
 def test_a_distributed_league_equals_the_local_one(cluster, tmp_path):
     config = {"game": "kuhn_poker", "algorithm": "league", "max_iterations": 6, "episodes_per_round": 400,
               "snapshot_min_episodes": 800, "snapshot_max_episodes": 1600, "eval_every": 2, "seed": 5}

@@ -198,3 +198,19 @@ def test_ctrl_c_stops_the_run_with_its_folder_written(tmp_path):
     report = json.loads((tmp_path / "report.json").read_text())
     assert report["stop_reason"] == reason
     assert (tmp_path / "report.html").is_file()
+
+
+def test_python_m_metagame_run(tmp_path):
+    config = ROOT / "examples" / "kuhn_psro.toml"
+    done = subprocess.run([sys.executable, "-m", "metagame", "run", str(config), "--out", str(tmp_path / "a"), "--json"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [r["iteration"] for r in lines] == list(range(len(lines)))
+    assert without_times(json.loads((tmp_path / "a" / "report.json").read_text()))["iterations"] == [
+        {k: v for k, v in r.items() if k not in ("elapsed_s", "times")} for r in lines]
+    bad = subprocess.run([sys.executable, "-m", "metagame", "run", str(tmp_path / "missing.toml")],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2
+    assert bad.stderr.strip().startswith("error: ") and "cannot read" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1

@@ -40,6 +40,10 @@ impl LoopSection for FxpSection {
         table.extend(table_of(FxpConfigBuilder::from(self.fxp.clone())));
     }
 
+    fn oracle(&self) -> Result<Option<Box<dyn metagame_populations::Oracle>>> {
+        Ok(Some(Box::new(ExactBestResponse::default())))
+    }
+
     fn run<D: Drive>(
         &self,
         _game: Option<&AnyGame>,

@@ -13,7 +13,7 @@ use std::fmt::Debug;
 use std::path::Path;
 
 use metagame_games::{AnyGame, GameTree};
-use metagame_populations::{IterationReport, TrainingLoop};
+use metagame_populations::{IterationReport, Oracle, TrainingLoop};
 use serde::de::DeserializeOwned;
 use toml::Table;
 
@@ -100,6 +100,16 @@ pub(crate) trait LoopSection: Clone + Debug + PartialEq + Sized {
     /// True when the loop asks an oracle for its responses, so that a given one
     /// ([`Components::oracle`]) is used; loops that train their own agents do not.
     const USES_ORACLE: bool = false;
+
+    /// The oracle the section names, built, for the loops that ask one (so that it can also
+    /// answer requests elsewhere: a Ray task of `metagame.distributed`).
+    ///
+    /// # Errors
+    ///
+    /// A learned oracle's settings that do not build.
+    fn oracle(&self) -> Result<Option<Box<dyn Oracle>>> {
+        Ok(None)
+    }
 
     /// Build the loop (new, or from the driver's saved state) and drive it. `game` is the
     /// registry game the tree was built from (`None` for a tree given as it is, such as a game
@@ -198,6 +208,14 @@ macro_rules! loops {
                 match algorithm {
                     $(Algorithm::$variant => <$section as LoopSection>::parse(table).map(AlgorithmConfig::$variant),)*
                 }
+            }
+            /// The oracle the section names, built (`None` for loops that ask no oracle).
+            ///
+            /// # Errors
+            ///
+            /// A learned oracle's settings that do not build.
+            pub fn oracle(&self) -> Result<Option<Box<dyn Oracle>>> {
+                match self { $(AlgorithmConfig::$variant(s) => s.oracle(),)* }
             }
             pub(crate) fn write(&self, table: &mut Table) {
                 match self { $(AlgorithmConfig::$variant(s) => s.write(table),)* }

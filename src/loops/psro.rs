@@ -121,6 +121,10 @@ impl LoopSection for PsroSection {
         format!("PSRO ({}, {})", self.meta_solver, self.oracle)
     }
 
+    fn oracle(&self) -> Result<Option<Box<dyn Oracle>>> {
+        self.build_oracle().map(Some)
+    }
+
     fn run<D: Drive>(
         &self,
         _game: Option<&AnyGame>,
