@@ -117,6 +117,7 @@ registry! {
     Leduc(LeducPoker),
     Matrix(MatrixGame),
     LiarsDice(crate::liars_dice::LiarsDice),
+    TicTacToe(crate::tic_tac_toe::TicTacToe),
 }
 
 type Builder = fn(&GameInfo, &Params) -> Result<AnyGame>;

@@ -211,7 +211,11 @@ def run(
 
     The arguments are ``Experiment``'s; the run folder is the CLI's.
     """
-    experiment = Experiment(config, out=out, game=game, oracle=oracle, resume=resume, overwrite=overwrite)
+    return _run_to_end(Experiment(config, out=out, game=game, oracle=oracle, resume=resume, overwrite=overwrite))
+
+
+def _run_to_end(experiment: Experiment) -> dict:
+    """Step ``experiment`` to its end; its final report."""
     for _ in experiment:
         pass
     result = experiment.close()

@@ -28,7 +28,7 @@ import functools
 from typing import Any, Optional
 
 from . import Experiment as _LocalExperiment
-from . import Game, Policy, _read_config
+from . import Game, Policy, _read_config, _run_to_end
 from ._metagame import config_oracle as _config_oracle
 from ._metagame import evaluate_matchups as _evaluate_matchups
 from ._metagame import respond_builtin as _respond_builtin
@@ -207,14 +207,6 @@ def run(
 ) -> dict:
     """``metagame.run`` on a Ray cluster (``address="auto"``: the one this machine is part
     of): the final report, equal to the local run's."""
-    experiment = Experiment(
-        config, out, game, oracle, resume, overwrite, address=address, tasks_per_call=tasks_per_call
+    return _run_to_end(
+        Experiment(config, out, game, oracle, resume, overwrite, address=address, tasks_per_call=tasks_per_call)
     )
-    for _ in experiment:
-        pass
-    result = experiment.close()
-    if result is None:
-        from . import MetagameError
-
-        raise MetagameError(f"the run in {experiment.out} ended without a report")
-    return result

@@ -232,3 +232,22 @@ def test_a_walked_game_pickles_as_an_openspiel_game():
         assert again.name == "kuhn_poker()" and again.num_nodes == 58
     # A registry game pickles as one.
     assert pickle.loads(pickle.dumps(metagame.load_game("kuhn_poker"))).name == "kuhn_poker"
+
+
+def test_the_built_in_tic_tac_toe_is_openspiels():
+    """metagame's own tic_tac_toe and OpenSpiel's walked through pyspiel: the same
+    information states in the same rows, so policies carry over as arrays."""
+    import numpy as np
+
+    ours = metagame.load_game("tic_tac_toe")
+    theirs = mos.from_pyspiel(pyspiel.load_game("tic_tac_toe"), progress=False)
+    assert ours.num_nodes == theirs.num_nodes == 549_946
+    assert ours.infosets() == theirs.infosets()
+    rng = np.random.default_rng(3)
+    raw = rng.random((ours.num_infosets, ours.num_actions))
+    for i, key in enumerate(ours.infosets()):
+        mask = np.zeros(ours.num_actions)
+        mask[ours.legal_actions(i)] = 1.0
+        raw[i] *= mask
+    raw /= raw.sum(axis=1, keepdims=True)
+    assert metagame.nash_conv(ours, raw) == pytest.approx(metagame.nash_conv(theirs, raw), abs=1e-12)

@@ -15,7 +15,7 @@ pub struct Args {
     /// OpenSpiel-style game string, e.g. `leduc_poker`.
     #[arg(long)]
     game: String,
-    /// Policies: `uniform`, `first-action`, or OpenSpiel tabular policy JSON files. Each plays
+    /// Policies: `uniform`, `first-action`, `minimax`, or OpenSpiel tabular policy JSON files. Each plays
     /// every seat; the table has one entry per joint choice (policies^players).
     #[arg(long, num_args = 1.., required = true, value_name = "POLICY")]
     policies: Vec<String>,

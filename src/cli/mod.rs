@@ -130,13 +130,14 @@ pub fn gap(x: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-/// A tabular policy of `tree`'s game: `uniform`, `first-action`, or an OpenSpiel policy
-/// JSON file. A file none of whose information states the game has is named as a policy of
-/// another game.
+/// A tabular policy of `tree`'s game: `uniform`, `first-action`, `minimax` (games of
+/// perfect information), or an OpenSpiel policy JSON file. A file none of whose information
+/// states the game has is named as a policy of another game.
 pub fn read_policy(tree: &GameTree, spec: &str) -> anyhow::Result<TabularPolicy> {
     Ok(match spec {
         "uniform" => TabularPolicy::uniform(tree),
         "first-action" => TabularPolicy::first_action(tree),
+        "minimax" => anyhow::Context::context(metagame::games::minimax_policy(tree), "policy minimax")?,
         file => TabularPolicy::read_openspiel_json(tree, Path::new(file)).map_err(|e| {
             let unknown = matches!(e, metagame::games::Error::UnknownInfoState(_));
             let what = if unknown && !shares_an_infoset(tree, Path::new(file)) {

@@ -3,7 +3,7 @@
 //! response at evenly spaced points of training.
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -21,7 +21,7 @@ pub struct Args {
     /// OpenSpiel-style game string, e.g. `leduc_poker`.
     #[arg(long)]
     game: String,
-    /// The opponents' policy: `uniform`, `first-action`, or an OpenSpiel tabular policy
+    /// The opponents' policy: `uniform`, `first-action`, `minimax`, or an OpenSpiel tabular policy
     /// JSON file (its rows for the other seats are used).
     #[arg(long, value_name = "POLICY")]
     against: String,
@@ -37,7 +37,7 @@ pub struct Args {
     /// Seed of every random draw of training.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// minimax-q: the main agent's policy (`uniform`, `first-action` or a JSON file;
+    /// minimax-q: the main agent's policy (`uniform`, `first-action`, `minimax` or a JSON file;
     /// default: the `--against` policy). Its values are the exact action values of the main
     /// policy in self-play, as a perfectly trained critic would estimate them.
     #[arg(long, value_name = "POLICY")]
@@ -57,12 +57,7 @@ pub struct Args {
 }
 
 fn read_policy(tree: &GameTree, spec: &str, what: &str) -> anyhow::Result<TabularPolicy> {
-    Ok(match spec {
-        "uniform" => TabularPolicy::uniform(tree),
-        "first-action" => TabularPolicy::first_action(tree),
-        file => TabularPolicy::read_openspiel_json(tree, Path::new(file))
-            .with_context(|| format!("{what} {file} (for {})", tree.name()))?,
-    })
+    super::read_policy(tree, spec).with_context(|| format!("{what} {spec} (for {})", tree.name()))
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {

@@ -196,3 +196,13 @@ fn solve_counts_only_certified_equilibria() {
     let v = json_of(&metagame(&["solve", shapley.as_str(), "--solver", "lemke-howson", "--json"]));
     assert_eq!(v["equilibria"].as_array().unwrap().len(), 1, "{v}");
 }
+
+#[test]
+fn the_minimax_policy_is_a_named_policy_of_games_of_perfect_information() {
+    let v = json_of(&metagame(&["exploitability", "--game", "tic_tac_toe", "--policy", "minimax", "--json"]));
+    assert_eq!(v["nash_conv"].as_f64(), Some(0.0));
+    let out = metagame(&["exploitability", "--game", "kuhn_poker", "--policy", "minimax"]);
+    assert_eq!(out.status.code(), Some(2));
+    let line = one_line_error(&out);
+    assert!(line.contains("minimax needs a game of perfect information"), "{line}");
+}

@@ -601,15 +601,7 @@ impl<'t> League<'t> {
             payoffs: Vec::new(),
         };
         let last = IterationReport::new(0, vec![state.members.len()], 0.0, None);
-        let mut league = Self {
-            tree,
-            config,
-            state,
-            learners,
-            evaluator: Box::new(ExactEvaluator),
-            trainer: Box::new(LocalTrainer),
-            last,
-        };
+        let mut league = Self::with_parts(tree, config, state, learners, last);
         let mut report = league.report(0, 0, PhaseTimes::default(), RoundEvents::default())?;
         report.elapsed_s = started.elapsed().as_secs_f64();
         league.last = report;
@@ -648,15 +640,19 @@ impl<'t> League<'t> {
                 ])
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(Self {
-            tree,
-            config,
-            state,
-            learners,
-            evaluator: Box::new(ExactEvaluator),
-            trainer: Box::new(LocalTrainer),
-            last,
-        })
+        Ok(Self::with_parts(tree, config, state, learners, last))
+    }
+
+    /// A league of these parts with the default evaluator and trainer.
+    fn with_parts(
+        tree: &'t GameTree,
+        config: LeagueConfig,
+        state: LeagueState,
+        learners: Vec<[QLearner; 2]>,
+        last: IterationReport,
+    ) -> Self {
+        let (evaluator, trainer) = (Box::new(ExactEvaluator), Box::new(LocalTrainer));
+        Self { tree, config, state, learners, evaluator, trainer, last }
     }
 
     /// The win-rate table among all members: entry `[i][j]` is how often member `i` beats

@@ -1,0 +1,138 @@
+//! Tic-tac-toe with the rules, action ids and information-state strings of OpenSpiel's
+//! `open_spiel/games/tic_tac_toe/tic_tac_toe.cc`.
+//!
+//! Player 0 (x) moves first; action `a` in `0..9` marks cell `a` (row `a / 3`, column
+//! `a % 3`); the legal actions are the empty cells, ascending. Three marks in a row, a
+//! column or a diagonal win (+1, the other player −1); a full board without a line is a draw
+//! (0 each). A game of perfect information: the information state of either player is the
+//! move history, the actions separated by `", "` (`"4, 0, 8"`; the empty string at the start).
+
+use crate::error::Result;
+use crate::game::{ActionId, Game, PlayerId, State, Turn};
+use crate::game_info::{Conformance, GameInfo, Params, Registered};
+
+/// The eight lines of three cells.
+const LINES: [[usize; 3]; 8] =
+    [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]];
+
+/// Tic-tac-toe (`tic_tac_toe`): 549 946 histories, as OpenSpiel's.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TicTacToe;
+
+impl Game for TicTacToe {
+    type State = TicTacToeState;
+
+    fn name(&self) -> String {
+        Self::GAMES[0].game_string(&[])
+    }
+    fn num_players(&self) -> usize {
+        2
+    }
+    fn num_distinct_actions(&self) -> usize {
+        9
+    }
+    fn new_initial_state(&self) -> TicTacToeState {
+        TicTacToeState { board: [None; 9], history: Vec::with_capacity(9), winner: None }
+    }
+    fn utility_sum(&self) -> Option<f64> {
+        Some(0.0)
+    }
+}
+
+impl Registered for TicTacToe {
+    const GAMES: &'static [GameInfo] = &[GameInfo {
+        name: "tic_tac_toe",
+        about: "tic-tac-toe: perfect information, no chance (549 946 histories)",
+        params: &[],
+        examples: &[],
+        conformance: Conformance::Full,
+    }];
+
+    fn from_params(_: &GameInfo, _: &Params) -> Result<Self> {
+        Ok(TicTacToe)
+    }
+}
+
+/// A position: the marks (`Some(player)`), the moves so far and the winner once there is one.
+#[derive(Clone, Debug)]
+pub struct TicTacToeState {
+    board: [Option<u8>; 9],
+    history: Vec<ActionId>,
+    winner: Option<u8>,
+}
+
+impl TicTacToeState {
+    fn full(&self) -> bool {
+        self.history.len() == 9
+    }
+}
+
+impl State for TicTacToeState {
+    fn turn(&self) -> Turn {
+        if self.winner.is_some() || self.full() {
+            Turn::Terminal
+        } else {
+            Turn::Player(PlayerId(self.history.len() % 2))
+        }
+    }
+
+    fn legal_actions(&self) -> Vec<ActionId> {
+        if self.is_terminal() {
+            return Vec::new();
+        }
+        (0..9).filter(|&c| self.board[c].is_none()).map(ActionId).collect()
+    }
+
+    fn chance_outcomes(&self) -> Vec<(ActionId, f64)> {
+        Vec::new()
+    }
+
+    #[track_caller]
+    fn apply_action(&mut self, action: ActionId) {
+        let Turn::Player(PlayerId(player)) = self.turn() else {
+            panic!("tic_tac_toe: no move after the game has ended");
+        };
+        assert!(action.0 < 9 && self.board[action.0].is_none(), "tic_tac_toe: cell {} is not free", action.0);
+        let mark = player as u8;
+        self.board[action.0] = Some(mark);
+        self.history.push(action);
+        if LINES.iter().any(|line| line.iter().all(|&c| self.board[c] == Some(mark))) {
+            self.winner = Some(mark);
+        }
+    }
+
+    fn returns(&self) -> Vec<f64> {
+        match self.winner {
+            Some(0) => vec![1.0, -1.0],
+            Some(_) => vec![-1.0, 1.0],
+            None => vec![0.0, 0.0],
+        }
+    }
+
+    fn information_state_string(&self, _player: PlayerId) -> String {
+        let moves: Vec<String> = self.history.iter().map(|a| a.0.to_string()).collect();
+        moves.join(", ")
+    }
+
+    fn history(&self) -> &[ActionId] {
+        &self.history
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_wins_and_the_history_is_the_information_state() {
+        let mut s = TicTacToe.new_initial_state();
+        for a in [0, 3, 1, 4] {
+            s.apply_action(ActionId(a));
+        }
+        assert_eq!(s.information_state_string(PlayerId(0)), "0, 3, 1, 4");
+        assert_eq!(s.legal_actions(), [2, 5, 6, 7, 8].map(ActionId));
+        s.apply_action(ActionId(2));
+        assert!(s.is_terminal());
+        assert_eq!(s.returns(), vec![1.0, -1.0]);
+    }
+}
