@@ -73,8 +73,10 @@ pub enum Error {
     #[error("game tree too large: more than {0} nodes")]
     TreeTooLarge(usize),
     /// A size past one of the documented limits (an `.nfg` header, a game tree, a file), found
-    /// before the memory for it was committed.
-    #[error("{what}: more than the limit of {limit} {unit}; raise it with {raise}")]
+    /// before the memory for it was committed. The message says what and the limit; `raise`
+    /// names the library setting that takes another limit (the CLI and configs keep the
+    /// defaults, so their users are not told of a Rust function).
+    #[error("{what}: more than the limit of {limit} {unit}")]
     LimitExceeded {
         /// What is too large, with its size where known.
         what: String,

@@ -74,7 +74,7 @@ pub use normal_form::{DeviationPayoffs, NormalFormGame};
 pub use policy::{ROW_SUM_TOLERANCE, TabularPolicy};
 pub use pure_strategies::{MAX_PURE_PROFILES, num_pure_strategies, pure_strategy};
 pub use registry::{AnyGame, AnyState};
-pub use sampled::SampledEvaluator;
+pub use sampled::{MAX_EPISODES, SampledEvaluator};
 pub use sequence_form::{RealizationPlan, SequenceId, reach_probabilities};
 pub use tic_tac_toe::{TicTacToe, TicTacToeState};
 pub use tree::{GameTree, InfosetId, MAX_NODES, NodeKind};

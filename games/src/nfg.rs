@@ -777,8 +777,9 @@ mod tests {
         let err = from_nfg_str_with_limits(&text, &NfgLimits::default().with_max_payoffs(11)).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "the .nfg header's strategy counts { 2 3 } give 6 profiles × 2 players = 12 payoffs: more than the limit of 11 payoffs; raise it with `nfg::NfgLimits::with_max_payoffs`"
+            "the .nfg header's strategy counts { 2 3 } give 6 profiles × 2 players = 12 payoffs: more than the limit of 11 payoffs"
         );
+        assert!(matches!(err, Error::LimitExceeded { raise: "`nfg::NfgLimits::with_max_payoffs`", .. }));
         let game = from_nfg_str_with_limits(&text, &NfgLimits::default().with_max_payoffs(12)).unwrap();
         assert_eq!(game.payoff(1, &[1, 2]), 2.0);
     }

@@ -9,6 +9,12 @@ use crate::flat::{FlatTree, fold_block_partials, policy_cum_table};
 use crate::policy::TabularPolicy;
 use crate::tree::GameTree;
 
+/// The most episodes any one count may ask for (per payoff entry, league round or learned
+/// response): 10^12, about a day and a half of one matchup at the 8.5 million Leduc episodes
+/// per second one core samples. Configs and the CLI refuse larger counts up front, so that
+/// a typo cannot start a step that never ends.
+pub const MAX_EPISODES: u64 = 1_000_000_000_000;
+
 /// Plays sampled episodes between tabular policies on the CPU.
 ///
 /// Episode `e` of matchup `m` draws from the Philox stream keyed by `(seed, m, e)` (see
@@ -89,6 +95,11 @@ impl SampledEvaluator {
         episodes: u64,
         seed: u64,
     ) -> Result<Vec<MatchTotals>> {
+        if episodes > MAX_EPISODES {
+            return Err(Error::Shape(format!(
+                "{episodes} episodes per matchup: more than the cap of {MAX_EPISODES}"
+            )));
+        }
         if first.checked_add(matchups.len() as u64).is_none_or(|end| end > u64::from(u32::MAX)) {
             return Err(Error::Shape(format!(
                 "matchups {first}.. pass the {} matchups of one call",

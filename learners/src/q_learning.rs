@@ -62,8 +62,11 @@ impl QLearningConfig {
 }
 
 pub(crate) fn check_common(episodes: u64, batch_size: usize, discount: f64) -> Result<()> {
-    if episodes == 0 {
-        return Err(Error::Config("episodes_per_response: must be at least 1".into()));
+    if episodes == 0 || episodes > metagame_games::MAX_EPISODES {
+        return Err(Error::Config(format!(
+            "episodes_per_response: must be in 1..={}, got {episodes}",
+            metagame_games::MAX_EPISODES
+        )));
     }
     if batch_size == 0 || batch_size > 1 << 24 {
         return Err(Error::Config(format!("batch_size: {batch_size} is not in 1..=16777216")));

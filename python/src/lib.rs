@@ -3,7 +3,7 @@
 //! Each file wraps one part of the library: games and policies, exact evaluation, OpenSpiel
 //! games walked through pyspiel, normal-form games and their solvers, ratings, and the
 //! training loops with Python oracles. Errors become `ValueError` with the CLI's one-line
-//! message ([`errors`]); long calls release the GIL and honour Ctrl-C.
+//! message (see `errors.rs`); long calls release the GIL and honour Ctrl-C.
 
 use pyo3::prelude::*;
 

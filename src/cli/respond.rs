@@ -31,8 +31,8 @@ pub struct Args {
     /// `q-learning`, `actor-critic` or `minimax-q` (default settings).
     #[arg(long)]
     learner: String,
-    /// Training episodes.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Training episodes (1 to 10^12).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=metagame::games::MAX_EPISODES))]
     episodes: u64,
     /// Seed of every random draw of training.
     #[arg(long, default_value_t = 0)]

@@ -206,3 +206,34 @@ fn the_minimax_policy_is_a_named_policy_of_games_of_perfect_information() {
     let line = one_line_error(&out);
     assert!(line.contains("minimax needs a game of perfect information"), "{line}");
 }
+
+/// Episode counts past the documented cap (10^12) are refused before any work, in one line
+/// naming the field: a typo cannot start a step that never ends.
+#[test]
+fn episode_counts_past_the_cap_are_refused_up_front() {
+    let dir = temp_dir("episode-cap");
+    for (name, fields, says) in [
+        (
+            "psro",
+            "algorithm = \"psro\"\nevaluator = \"cpu\"\nepisodes_per_entry = 9223372036854775807\n",
+            "episodes_per_entry must be in 1..=1000000000000",
+        ),
+        (
+            "league",
+            "algorithm = \"league\"\nepisodes_per_round = 1000000000000000000\n",
+            "episodes_per_round: 1000000000000000000 is more than the cap",
+        ),
+        (
+            "learner",
+            "algorithm = \"psro\"\noracle = \"q-learning\"\n[learner]\nepisodes_per_response = 2000000000000\n",
+            "episodes_per_response: must be in 1..=1000000000000",
+        ),
+    ] {
+        let config = dir.join(format!("{name}.toml"));
+        std::fs::write(&config, format!("game = \"kuhn_poker\"\n{fields}")).unwrap();
+        let out = metagame(&["run", config.to_str().unwrap(), "--out", dir.join(name).to_str().unwrap()]);
+        let line = one_line_error(&out);
+        assert!(line.contains(says), "{name}: {line}");
+        assert!(!dir.join(name).exists(), "{name}: nothing written");
+    }
+}

@@ -77,7 +77,7 @@ fn nfg_headers_that_overflow_or_outgrow_the_file_are_one_line_errors() {
 }
 
 #[test]
-fn nfg_payoff_limit_is_named_with_how_to_raise_it() {
+fn nfg_payoff_limit_is_named_in_one_line_and_raised_from_the_library() {
     // 100 players, 20 of them with 2 strategies: 2^20 profiles × 100 = 104 857 600 payoffs,
     // in a 2 MB outcome-list file.
     let players: String = (0..100).map(|p| format!("\"{p}\" ")).collect();
@@ -90,9 +90,19 @@ fn nfg_payoff_limit_is_named_with_how_to_raise_it() {
     let file = write(&temp_dir("hostile-nfg-limit"), "many.nfg", &text);
     let err = capped_error(&["solve", &file, "--solver", "uniform"]);
     assert!(err.contains("104857600 payoffs: more than the limit of 100000000 payoffs"), "{err}");
-    assert!(err.contains("with_max_payoffs"), "{err}");
+    assert!(!err.contains("::"), "a CLI message names no Rust function: {err}");
     let err = nfg::from_nfg_str(&text).unwrap_err();
-    assert!(matches!(err, Error::LimitExceeded { limit: NfgLimits::DEFAULT_MAX_PAYOFFS, .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::LimitExceeded {
+                limit: NfgLimits::DEFAULT_MAX_PAYOFFS,
+                raise: "`nfg::NfgLimits::with_max_payoffs`",
+                ..
+            }
+        ),
+        "{err}"
+    );
 }
 
 #[test]
@@ -103,7 +113,7 @@ fn nfg_reads_are_capped() {
     let file = write(&dir, "g.nfg", &format!("{}1 2 3 4\n", two_players("1 2")));
     let small = NfgLimits::default().with_max_file_bytes(20);
     let err = nfg::read_nfg_with_limits(Path::new(&file), &small).unwrap_err().to_string();
-    assert!(err.contains("bytes): more than the limit of 20 bytes; raise it with"), "{err}");
+    assert!(err.ends_with("bytes): more than the limit of 20 bytes"), "{err}");
     assert_eq!(nfg::read_nfg(Path::new(&file)).unwrap().shape(), &[1, 2]);
 }
 
@@ -131,7 +141,7 @@ fn oversized_game_trees_fail_before_building() {
             err.contains(&format!("the game tree of {spec}: more than the limit of 10000000 nodes")),
             "{err}"
         );
-        assert!(err.contains("GameTree::build_with_limit"), "{err}");
+        assert!(!err.contains("::"), "a CLI message names no Rust function: {err}");
     }
     let err = capped_error(&["exploitability", "--game", "leduc_poker(players=4)", "--policy", "uniform"]);
     assert!(err.contains("limit of 10000000 nodes"), "{err}");
@@ -233,7 +243,7 @@ fn duplicate_policy_keys_are_errors() {
 fn policy_reads_are_capped() {
     let err = capped_error(&["exploitability", "--game", "kuhn_poker", "--policy", "/dev/zero"]);
     assert!(err.contains("/dev/zero: more than the limit of"), "{err}");
-    assert!(err.contains("read_openspiel_json_with_limit"), "{err}");
+    assert!(!err.contains("::"), "a CLI message names no Rust function: {err}");
     let tree = GameTree::build(&registry::load("leduc_poker").unwrap()).unwrap();
     let fixture =
         format!("{}/tests/fixtures/openspiel/leduc_poker_random_0.json", env!("CARGO_MANIFEST_DIR"));

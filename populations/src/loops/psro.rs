@@ -100,8 +100,11 @@ impl PsroConfigBuilder {
     /// [`Error::Config`] naming the field out of range.
     pub fn build(self) -> Result<PsroConfig> {
         let episodes_per_entry = self.episodes_per_entry.unwrap_or(1000);
-        if episodes_per_entry == 0 {
-            return Err(Error::Config("episodes_per_entry must be at least 1".into()));
+        if episodes_per_entry == 0 || episodes_per_entry > metagame_games::MAX_EPISODES {
+            return Err(Error::Config(format!(
+                "episodes_per_entry must be in 1..={}, got {episodes_per_entry}",
+                metagame_games::MAX_EPISODES
+            )));
         }
         let convergence_tolerance = self.convergence_tolerance.unwrap_or(1e-12);
         if !(convergence_tolerance.is_finite() && convergence_tolerance >= 0.0) {

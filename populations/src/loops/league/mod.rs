@@ -313,11 +313,18 @@ impl LeagueConfig {
                 "main_agents + main_exploiters + league_exploiters: at most 64 learning agents".into()
             );
         }
-        if self.episodes_per_entry == 0 {
-            return bad("episodes_per_entry: must be at least 1".into());
+        let cap = metagame_games::MAX_EPISODES;
+        if self.episodes_per_entry == 0 || self.episodes_per_entry > cap {
+            return bad(format!("episodes_per_entry: must be in 1..={cap}, got {}", self.episodes_per_entry));
         }
         if self.episodes_per_round < 2 {
             return bad(format!("episodes_per_round: {} is below 2 (one per seat)", self.episodes_per_round));
+        }
+        if self.episodes_per_round > cap {
+            return bad(format!(
+                "episodes_per_round: {} is more than the cap of {cap}",
+                self.episodes_per_round
+            ));
         }
         if self.snapshot_max_episodes < self.snapshot_min_episodes {
             return bad("snapshot_max_episodes: below snapshot_min_episodes".into());
