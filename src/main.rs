@@ -1,6 +1,6 @@
 //! The `metagame` command-line tool: game facts, exact exploitability, meta-game solvers,
 //! batched matches and training runs. Errors print one line on stderr and exit with code 2
-//! (a TOML syntax error adds the offending line and a caret under it).
+//! (a TOML syntax error names the file, line and column, and quotes the line).
 
 #![allow(clippy::print_stdout)]
 
@@ -25,18 +25,25 @@ fn main() -> ExitCode {
 /// such file or directory (os error 2): No such file or directory (os error 2)"). A cause
 /// whose text already ends what has been said is skipped.
 ///
-/// A TOML syntax error keeps its lines: the message, then the offending line of the file
-/// with a caret under the column.
+/// A TOML syntax error is folded into one line too: its place and message, then the
+/// offending line of the file quoted (its caret snippet is for the library's users).
 fn error_text(e: &anyhow::Error) -> String {
     let mut text = String::new();
     for cause in e.chain() {
-        let said = cause.to_string();
-        let keep_lines =
-            matches!(cause.downcast_ref::<metagame::Error>(), Some(metagame::Error::ConfigSyntax { .. }));
-        let said = if keep_lines {
-            said.trim_end().to_string()
-        } else {
-            said.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
+        let said = match cause.downcast_ref::<metagame::Error>() {
+            Some(metagame::Error::ConfigSyntax { path, line, column, message, snippet }) => {
+                // The snippet's second line is `N | <the line of the file>`.
+                let quoted =
+                    snippet.lines().nth(1).and_then(|l| l.split_once(" | ")).map_or("", |(_, l)| l.trim());
+                format!("{}:{line}:{column}: {message} (line {line}: `{quoted}`)", path.display())
+            }
+            _ => cause
+                .to_string()
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .join(" "),
         };
         if said.is_empty() || text.ends_with(said.as_str()) {
             continue;

@@ -62,7 +62,25 @@ fn algorithms_help() -> String {
 
 /// Parse the command line and run the subcommand.
 pub fn run() -> anyhow::Result<()> {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => e.exit(), // --help and --version: clap's text on stdout
+        Err(e) => {
+            // A usage error: what clap says is wrong (the lines before its usage and tips),
+            // then where to look, on one line.
+            let text = e.render().to_string();
+            let what: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+                .filter(|l| !l.is_empty() && !l.starts_with("tip:"))
+                .collect();
+            let what = what.join(" ");
+            let what = what.strip_prefix("error: ").unwrap_or(&what);
+            eprint_line(format_args!("error: {what} (see --help)"));
+            std::process::exit(2);
+        }
+    };
     match cli.command {
         Command::Games(args) => games::run(args),
         Command::GameInfo(args) => game_info::run(args),

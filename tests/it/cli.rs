@@ -237,3 +237,45 @@ fn episode_counts_past_the_cap_are_refused_up_front() {
         assert!(!dir.join(name).exists(), "{name}: nothing written");
     }
 }
+
+/// Usage errors are one line too (clap's several lines folded), exit code 2.
+#[test]
+fn usage_errors_are_one_line() {
+    for (args, says) in [
+        (
+            &[
+                "respond",
+                "--game",
+                "kuhn_poker",
+                "--against",
+                "uniform",
+                "--learner",
+                "q-learning",
+                "--episodes",
+                "0",
+            ][..],
+            "0 is not in 1..=1000000000000",
+        ),
+        (
+            &[
+                "respond",
+                "--game",
+                "kuhn_poker",
+                "--against",
+                "uniform",
+                "--learner",
+                "q-learning",
+                "--episodes",
+                "9",
+                "--seat",
+                "-1",
+            ][..],
+            "unexpected argument '-1'",
+        ),
+        (&["run"][..], "required arguments were not provided: <CONFIG>"),
+    ] {
+        let line = one_line_error(&metagame(args));
+        assert!(line.contains(says) && line.trim_end().ends_with("(see --help)"), "{args:?}: {line}");
+    }
+    assert!(metagame(&["--help"]).status.success());
+}

@@ -275,26 +275,20 @@ fn configs_that_cannot_run_fail_before_the_first_iteration() {
     }
 }
 
-/// A TOML syntax error: the first line names file, line and column, then the line of the
-/// file with a caret under the column. No folder is made.
+/// A TOML syntax error: one line naming file, line and column, quoting the line of the
+/// file. No folder is made.
 #[test]
-fn toml_syntax_errors_point_with_a_caret() {
+fn toml_syntax_errors_name_the_place_in_one_line() {
     let dir = temp_dir("toml-syntax");
     let cfg = write(&dir, "syntax.toml", "game = \"kuhn_poker\"\nalgorithm = psro\nmax_iterations = 3\n");
     let out = dir.join("out");
-    let o = metagame(&["run", &cfg, "--out", out.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8(o.stderr).unwrap();
-    let lines: Vec<&str> = err.lines().collect();
-    assert_eq!(lines.len(), 4, "{err}");
-    let head = lines[0].strip_prefix(&format!("error: {cfg}:")).unwrap_or_else(|| panic!("{err}"));
+    let err = one_line_error(&metagame(&["run", &cfg, "--out", out.to_str().unwrap()]));
+    let head = err.strip_prefix(&format!("error: {cfg}:")).unwrap_or_else(|| panic!("{err}"));
     let mut place = head.split(':');
     let line: usize = place.next().unwrap().parse().unwrap();
     let column: usize = place.next().unwrap().parse().unwrap();
-    assert_eq!(line, 2, "{err}");
-    assert_eq!(lines[2], "2 | algorithm = psro", "{err}");
-    assert_eq!(lines[3].find('^'), Some("2 | ".len() + column - 1), "{err}");
-    assert_eq!(&lines[2]["2 | ".len() + column - 1..], "psro", "the caret is under the value: {err}");
+    assert_eq!((line, column), (2, 13), "{err}");
+    assert!(err.trim_end().ends_with("(line 2: `algorithm = psro`)"), "{err}");
     assert!(!out.exists());
 }
 
