@@ -13,6 +13,8 @@ use crate::error::{Error, Result};
 
 struct Slot<T> {
     pending: Option<T>,
+    /// The thread is writing a checkpoint it took from `pending`.
+    writing: bool,
     closed: bool,
     error: Option<metagame_populations::Error>,
 }
@@ -26,7 +28,7 @@ pub(crate) struct CheckpointWriter<T> {
 
 impl<T: Serialize + Send + 'static> CheckpointWriter<T> {
     pub(crate) fn new(path: PathBuf) -> Self {
-        let slot = Slot { pending: None, closed: false, error: None };
+        let slot = Slot { pending: None, writing: false, closed: false, error: None };
         let shared = Arc::new((Mutex::new(slot), Condvar::new()));
         let worker = Arc::clone(&shared);
         let file = path.clone();
@@ -39,12 +41,18 @@ impl<T: Serialize + Send + 'static> CheckpointWriter<T> {
                         slot = cv.wait(slot).unwrap_or_else(|p| p.into_inner());
                     }
                     match slot.pending.take() {
-                        Some(cp) => cp,
+                        Some(cp) => {
+                            slot.writing = true;
+                            cp
+                        }
                         None => return,
                     }
                 };
-                if let Err(e) = checkpoint::save(&file, &next) {
-                    lock.lock().unwrap_or_else(|p| p.into_inner()).error = Some(e);
+                let written = checkpoint::save(&file, &next);
+                let mut slot = lock.lock().unwrap_or_else(|p| p.into_inner());
+                slot.writing = false;
+                if let Err(e) = written {
+                    slot.error = Some(e);
                 }
                 cv.notify_all();
             }
@@ -66,6 +74,23 @@ impl<T: Serialize + Send + 'static> CheckpointWriter<T> {
         slot.pending = Some(cp);
         cv.notify_all();
         Ok(())
+    }
+
+    /// Wait until every queued checkpoint is on disk.
+    ///
+    /// # Errors
+    ///
+    /// A write failed.
+    pub(crate) fn wait_written(&self) -> Result<()> {
+        let (lock, cv) = &*self.shared;
+        let mut slot = lock.lock().unwrap_or_else(|p| p.into_inner());
+        while (slot.pending.is_some() || slot.writing) && slot.error.is_none() {
+            slot = cv.wait(slot).unwrap_or_else(|p| p.into_inner());
+        }
+        match slot.error.take() {
+            Some(e) => Err(Error::Output { path: self.path.clone(), source: Box::new(e) }),
+            None => Ok(()),
+        }
     }
 }
 

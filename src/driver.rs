@@ -245,6 +245,7 @@ impl Drop for RunLock {
 pub struct RunOptions {
     out_dir: PathBuf,
     resume: bool,
+    durable: bool,
     interrupt: Option<Arc<AtomicBool>>,
     stop_after: Option<usize>,
 }
@@ -255,7 +256,13 @@ impl RunOptions {
     /// `--overwrite`); other files stay. A run into a folder that another run is writing
     /// fails ([`Error::FolderInUse`]).
     pub fn new(out_dir: impl Into<PathBuf>) -> Self {
-        RunOptions { out_dir: out_dir.into(), resume: false, interrupt: None, stop_after: None }
+        RunOptions {
+            out_dir: out_dir.into(),
+            resume: false,
+            durable: false,
+            interrupt: None,
+            stop_after: None,
+        }
     }
 
     /// Continue from `out_dir/checkpoint.json` instead of starting afresh (`true`). A folder
@@ -263,6 +270,15 @@ impl RunOptions {
     /// and no checkpoint) starts again from iteration 0, since nothing of it was saved.
     pub fn resume(mut self, resume: bool) -> Self {
         self.resume = resume;
+        self
+    }
+
+    /// Show the observer an iteration only once its checkpoint is on disk (`true`), so that
+    /// what it printed or kept (the CLI's `--json` lines, Python's reports) never runs ahead
+    /// of what a resume continues from. Default `false`: checkpoints are written on a
+    /// thread of their own while the next iteration runs.
+    pub fn durable(mut self, durable: bool) -> Self {
+        self.durable = durable;
         self
     }
 
@@ -440,6 +456,9 @@ impl Drive for Driver<'_> {
         };
         if !resumed {
             save(lp.state(), &history)?;
+            if options.durable {
+                writer.wait_written()?;
+            }
         }
         // `stop_after`: exit as if killed once the checkpoint of that iteration is written
         // and the observer has seen it, unless the run would stop there anyway.
@@ -467,7 +486,9 @@ impl Drive for Driver<'_> {
             }
         };
         let stop_reason = run_loop_with(&mut lp, &mut history, limits, &mut observe, &mut |lp, reports| {
-            if let Err(e) = save(lp.state(), reports) {
+            let saved = save(lp.state(), reports)
+                .and_then(|()| if options.durable { writer.wait_written() } else { Ok(()) });
+            if let Err(e) = saved {
                 failed = Some(e);
                 return Ok(ControlFlow::Break(()));
             }

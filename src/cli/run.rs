@@ -71,6 +71,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let signals = Signals::install()?;
     let options = RunOptions::new(out_dir.clone())
         .resume(args.resume.is_some())
+        // `--json` lines are a log: each one only once its iteration is in the checkpoint.
+        .durable(args.json)
         .interrupt(signals.flag())
         .stop_after(args.stop_after);
 

@@ -335,3 +335,36 @@ fn plot_draws_a_killed_run_from_its_checkpoint() {
     let svg = std::fs::read_to_string(&out).unwrap();
     assert!(svg.starts_with("<svg") || svg.contains("<svg"), "not a figure");
 }
+
+/// `--json` lines are a log of committed iterations: when a line is printed, its iteration
+/// is already in the checkpoint (checked at every line of a run of fast iterations, where a
+/// checkpoint written behind the loop would lag).
+#[test]
+fn json_lines_are_printed_only_after_their_checkpoint() {
+    use std::io::BufRead;
+    use std::process::{Command, Stdio};
+    let dir = temp_dir("durable-json");
+    let config =
+        write_config(&dir, "xfp.toml", "game = \"kuhn_poker\"\nalgorithm = \"xfp\"\nmax_iterations = 300\n");
+    let run = dir.join("run");
+    let _ = std::fs::remove_dir_all(&run);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_metagame"))
+        .args(["run", &config, "--out", run.to_str().unwrap(), "--json"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut checked = 0;
+    for line in lines {
+        let line: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        let Some(iteration) = line["iteration"].as_u64() else { continue };
+        let saved: Value =
+            serde_json::from_slice(&std::fs::read(run.join("checkpoint.json")).unwrap()).unwrap();
+        let last =
+            saved["payload"]["reports"].as_array().unwrap().last().unwrap()["iteration"].as_u64().unwrap();
+        assert!(last >= iteration, "line of iteration {iteration} printed with the checkpoint at {last}");
+        checked += 1;
+    }
+    assert!(child.wait().unwrap().success());
+    assert_eq!(checked, 301);
+}
