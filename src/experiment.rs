@@ -5,7 +5,7 @@
 
 use std::ops::ControlFlow;
 
-use metagame_games::{AnyGame, GameTree, registry};
+use metagame_games::{AnyGame, Game, GameTree, registry};
 use metagame_populations::IterationReport;
 
 use crate::components::Components;
@@ -71,6 +71,17 @@ pub fn run_experiment_with(
     observer: &mut dyn FnMut(&IterationReport) -> ControlFlow<()>,
 ) -> Result<Option<RunReport>> {
     let game = registry::load(config.game())?;
+    let algorithm = config.algorithm().algorithm();
+    if let Some(players) = algorithm.players()
+        && game.num_players() != players
+    {
+        return Err(Error::Game(metagame_games::Error::Unsupported(format!(
+            "game: algorithm `{}` takes a {players}-player game, {} has {} players",
+            algorithm.as_str(),
+            config.game(),
+            game.num_players()
+        ))));
+    }
     let tree = GameTree::build(&game)?;
     run_with(config, Some(&game), &tree, options, components, observer)
 }
@@ -81,7 +92,7 @@ pub fn run_experiment_with(
 ///
 /// # Errors
 ///
-/// As [`run_experiment`]; [`Error::Config`] when the config names another game than the
+/// As [`run_experiment`]; [`Error::Game`] when the config names another game than the
 /// tree's, or when an oracle is given to a loop that does not ask one.
 pub fn run_experiment_on(
     config: &ExperimentConfig,
@@ -91,14 +102,11 @@ pub fn run_experiment_on(
     observer: &mut dyn FnMut(&IterationReport) -> ControlFlow<()>,
 ) -> Result<Option<RunReport>> {
     if config.game() != tree.name() {
-        return Err(Error::Config {
-            path: "<config>".into(),
-            reason: format!(
-                "game: the config names `{}`, but the tree is of `{}`",
-                config.game(),
-                tree.name()
-            ),
-        });
+        return Err(Error::Game(metagame_games::Error::Unsupported(format!(
+            "game: the config names `{}`, but the tree is of `{}`",
+            config.game(),
+            tree.name()
+        ))));
     }
     run_with(config, None, tree, options, components, observer)
 }
@@ -113,13 +121,10 @@ fn run_with(
 ) -> Result<Option<RunReport>> {
     let algorithm = config.algorithm().algorithm();
     if components.oracle.is_some() && !algorithm.uses_oracle() {
-        return Err(Error::Config {
-            path: "<config>".into(),
-            reason: format!(
-                "algorithm `{}` trains its own responses and takes no oracle",
-                algorithm.as_str()
-            ),
-        });
+        return Err(Error::Game(metagame_games::Error::Unsupported(format!(
+            "algorithm `{}` trains its own responses and takes no oracle",
+            algorithm.as_str()
+        ))));
     }
     let driver = Driver::new(config, options, observer)?;
     config.algorithm().run(game, tree, driver, components)

@@ -74,6 +74,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     settings.validate().map_err(|e| anyhow::anyhow!("--alpha: {e}"))?;
 
+    // The output folder is checked before any training, so a typo costs no run.
+    if let Some(path) = &args.out {
+        let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+        if !parent.is_dir() {
+            bail!("--out {}: the folder {} does not exist", path.display(), parent.display());
+        }
+    }
     let game = registry::load(&args.game)?;
     let tree = GameTree::build(&game).with_context(|| format!("building the tree of {}", args.game))?;
     let n = tree.num_players();

@@ -20,6 +20,7 @@ pub struct DoubleOracleSection {
 
 impl LoopSection for DoubleOracleSection {
     const NAME: &'static str = "double-oracle";
+    const PLAYERS: Option<usize> = Some(2);
     const TITLE: &'static str = "Double Oracle";
     const ABOUT: &'static str = "Double Oracle on the normal form (2-player zero-sum)";
     const EXAMPLE: &'static str = include_str!("../../examples/config/double-oracle.toml");

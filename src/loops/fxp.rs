@@ -21,6 +21,7 @@ pub struct FxpSection {
 
 impl LoopSection for FxpSection {
     const NAME: &'static str = "fxp";
+    const PLAYERS: Option<usize> = Some(2);
     const USES_ORACLE: bool = true;
     const TITLE: &'static str = "FXP";
     const ABOUT: &'static str = "Fictitious Cross-Play: a main policy and a population of counters";

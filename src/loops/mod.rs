@@ -97,6 +97,10 @@ pub(crate) trait LoopSection: Clone + Debug + PartialEq + Sized {
         Self::TITLE.into()
     }
 
+    /// The number of players the loop takes (`None`: any), checked against the game before
+    /// its tree is built, so that a game the loop refuses costs no time.
+    const PLAYERS: Option<usize> = None;
+
     /// True when the loop asks an oracle for its responses, so that a given one
     /// ([`Components::oracle`]) is used; loops that train their own agents do not.
     const USES_ORACLE: bool = false;
@@ -169,6 +173,10 @@ macro_rules! loops {
             /// The files its run folder holds (with the default features).
             pub fn files(self) -> &'static [&'static str] {
                 match self { $(Algorithm::$variant => <$section as LoopSection>::FILES,)* }
+            }
+            /// The number of players it takes (`None`: any).
+            pub fn players(self) -> Option<usize> {
+                match self { $(Algorithm::$variant => <$section as LoopSection>::PLAYERS,)* }
             }
             /// True when it asks an oracle for its responses (so a given oracle is used).
             pub fn uses_oracle(self) -> bool {

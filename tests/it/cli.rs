@@ -279,3 +279,37 @@ fn usage_errors_are_one_line() {
     }
     assert!(metagame(&["--help"]).status.success());
 }
+
+/// Checks that need no work come before it: a loop's player count before the tree is built,
+/// `respond --out`'s folder before training.
+#[test]
+fn checks_come_before_the_work() {
+    let dir = temp_dir("checks-first");
+    let config = dir.join("league3.toml");
+    std::fs::write(&config, "game = \"leduc_poker(players=3)\"\nalgorithm = \"league\"\n").unwrap();
+    let line = one_line_error(&metagame(&[
+        "run",
+        config.to_str().unwrap(),
+        "--out",
+        dir.join("l").to_str().unwrap(),
+    ]));
+    assert!(
+        line.contains("algorithm `league` takes a 2-player game, leduc_poker(players=3) has 3 players"),
+        "{line}"
+    );
+    assert!(!dir.join("l").exists());
+    let line = one_line_error(&metagame(&[
+        "respond",
+        "--game",
+        "leduc_poker",
+        "--against",
+        "uniform",
+        "--learner",
+        "q-learning",
+        "--episodes",
+        "1000000000",
+        "--out",
+        "/nonexistent/x.json",
+    ]));
+    assert!(line.contains("--out /nonexistent/x.json: the folder /nonexistent does not exist"), "{line}");
+}

@@ -28,6 +28,7 @@ pub struct LeagueSection {
 
 impl LoopSection for LeagueSection {
     const NAME: &'static str = "league";
+    const PLAYERS: Option<usize> = Some(2);
     const TITLE: &'static str = "league";
     const ABOUT: &'static str =
         "an AlphaStar league: main agents, main exploiters and league exploiters with PFSP";
