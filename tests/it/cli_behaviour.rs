@@ -257,7 +257,7 @@ fn configs_that_cannot_run_fail_before_the_first_iteration() {
     cases.push((
         "do-3p.toml".into(),
         "game = \"kuhn_poker(players=3)\"\nalgorithm = \"double-oracle\"\n".into(),
-        &["the normal form of kuhn_poker(players=3) has"],
+        &["algorithm `double-oracle` takes a 2-player game, kuhn_poker(players=3) has 3 players"],
     ));
     cases.push((
         "do-bos.toml".into(),
