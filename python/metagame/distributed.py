@@ -25,6 +25,7 @@ private network).
 from __future__ import annotations
 
 import functools
+from types import SimpleNamespace
 from typing import Any, Optional
 
 from . import Experiment as _LocalExperiment
@@ -46,7 +47,7 @@ def _ray():
 
 
 @functools.lru_cache(maxsize=None)
-def _tasks():
+def _tasks() -> SimpleNamespace:
     """The remote functions, defined once Ray is imported."""
     ray = _ray()
 
@@ -68,27 +69,25 @@ def _tasks():
     def respond_builtin(config, game, request):
         return _respond_builtin(config, game, request).array
 
-    return entries, respond, train, respond_builtin
+    return SimpleNamespace(entries=entries, respond=respond, train=train, respond_builtin=respond_builtin)
 
 
 class _RayEvaluator:
-    """Hands an iteration's matchups to Ray tasks, one slice per task."""
+    """Hands an iteration's matchups to Ray tasks, one slice per task. ``game`` is the
+    game's object-store reference (put once per run, shared by every task)."""
 
-    def __init__(self, game: Game, evaluator: str, tasks_per_call: Optional[int]):
-        ray = _ray()
-        self._ray = ray
-        self._game = ray.put(game)
+    def __init__(self, game: Any, evaluator: str, tasks_per_call: Optional[int]):
+        self._game = game
         self._evaluator = evaluator
-        cpus = int(ray.cluster_resources().get("CPU", 1))
+        cpus = int(_ray().cluster_resources().get("CPU", 1))
         self._tasks = max(1, tasks_per_call or cpus)
 
     def __call__(self, policies, matchups, episodes, seed):
-        entries, _, _, _ = _tasks()
-        ray = self._ray
+        ray = _ray()
         policies_ref = ray.put(policies)
         size = max(1, -(-len(matchups) // self._tasks))
         parts = [
-            entries.remote(self._game, policies_ref, matchups[i : i + size], i, episodes, seed, self._evaluator)
+            _tasks().entries.remote(self._game, policies_ref, matchups[i : i + size], i, episodes, seed, self._evaluator)
             for i in range(0, len(matchups), size)
         ]
         return [totals for part in ray.get(parts) for totals in part]
@@ -97,41 +96,32 @@ class _RayEvaluator:
 class _RayTrainer:
     """Trains a league round's agents as Ray tasks, one per learning agent."""
 
-    def __init__(self, game: Game):
-        ray = _ray()
-        self._ray = ray
-        self._game = ray.put(game)
+    def __init__(self, game: Any):
+        self._game = game
 
     def __call__(self, jobs):
-        _, _, train, _ = _tasks()
-        return self._ray.get([train.remote(self._game, job) for job in jobs])
+        return _ray().get([_tasks().train.remote(self._game, job) for job in jobs])
 
 
 class _RayOracle:
     """A Python oracle whose every response is a Ray task."""
 
     def __init__(self, oracle: Any):
-        ray = _ray()
-        self._ray = ray
-        self._oracle = ray.put(oracle)
+        self._oracle = _ray().put(oracle)
 
     def respond(self, request):
-        _, respond, _, _ = _tasks()
-        return self._ray.get(respond.remote(self._oracle, request))
+        return _ray().get(_tasks().respond.remote(self._oracle, request))
 
 
 class _RayBuiltinOracle:
     """The config's own exact oracle, each response a Ray task."""
 
-    def __init__(self, config: Any, game: Game):
-        ray = _ray()
-        self._ray = ray
-        self._config = ray.put(config)
-        self._game = ray.put(game)
+    def __init__(self, config: Any, game: Any):
+        self._config = _ray().put(config)
+        self._game = game
 
     def respond(self, request):
-        _, _, _, respond_builtin = _tasks()
-        return self._ray.get(respond_builtin.remote(self._config, self._game, request))
+        return _ray().get(_tasks().respond_builtin.remote(self._config, self._game, request))
 
 
 def _connect(address: Optional[str]) -> None:
@@ -174,14 +164,16 @@ class Experiment(_LocalExperiment):
 
             name = fields.get("game")
             game = load_game(name) if isinstance(name, str) else None
+        # The game goes into the object store once; every task of the run shares it.
+        game_ref = _ray().put(game) if game is not None else None
         distributed_evaluator = None
         if game is not None and evaluator in ("exact", "cpu"):
-            distributed_evaluator = (_RayEvaluator(game, evaluator, tasks_per_call), evaluator)
+            distributed_evaluator = (_RayEvaluator(game_ref, evaluator, tasks_per_call), evaluator)
         builtin = None
         if oracle is None and game is not None:
             named = _config_oracle(body, source, game)
             if named is not None and named[1]:
-                builtin = _RayBuiltinOracle(body, game)
+                builtin = _RayBuiltinOracle(body, game_ref)
         super().__init__(
             config,
             out=out,
@@ -191,7 +183,7 @@ class Experiment(_LocalExperiment):
             resume=resume,
             overwrite=overwrite,
             _evaluator=distributed_evaluator,
-            _trainer=_RayTrainer(game) if game is not None else None,
+            _trainer=_RayTrainer(game_ref) if game is not None else None,
         )
 
 

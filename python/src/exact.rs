@@ -22,9 +22,25 @@ fn is_policy_like(item: &Bound<'_, PyAny>) -> PyResult<bool> {
         || (item.hasattr("ndim")? && item.getattr("ndim")?.extract::<usize>()? == 2))
 }
 
-/// A profile: one policy for every seat (a policy's rows cover all players), or a sequence
-/// of one policy per seat.
-pub fn profile(tree: &Arc<GameTree>, obj: &Bound<'_, PyAny>) -> PyResult<Vec<TabularPolicy>> {
+/// A profile: one policy for every seat (a policy's rows cover all players; kept once, not
+/// copied per seat), or one policy per seat.
+pub struct Profile {
+    policies: Vec<TabularPolicy>,
+    seats: usize,
+}
+
+impl Profile {
+    /// The policy of every seat.
+    fn seats(&self) -> Vec<&TabularPolicy> {
+        match self.policies.as_slice() {
+            [one] => vec![one; self.seats],
+            all => all.iter().collect(),
+        }
+    }
+}
+
+/// `obj` as a [`Profile`]: one policy, or a sequence of one policy per seat.
+pub fn profile(tree: &Arc<GameTree>, obj: &Bound<'_, PyAny>) -> PyResult<Profile> {
     let n = tree.num_players();
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
         let items: Vec<Bound<'_, PyAny>> = obj.try_iter()?.collect::<PyResult<_>>()?;
@@ -36,15 +52,11 @@ pub fn profile(tree: &Arc<GameTree>, obj: &Bound<'_, PyAny>) -> PyResult<Vec<Tab
                     tree.name()
                 )));
             }
-            return items.iter().map(|p| as_policy(tree, p)).collect();
+            let policies = items.iter().map(|p| as_policy(tree, p)).collect::<PyResult<_>>()?;
+            return Ok(Profile { policies, seats: n });
         }
     }
-    let one = as_policy(tree, obj)?;
-    Ok(vec![one; n])
-}
-
-fn refs(policies: &[TabularPolicy]) -> Vec<&TabularPolicy> {
-    policies.iter().collect()
+    Ok(Profile { policies: vec![as_policy(tree, obj)?], seats: n })
 }
 
 /// NashConv of a profile (``policy``: one policy for every seat, or a list of one per
@@ -53,7 +65,7 @@ fn refs(policies: &[TabularPolicy]) -> Vec<&TabularPolicy> {
 fn nash_conv(py: Python<'_>, game: &PyGame, policy: &Bound<'_, PyAny>) -> PyResult<f64> {
     let (tree, policies) = (Arc::clone(&game.tree), profile(&game.tree, policy)?);
     let long = tree.num_nodes() >= SMALL_TREE;
-    released(py, long, move || games::nash_conv(&tree, &refs(&policies)))?.map_err(value_error)
+    released(py, long, move || games::nash_conv(&tree, &policies.seats()))?.map_err(value_error)
 }
 
 /// Exploitability: NashConv divided by the number of players (OpenSpiel's, for 2-player
@@ -62,7 +74,7 @@ fn nash_conv(py: Python<'_>, game: &PyGame, policy: &Bound<'_, PyAny>) -> PyResu
 fn exploitability(py: Python<'_>, game: &PyGame, policy: &Bound<'_, PyAny>) -> PyResult<f64> {
     let (tree, policies) = (Arc::clone(&game.tree), profile(&game.tree, policy)?);
     let long = tree.num_nodes() >= SMALL_TREE;
-    released(py, long, move || games::exploitability(&tree, &refs(&policies)))?.map_err(value_error)
+    released(py, long, move || games::exploitability(&tree, &policies.seats()))?.map_err(value_error)
 }
 
 /// NashConv with its parts: a dict of ``nash_conv``, ``best_response_values``,
@@ -76,8 +88,8 @@ fn nash_conv_report<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let (tree, policies) = (Arc::clone(&game.tree), profile(&game.tree, policy)?);
     let long = tree.num_nodes() >= SMALL_TREE;
-    let report =
-        released(py, long, move || games::nash_conv_report(&tree, &refs(&policies)))?.map_err(value_error)?;
+    let report = released(py, long, move || games::nash_conv_report(&tree, &policies.seats()))?
+        .map_err(value_error)?;
     let dict = PyDict::new(py);
     dict.set_item("nash_conv", report.nash_conv)?;
     dict.set_item("best_response_values", report.best_response_values.clone())?;
@@ -108,7 +120,7 @@ fn best_response(
     let long = tree.num_nodes() >= SMALL_TREE;
     let job_tree = Arc::clone(&tree);
     let (response, value) =
-        released(py, long, move || games::best_response(&job_tree, PlayerId(player), &refs(&policies)))?
+        released(py, long, move || games::best_response(&job_tree, PlayerId(player), &policies.seats()))?
             .map_err(value_error)?;
     Ok((PyPolicy::of(game, response), value))
 }
@@ -122,8 +134,8 @@ fn expected_returns<'py>(
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
     let (tree, policies) = (Arc::clone(&game.tree), profile(&game.tree, policy)?);
     let long = tree.num_nodes() >= SMALL_TREE;
-    let values =
-        released(py, long, move || games::expected_returns(&tree, &refs(&policies)))?.map_err(value_error)?;
+    let values = released(py, long, move || games::expected_returns(&tree, &policies.seats()))?
+        .map_err(value_error)?;
     Ok(values.into_pyarray(py))
 }
 
@@ -149,8 +161,10 @@ fn aggregate(
         )));
     }
     let job_tree = Arc::clone(&tree);
-    let mixed = released(py, long, move || games::aggregate(&job_tree, &refs(&members), &weights))?
-        .map_err(value_error)?;
+    let mixed = released(py, long, move || {
+        games::aggregate(&job_tree, &members.iter().collect::<Vec<_>>(), &weights)
+    })?
+    .map_err(value_error)?;
     Ok(PyPolicy::of(game, mixed))
 }
 

@@ -40,7 +40,6 @@ use crate::policy::{PyPolicy, as_policy};
 #[pyclass(frozen, module = "metagame", name = "ResponseRequest")]
 pub struct PyResponseRequest {
     handle: PyGame,
-    tree: Arc<GameTree>,
     #[pyo3(get)]
     player: usize,
     opponents: Vec<(usize, u32, TabularPolicy, f64)>,
@@ -112,7 +111,6 @@ impl PyResponseRequest {
             .collect::<PyResult<_>>()?;
         Ok(Self {
             handle: game.handle(),
-            tree: Arc::clone(tree),
             player,
             opponents: members,
             profile: as_policy(tree, profile)?,
@@ -142,16 +140,16 @@ impl PyResponseRequest {
         let opponents = self
             .opponents
             .iter()
-            .map(|(p, id, pol, w)| (*p, *id, policy_array(py, &self.tree, pol), *w))
+            .map(|(p, id, pol, w)| (*p, *id, policy_array(py, &self.handle.tree, pol), *w))
             .collect();
-        let warm = self.warm_start.as_ref().map(|w| policy_array(py, &self.tree, w));
+        let warm = self.warm_start.as_ref().map(|w| policy_array(py, &self.handle.tree, w));
         Ok((
             class,
             (
                 self.game(),
                 self.player,
                 opponents,
-                policy_array(py, &self.tree, &self.profile),
+                policy_array(py, &self.handle.tree, &self.profile),
                 self.seed,
                 self.budget,
                 warm,
@@ -208,7 +206,6 @@ struct PythonOracle {
     /// True when the object answers for an exact built-in oracle.
     exact: bool,
     game: PyGame,
-    tree: Arc<GameTree>,
     raised: Arc<Mutex<Option<PyErr>>>,
 }
 
@@ -229,7 +226,6 @@ impl Oracle for PythonOracle {
         };
         let asked = PyResponseRequest {
             handle: self.game.handle(),
-            tree: Arc::clone(&self.tree),
             player: request.player.0,
             opponents: request
                 .opponents
@@ -251,10 +247,10 @@ impl Oracle for PythonOracle {
                     return Err(failed(format!("respond() raised {message}")));
                 }
             };
-            let policy = as_policy(&self.tree, answer.bind(py)).map_err(|e| {
+            let policy = as_policy(&self.game.tree, answer.bind(py)).map_err(|e| {
                 failed(format!(
                     "respond() returned something that is not a policy of {}: {}",
-                    self.tree.name(),
+                    self.game.tree.name(),
                     e.value(py)
                 ))
             })?;
@@ -397,7 +393,6 @@ impl PyExperiment {
                 name: "python",
                 exact: false,
                 game: game.handle(),
-                tree: Arc::clone(&tree),
                 raised: Arc::clone(&raised),
             };
             components = components.with_oracle(Box::new(oracle));
@@ -414,7 +409,6 @@ impl PyExperiment {
                 name: built.name(),
                 exact: true,
                 game: game.handle(),
-                tree: Arc::clone(&tree),
                 raised: Arc::clone(&raised),
             };
             components = components.with_oracle(Box::new(oracle));
