@@ -36,57 +36,150 @@ pub fn aggregate_into(
     if weights.iter().any(|w| !w.is_finite() || *w < 0.0) || weights.iter().sum::<f64>() <= 0.0 {
         return Err(Error::Unsupported(format!("mixture weights {weights:?} are not a distribution")));
     }
-    let infosets = tree.infosets_of(player);
-    let player = player.0;
-    if infosets.is_empty() {
-        return Ok(());
-    }
-    let a = tree.num_actions();
-    let seq_lo = tree.legal_start[infosets.start] as usize;
-    let seq_hi = tree.legal_start[infosets.end] as usize;
-    let empty = tree.num_sequences() + player;
-    let mut seq_reach = vec![0.0; seq_hi - seq_lo];
-    let mut numer = vec![0.0; infosets.len() * a];
-    let mut denom = vec![0.0; infosets.len()];
-    let mut fallback = vec![0.0; infosets.len() * a];
+    let mut sums = MixtureSum::new(tree);
     for (pol, &w) in policies.iter().zip(weights) {
-        if w == 0.0 {
-            continue;
+        sums.add_rows(tree, player, pol, w);
+    }
+    sums.write_rows(tree, player, out);
+    Ok(())
+}
+
+/// A running realisation-weighted sum of policies (the numerators and denominators of
+/// [`aggregate`]'s formula), for mixtures that grow one policy at a time: adding a policy
+/// costs O(sequences) however many came before, where [`aggregate`] over `k` policies costs
+/// O(k · sequences). [`MixtureSum::policy`] is the mixture as one behaviour policy; adding
+/// the same policies with the same weights in the same order gives [`aggregate`]'s answer
+/// bit for bit.
+///
+/// # Examples
+///
+/// ```
+/// use metagame_games::{aggregate, registry, GameTree, MixtureSum, TabularPolicy};
+/// let tree = GameTree::build(&registry::load("kuhn_poker")?)?;
+/// let (u, z) = (TabularPolicy::uniform(&tree), TabularPolicy::first_action(&tree));
+/// let mut sum = MixtureSum::new(&tree);
+/// sum.add(&tree, &u, 1.0)?;
+/// sum.add(&tree, &z, 1.0)?;
+/// assert_eq!(sum.policy(&tree)?, aggregate(&tree, &[&u, &z], &[1.0, 1.0])?);
+/// # Ok::<(), metagame_games::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct MixtureSum {
+    game: String,
+    /// `[infoset · actions + action]`: Σ_j w_j·x_j(s)·π_j(s, a).
+    numer: Vec<f64>,
+    /// `[infoset]`: Σ_j w_j·x_j(s).
+    denom: Vec<f64>,
+    /// `[infoset · actions + action]`: Σ_j w_j·π_j(s, a), for infosets no policy reaches.
+    fallback: Vec<f64>,
+    total_weight: f64,
+    /// Scratch: own reach of every sequence under the policy being added.
+    seq_reach: Vec<f64>,
+}
+
+impl MixtureSum {
+    /// The empty sum for `tree`.
+    pub fn new(tree: &GameTree) -> Self {
+        let cells = tree.num_infosets() * tree.num_actions();
+        Self {
+            game: tree.name().to_string(),
+            numer: vec![0.0; cells],
+            denom: vec![0.0; tree.num_infosets()],
+            fallback: vec![0.0; cells],
+            total_weight: 0.0,
+            seq_reach: vec![0.0; tree.num_sequences()],
         }
-        for i in infosets.clone() {
+    }
+
+    /// Add `policy` with weight `weight` (every player's rows).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`] for a policy or a sum of another tree; [`Error::Unsupported`] for a
+    /// negative or non-finite weight.
+    pub fn add(&mut self, tree: &GameTree, policy: &TabularPolicy, weight: f64) -> Result<()> {
+        if !policy.fits(tree) || !self.fits(tree) {
+            return Err(Error::Shape(format!("a policy was not made for {}", tree.name())));
+        }
+        if !weight.is_finite() || weight < 0.0 {
+            return Err(Error::Unsupported(format!("mixture weight {weight} is not a probability mass")));
+        }
+        for p in 0..tree.num_players() {
+            self.add_rows(tree, PlayerId(p), policy, weight);
+        }
+        self.total_weight += weight;
+        Ok(())
+    }
+
+    /// The mixture as one behaviour policy.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`] for a sum of another tree; [`Error::Unsupported`] while nothing of
+    /// positive weight has been added.
+    pub fn policy(&self, tree: &GameTree) -> Result<TabularPolicy> {
+        if !self.fits(tree) {
+            return Err(Error::Shape(format!("a mixture sum was not made for {}", tree.name())));
+        }
+        if self.total_weight <= 0.0 {
+            return Err(Error::Unsupported("an empty mixture has no policy".into()));
+        }
+        let mut out = TabularPolicy::zeros(tree);
+        for p in 0..tree.num_players() {
+            self.write_rows(tree, PlayerId(p), &mut out);
+        }
+        Ok(out)
+    }
+
+    fn fits(&self, tree: &GameTree) -> bool {
+        self.game == tree.name()
+            && self.denom.len() == tree.num_infosets()
+            && self.numer.len() == tree.num_infosets() * tree.num_actions()
+    }
+
+    /// Add `player`'s rows of `policy` with weight `w` (the caller checked the shapes).
+    fn add_rows(&mut self, tree: &GameTree, player: PlayerId, policy: &TabularPolicy, w: f64) {
+        if w == 0.0 {
+            return;
+        }
+        let a = tree.num_actions();
+        let empty = tree.num_sequences() + player.0;
+        for i in tree.infosets_of(player) {
             let parent = tree.infoset_parent_seq[i] as usize;
-            let x = if parent == empty { 1.0 } else { seq_reach[parent - seq_lo] };
-            let li = i - infosets.start;
-            denom[li] += w * x;
+            let x = if parent == empty { 1.0 } else { self.seq_reach[parent] };
+            self.denom[i] += w * x;
             let start = tree.legal_start[i] as usize;
             for (k, act) in tree.legal_actions(InfosetId(i)).iter().enumerate() {
-                let p = pol.prob(i, act.0);
-                seq_reach[start + k - seq_lo] = x * p;
-                numer[li * a + act.0] += w * x * p;
-                fallback[li * a + act.0] += w * p;
+                let p = policy.prob(i, act.0);
+                self.seq_reach[start + k] = x * p;
+                self.numer[i * a + act.0] += w * x * p;
+                self.fallback[i * a + act.0] += w * p;
             }
         }
     }
-    for i in infosets.clone() {
-        let li = i - infosets.start;
-        let row_numer = &numer[li * a..(li + 1) * a];
-        let numer_sum: f64 = row_numer.iter().sum();
-        // Σ_a numer = denom in exact arithmetic; when reach probabilities are so small that
-        // the products underflow, the row is normalised by what is left of it instead.
-        let (src, total) = if denom[li] > 0.0 && numer_sum >= 0.5 * denom[li] {
-            (row_numer, denom[li])
-        } else if numer_sum > 0.0 {
-            (row_numer, numer_sum)
-        } else {
-            let f = &fallback[li * a..(li + 1) * a];
-            (f, f.iter().sum())
-        };
-        let row = out.row_mut(InfosetId(i));
-        for (dst, s) in row.iter_mut().zip(src) {
-            *dst = s / total;
+
+    /// Write `player`'s rows of the normalised mixture into `out`.
+    fn write_rows(&self, tree: &GameTree, player: PlayerId, out: &mut TabularPolicy) {
+        let a = tree.num_actions();
+        for i in tree.infosets_of(player) {
+            let row_numer = &self.numer[i * a..(i + 1) * a];
+            let numer_sum: f64 = row_numer.iter().sum();
+            // Σ_a numer = denom in exact arithmetic; when reach probabilities are so small that
+            // the products underflow, the row is normalised by what is left of it instead.
+            let (src, total) = if self.denom[i] > 0.0 && numer_sum >= 0.5 * self.denom[i] {
+                (row_numer, self.denom[i])
+            } else if numer_sum > 0.0 {
+                (row_numer, numer_sum)
+            } else {
+                let f = &self.fallback[i * a..(i + 1) * a];
+                (f, f.iter().sum())
+            };
+            let row = out.row_mut(InfosetId(i));
+            for (dst, s) in row.iter_mut().zip(src) {
+                *dst = s / total;
+            }
         }
     }
-    Ok(())
 }
 
 /// One behaviour policy realisation-equivalent to playing `policies[j]` with probability

@@ -57,7 +57,7 @@ pub mod testing;
 mod tic_tac_toe;
 mod tree;
 
-pub use aggregate::{aggregate, aggregate_into};
+pub use aggregate::{MixtureSum, aggregate, aggregate_into};
 pub use error::{Error, Result};
 pub use evaluator::{ExactEvaluator, MatchEvaluator, MatchTotals, Matchup, check_matchups};
 pub use exact::{

@@ -483,6 +483,41 @@ impl GameTree {
         let t = self.slot[node] as usize;
         &self.utilities[t * self.num_players..(t + 1) * self.num_players]
     }
+    /// The same tree with every terminal's utilities replaced by its win/loss outcome: 1
+    /// for each player whose utility is the largest at that terminal, −1 for each whose
+    /// utility is the smallest, 0 for the others and for everyone when all are equal (a
+    /// tie). In a 2-player game a player's expected utility on it is 2·(win probability +
+    /// ½·tie probability) − 1. Leagues train and score on it when matches count wins, not
+    /// payoffs.
+    ///
+    /// # Complexity
+    ///
+    /// A copy of the tree (O(nodes)).
+    pub fn with_win_outcomes(&self) -> GameTree {
+        let mut tree = self.clone();
+        let n = self.num_players;
+        for block in tree.utilities.chunks_mut(n.max(1)) {
+            let hi = block.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let lo = block.iter().copied().fold(f64::INFINITY, f64::min);
+            for u in block.iter_mut() {
+                *u = if hi == lo {
+                    0.0
+                } else if *u == hi {
+                    1.0
+                } else if *u == lo {
+                    -1.0
+                } else {
+                    0.0
+                };
+            }
+        }
+        let sums: Vec<f64> = tree.utilities.chunks(n.max(1)).map(|b| b.iter().sum()).collect();
+        tree.utility_sum = match sums.first() {
+            Some(&c) if sums.iter().all(|&s| s == c) => Some(c),
+            _ => None,
+        };
+        tree
+    }
     /// The parent of every node (`u32::MAX` at the root), for kernels that walk upwards.
     pub fn parents(&self) -> &[u32] {
         &self.parent
@@ -491,6 +526,19 @@ impl GameTree {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn win_outcomes_are_the_sign_of_the_utility_difference() {
+        let tree = GameTree::build(&crate::registry::load("kuhn_poker").unwrap()).unwrap();
+        let wins = tree.with_win_outcomes();
+        assert_eq!(wins.utility_sum(), Some(0.0));
+        assert_eq!(wins.utility_range(PlayerId(0)), (-1.0, 1.0));
+        for n in (0..tree.num_nodes()).filter(|&n| tree.node_kind(n) == NodeKind::Terminal) {
+            let (u, w) = (tree.terminal_utilities(n), wins.terminal_utilities(n));
+            assert_eq!(w[0], (u[0] - u[1]).signum());
+            assert_eq!(w[1], -w[0]);
+        }
+    }
 
     #[test]
     fn utility_range_is_the_range_over_terminal_nodes() {

@@ -49,8 +49,8 @@ pub use loops::league::matchmaking::{self, Matchmaker, MatchmakingConfig};
 pub use loops::league::rating::{self, OnlineRating, Rating};
 pub use loops::league::win_rates::{WinRates, WinRatesConfig, WinRatesConfigBuilder};
 pub use loops::league::{
-    League, LeagueConfig, LeagueConfigBuilder, LeagueMember, LeagueReport, LeagueState, LeagueTrainer,
-    LocalTrainer, Role, RoleMatchmaking, TrainingJob, TrainingJobData,
+    League, LeagueConfig, LeagueConfigBuilder, LeagueMatch, LeagueMember, LeagueReport, LeagueState,
+    LeagueTrainer, LocalTrainer, Outcome, PfspHardness, Role, RoleMatchmaking, TrainingJob, TrainingJobData,
 };
 pub use loops::psro::{Psro, PsroConfig, PsroConfigBuilder, PsroState};
 pub use loops::xfp::{Xfp, XfpState};

@@ -138,6 +138,8 @@ fn train_league_job(py: Python<'_>, game: &PyGame, job: String) -> PyResult<Stri
     let data: TrainingJobData = serde_json::from_str(&job)
         .map_err(|e| PyValueError::new_err(format!("a league training job: {e}")))?;
     interruptible(py, move || {
+        // A league that scores wins trains on the game's win/loss copy.
+        let tree = data.outcome.match_tree(&tree);
         let job = TrainingJob::restore(&tree, data)?;
         let [a, b] = job.run(&tree)?;
         // INVARIANT: saved learners are plain numbers.

@@ -36,11 +36,15 @@ fn a_leduc_league_lowers_its_main_agents_nash_conv_and_grows() {
     assert!(last.nash_conv < 0.6 * first, "{first} -> {}", last.nash_conv);
     assert!(league_part.members > 4, "snapshots joined: {}", league_part.members);
     assert_eq!(league_part.elo.len(), league_part.members);
+    // 10 000 episodes a round in matches of 2 × 1024 (a learner batch per seat): 5 a round.
+    assert_eq!(small(1).matches_per_round(), 5);
     let matches: u64 = league_part.matches_by_role.values().sum();
-    assert_eq!(matches, 30 * 3);
+    assert_eq!(matches, 30 * 3 * 5);
     for role in [Role::MainAgent, Role::MainExploiter, Role::LeagueExploiter] {
-        assert_eq!(league_part.matches_by_role[&role], 30);
+        assert_eq!(league_part.matches_by_role[&role], 30 * 5);
     }
+    let lines: u64 = reports[1..].iter().flat_map(|r| part(r).matches).map(|m| m.count).sum();
+    assert_eq!(lines, 30 * 3 * 5, "every match is in a round's lines");
 }
 
 #[test]
@@ -116,7 +120,7 @@ fn the_league_examples_run_from_the_cli_with_json_lines() {
     {
         assert!(last.get(field).is_some(), "{field} in {last}");
     }
-    assert_eq!(last["matches_by_role"]["main-agent"], 60);
+    assert_eq!(last["matches_by_role"]["main-agent"], 60 * 5, "5 matches a round");
     assert_eq!(last["elo"].as_array().unwrap().len(), last["members"].as_u64().unwrap() as usize);
     // Kuhn: the main agent's average policy falls from 0.917 (measured 0.25 at round 60).
     assert!(last["nash_conv"].as_f64().unwrap() < 0.5);
@@ -154,6 +158,11 @@ fn bad_league_configs_fail_in_one_line() {
             "field `learner.episodes_per_response` is not read by algorithm `league`",
         ),
         ("[learner]\nwarm_start = true", "field `learner.warm_start` is not read by algorithm `league`"),
+        ("outcome = \"chips\"", "unknown variant `chips`, expected `payoff` or `win`"),
+        ("episodes_per_match = 0", "episodes_per_match: 0 is not in 2..=20000"),
+        ("episodes_per_round = 100\nepisodes_per_match = 101", "episodes_per_match: 101 is not in 2..=100"),
+        ("[matchmaking]\nmain_agent = { kind = \"elo\", target_min = -0.1 }", "target_min"),
+        ("[matchmaking]\nmain_agent = { kind = \"elo\", target_max = 1.5 }", "target_max"),
     ] {
         let path = dir.join("bad.toml");
         std::fs::write(&path, format!("game = \"kuhn_poker\"\nalgorithm = \"league\"\n{extra}\n")).unwrap();
@@ -320,12 +329,12 @@ main_exploiter = { kind = "elo", target_min = 0.3, target_max = 0.7 }
             let chosen_by_config = serde_json::to_value(m.branch).unwrap() == "configured";
             assert_eq!(chosen_by_config, m.agent == 1, "only the main exploiter (agent 1): {m:?}");
             if chosen_by_config {
-                configured += 1;
+                configured += m.count;
                 assert_eq!(members[m.opponent].role, Role::MainAgent, "{m:?}");
             }
         }
     }
-    assert_eq!(configured, 8);
+    assert_eq!(configured, 8, "one match a round (2 000 episodes is below a match's 2 048)");
     // The config round-trips with its matchmaking table.
     let again =
         metagame::ExperimentConfig::from_toml_str(&config.to_toml(), std::path::Path::new("x")).unwrap();
@@ -339,4 +348,124 @@ fn rounds(league: &mut League<'_>, n: usize) -> Vec<metagame::populations::Itera
         reports.push(league.step().unwrap().clone());
     }
     reports
+}
+
+/// Outcomes: with `outcome = "win"` a match's score is the win probability (ties ½), with
+/// `"payoff"` the expected utility mapped over the utility range; Kuhn has no ties, so a
+/// win score is the probability that the agent's utility is the larger.
+#[test]
+fn match_scores_follow_the_outcome_setting() {
+    let tree = tree("kuhn_poker");
+    for outcome in ["payoff", "win"] {
+        let config: LeagueConfig = serde_json::from_value(serde_json::json!({
+            "episodes_per_round": 400, "outcome": outcome, "seed": 3,
+        }))
+        .unwrap();
+        let mut league = League::new(&tree, config).unwrap();
+        let report = league.step().unwrap().clone();
+        let played = &league.match_tree().clone();
+        assert_eq!(
+            played.utility_range(metagame::games::PlayerId(0)),
+            match outcome {
+                "win" => (-1.0, 1.0),
+                _ => (-2.0, 2.0),
+            }
+        );
+        for m in part(&report).matches {
+            assert!((0.0..=1.0).contains(&m.score), "{m:?}");
+        }
+    }
+}
+
+/// Per-match win rates: a reset exploiter starts a new row (every rate back at the prior),
+/// PFSP's hardness statistic is in the reports, and over a Leduc league its chosen
+/// opponents are harder (a lower win rate for the learner) than the candidates on average.
+#[test]
+fn pfsp_chooses_harder_opponents_and_resets_start_a_new_row() {
+    let tree = tree("leduc_poker");
+    let config = small_builder(2).episodes_per_match(1000).build().unwrap();
+    let mut league = League::new(&tree, config).unwrap();
+    let reports = rounds(&mut league, 40);
+    let (mut chosen, mut candidates, mut draws) = (0.0, 0.0, 0.0);
+    for r in &reports[1..] {
+        if let Some(h) = part(r).pfsp {
+            assert!(h.expected_win_rate <= h.candidate_win_rate + 1e-12, "{h:?}");
+            chosen += h.expected_win_rate * h.draws as f64;
+            candidates += h.candidate_win_rate * h.draws as f64;
+            draws += h.draws as f64;
+        }
+    }
+    assert!(draws > 300.0, "{draws} weighted draws");
+    let (chosen, candidates) = (chosen / draws, candidates / draws);
+    assert!(chosen < candidates - 1e-4, "chosen {chosen} vs candidates {candidates}");
+    // The main exploiter (agent 1, member 1) resets at every snapshot: after its last reset
+    // it has played only the matches since.
+    let last_reset = reports.iter().rposition(|r| part(r).resets.contains(&1)).expect("a reset");
+    let since: u64 = reports[last_reset + 1..]
+        .iter()
+        .flat_map(|r| part(r).matches)
+        .filter(|m| m.agent == 1)
+        .map(|m| m.count)
+        .sum();
+    let rates = league.state().win_rates();
+    let games: f64 = (0..league.state().members().len()).map(|j| rates.games(1, j)).sum();
+    assert!(games <= since as f64 + 1e-9, "{games} decayed games after the reset, {since} matches");
+}
+
+/// The snapshot rule by win rate fires (not only the episode timer): on Leduc with win
+/// outcomes the main agent, once past `snapshot_min_episodes`, beats every historical
+/// player (then only the initial uniform policy) by more than 0.7.
+#[test]
+fn the_win_rate_snapshot_rule_fires() {
+    let tree = tree("leduc_poker");
+    let config = small_builder(0).outcome(metagame::populations::Outcome::Win).build().unwrap();
+    let mut league = League::new(&tree, config).unwrap();
+    let reports = rounds(&mut league, 4);
+    let by_rate: Vec<usize> = reports.iter().flat_map(|r| part(r).win_rate_snapshots).collect();
+    assert!(by_rate.contains(&0), "the main agent snapshots by its win rate: {by_rate:?}");
+    let all: usize = reports.iter().map(|r| part(r).snapshots.len()).sum();
+    assert!(by_rate.len() <= all);
+}
+
+/// Elo matchmaking in a league: with one match a round, the opponent the main exploiter
+/// draws has an Elo-predicted win probability inside the configured band whenever a
+/// candidate has one.
+#[test]
+fn elo_matchmaking_chooses_inside_its_band() {
+    use metagame::populations::{MatchmakingConfig, Rating, RoleMatchmaking};
+    let (lo, hi) = (0.45, 0.55);
+    let mut roles = RoleMatchmaking::default();
+    roles.main_exploiter = Some(
+        serde_json::from_value::<MatchmakingConfig>(
+            serde_json::json!({"kind": "elo", "target_min": lo, "target_max": hi}),
+        )
+        .unwrap(),
+    );
+    let config = small_builder(4)
+        .episodes_per_round(1000)
+        .snapshot_min_episodes(2000)
+        .snapshot_max_episodes(3000)
+        .matchmaking(roles)
+        .build()
+        .unwrap();
+    let tree = tree("kuhn_poker");
+    let mut league = League::new(&tree, config).unwrap();
+    let mut inside = 0;
+    for _ in 0..40 {
+        let state = league.state();
+        let me = 1;
+        // The main exploiter's candidates: the main agent (member 0) and its snapshots.
+        let candidates: Vec<usize> =
+            (0..state.members().len()).filter(|&i| state.members()[i].role == Role::MainAgent).collect();
+        let p: Vec<f64> = candidates.iter().map(|&c| state.elo().predict(me, c)).collect();
+        let any_inside = p.iter().any(|&x| (lo..=hi).contains(&x));
+        let report = league.step().unwrap().clone();
+        let m = part(&report).matches.into_iter().find(|m| m.agent == 1).unwrap();
+        let k = candidates.iter().position(|&c| c == m.opponent).expect("a candidate");
+        if any_inside {
+            assert!((lo..=hi).contains(&p[k]), "predicted {} outside [{lo}, {hi}]", p[k]);
+            inside += 1;
+        }
+    }
+    assert!(inside > 10, "{inside} rounds with a candidate in the band");
 }

@@ -3,14 +3,22 @@
 //! each round against opponents chosen by their role's rule with prioritised fictitious
 //! self-play (PFSP); snapshots of them join the league as frozen historical players.
 //!
-//! One [`League::step`] is one round: every learning agent picks its opponent from the
-//! round-start league (randomness from Philox keyed by (seed, round, agent)), trains
-//! `episodes_per_round` episodes against it (half at each seat), in parallel (rayon) and
-//! independently of the thread count; then, in agent order, the results update the win
-//! rates (AlphaStar's 0.99 decay) and the online Elo ratings, and agents that are ready take
-//! a snapshot (main exploiters reset at every snapshot, league exploiters with probability
-//! `league_exploiter_reset`). A match result is exact: the probability that the agent wins
-//! (a tie counting ½) against its opponent, averaged over the two seats, read off the tree.
+//! One [`League::step`] is one round of `episodes_per_round` training episodes per learning
+//! agent, played as matches of `episodes_per_match` episodes (half at each seat). In every
+//! match each learning agent draws a fresh opponent from its role's distribution over the
+//! league as it stands (randomness from Philox keyed by (seed, round, match, agent)) and
+//! trains against it, the agents in parallel (rayon) and independently of the thread count;
+//! then, in agent order, each match's result updates the win rates (AlphaStar's 0.99 decay,
+//! per match as in the pseudocode) and the online Elo ratings, and agents that are ready
+//! take a snapshot (main exploiters reset at every snapshot, league exploiters with
+//! probability `league_exploiter_reset`; a reset agent's win rates start again from the
+//! prior). A match's result is exact: the agent's expected outcome against its opponent
+//! after the match's training, averaged over the two seats, read off the tree — with
+//! `outcome = "payoff"` the expected utility mapped to [0, 1] over the game's utility range,
+//! with `outcome = "win"` the win probability (ties ½), the learners then rewarded with the
+//! win/loss outcome instead of the game's returns. The same result feeds every rule: the
+//! learners' reward, win rates, PFSP, online and batch Elo and the snapshot rule. (AlphaStar's
+//! StarCraft II returns are a win, a loss or a draw, where the two coincide.)
 //!
 //! Main exploiters are Minimax Exploiters when `exploiter_alpha > 0`: their reward is shaped
 //! by the exact action values of the main agent they target (Bairamian et al. 2024, arXiv:2311.17190, Eq. 3–4).
@@ -22,6 +30,8 @@
 //! main_exploiters = 1
 //! league_exploiters = 1
 //! episodes_per_round = 20000        # per learning agent, half at each seat
+//! episodes_per_match = 2048         # 2 × learner.batch_size, at most episodes_per_round
+//! outcome = "payoff"                # or "win"
 //! snapshot_min_episodes = 200000    # AlphaStar's 2e9 steps, scaled to the game
 //! snapshot_max_episodes = 400000    # AlphaStar's 4e9
 //! snapshot_win_rate = 0.7
@@ -41,8 +51,7 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use metagame_games::{
-    ExactEvaluator, GameTree, MatchEvaluator, Matchup, NodeKind, NormalFormGame, PlayerId, TabularPolicy,
-    reach_probabilities,
+    ExactEvaluator, GameTree, MatchEvaluator, Matchup, MixtureSum, NormalFormGame, PlayerId, TabularPolicy,
 };
 use metagame_learners::{
     Learner, MinimaxConfig, MinimaxShaping, OpponentSampler, QLearner, QLearnerState, QLearningConfig,
@@ -92,6 +101,8 @@ pub struct LeagueConfig {
     main_exploiters: usize,
     league_exploiters: usize,
     episodes_per_round: u64,
+    episodes_per_match: Option<u64>,
+    outcome: Outcome,
     snapshot_min_episodes: u64,
     snapshot_max_episodes: u64,
     snapshot_win_rate: f64,
@@ -117,6 +128,18 @@ pub struct LeagueConfigBuilder {
     /// Training episodes per learning agent per round, half at each seat (at least 2).
     /// Default 20 000.
     pub episodes_per_round: Option<u64>,
+    /// Training episodes per match, half at each seat (at least 2, at most
+    /// `episodes_per_round`): each match draws a fresh opponent and its result enters the win
+    /// rates before the next is drawn. A round's last match takes what is left. Default one
+    /// learner batch per seat (`2 × learner.batch_size`), or `episodes_per_round` when that
+    /// is smaller.
+    pub episodes_per_match: Option<u64>,
+    /// What a match's result is, for everything that uses one (the learners' reward, win
+    /// rates, PFSP, online and batch Elo, the snapshot rule): `"payoff"`, the expected
+    /// utility mapped to [0, 1] over the game's utility range, or `"win"`, the win
+    /// probability (ties ½). Default `"payoff"`; the two coincide on games whose returns
+    /// are a win, a loss or a draw.
+    pub outcome: Option<Outcome>,
     /// Episodes since an agent's last snapshot before it may take another. Default 200 000.
     pub snapshot_min_episodes: Option<u64>,
     /// Episodes since the last snapshot after which an agent takes one whatever its win
@@ -155,6 +178,8 @@ impl LeagueConfigBuilder {
         "main_exploiters",
         "league_exploiters",
         "episodes_per_round",
+        "episodes_per_match",
+        "outcome",
         "snapshot_min_episodes",
         "snapshot_max_episodes",
         "snapshot_win_rate",
@@ -172,6 +197,8 @@ impl LeagueConfigBuilder {
         main_exploiters: usize,
         league_exploiters: usize,
         episodes_per_round: u64,
+        episodes_per_match: u64,
+        outcome: Outcome,
         snapshot_min_episodes: u64,
         snapshot_max_episodes: u64,
         snapshot_win_rate: f64,
@@ -196,6 +223,8 @@ impl LeagueConfigBuilder {
             main_exploiters: self.main_exploiters.unwrap_or(1),
             league_exploiters: self.league_exploiters.unwrap_or(1),
             episodes_per_round: self.episodes_per_round.unwrap_or(20_000),
+            episodes_per_match: self.episodes_per_match,
+            outcome: self.outcome.unwrap_or_default(),
             snapshot_min_episodes: self.snapshot_min_episodes.unwrap_or(200_000),
             snapshot_max_episodes: self.snapshot_max_episodes.unwrap_or(400_000),
             snapshot_win_rate: self.snapshot_win_rate.unwrap_or(0.7),
@@ -221,6 +250,8 @@ impl From<LeagueConfig> for LeagueConfigBuilder {
             main_exploiters: Some(c.main_exploiters),
             league_exploiters: Some(c.league_exploiters),
             episodes_per_round: Some(c.episodes_per_round),
+            episodes_per_match: c.episodes_per_match,
+            outcome: Some(c.outcome),
             snapshot_min_episodes: Some(c.snapshot_min_episodes),
             snapshot_max_episodes: Some(c.snapshot_max_episodes),
             snapshot_win_rate: Some(c.snapshot_win_rate),
@@ -232,6 +263,35 @@ impl From<LeagueConfig> for LeagueConfigBuilder {
             learner: Some(c.learner),
             // The default (AlphaStar's rule for every role) is written as no table.
             matchmaking: (!c.matchmaking.is_default()).then_some(c.matchmaking),
+        }
+    }
+}
+
+/// Most matches per learning agent in one round (each match is a synchronisation point of
+/// the agents' training; the matchmaking streams are keyed by round and match below it).
+pub const MAX_MATCHES_PER_ROUND: u64 = 1 << 20;
+
+/// What a league match's result is (the `outcome` field).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Outcome {
+    /// The expected utility, mapped to [0, 1] over the game's utility range; the learners
+    /// are rewarded with the game's own returns.
+    #[default]
+    Payoff,
+    /// The win probability, ties counting ½; the learners are rewarded +1 for a win, 0 for
+    /// a tie and −1 for a loss ([`GameTree::with_win_outcomes`]).
+    Win,
+}
+
+impl Outcome {
+    /// The tree a league with this outcome trains and plays on: `tree` itself for payoffs,
+    /// its win/loss copy for wins (a copy of the tree, O(nodes)).
+    pub fn match_tree(self, tree: &GameTree) -> std::borrow::Cow<'_, GameTree> {
+        match self {
+            Outcome::Payoff => std::borrow::Cow::Borrowed(tree),
+            Outcome::Win => std::borrow::Cow::Owned(tree.with_win_outcomes()),
         }
     }
 }
@@ -285,6 +345,19 @@ impl LeagueConfig {
     pub fn episodes_per_round(&self) -> u64 {
         self.episodes_per_round
     }
+    /// Training episodes per match (see [`LeagueConfigBuilder::episodes_per_match`]).
+    pub fn episodes_per_match(&self) -> u64 {
+        let batch = 2 * self.learner.batch_size as u64;
+        self.episodes_per_match.unwrap_or(self.episodes_per_round.min(batch))
+    }
+    /// Matches per learning agent per round.
+    pub fn matches_per_round(&self) -> u64 {
+        self.episodes_per_round.div_ceil(self.episodes_per_match())
+    }
+    /// What a match's result is.
+    pub fn outcome(&self) -> Outcome {
+        self.outcome
+    }
     /// Rounds between evaluation points (0: none).
     pub fn eval_every(&self) -> usize {
         self.eval_every
@@ -324,6 +397,20 @@ impl LeagueConfig {
             return bad(format!(
                 "episodes_per_round: {} is more than the cap of {cap}",
                 self.episodes_per_round
+            ));
+        }
+        if let Some(m) = self.episodes_per_match
+            && !(2..=self.episodes_per_round).contains(&m)
+        {
+            return bad(format!(
+                "episodes_per_match: {m} is not in 2..={} (one episode per seat, at most a round)",
+                self.episodes_per_round
+            ));
+        }
+        if self.matches_per_round() > MAX_MATCHES_PER_ROUND {
+            return bad(format!(
+                "episodes_per_match: {} matches per round is more than {MAX_MATCHES_PER_ROUND}; raise it",
+                self.matches_per_round()
             ));
         }
         if self.snapshot_max_episodes < self.snapshot_min_episodes {
@@ -394,6 +481,14 @@ impl LeagueState {
     pub fn win_rates(&self) -> &WinRates {
         &self.win_rates
     }
+    /// The online Elo ratings per member.
+    pub fn elo(&self) -> &Elo {
+        &self.elo
+    }
+    /// Completed rounds.
+    pub fn round(&self) -> usize {
+        self.round
+    }
 }
 
 /// Which branch of its role's rule chose an agent's opponent.
@@ -418,7 +513,8 @@ pub enum Branch {
     Configured,
 }
 
-/// One match of a round: a learning agent's training opponent and the exact result.
+/// One line of a round's matches: a learning agent's matches against one opponent chosen
+/// by one branch, with their mean result.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct LeagueMatch {
@@ -430,19 +526,81 @@ pub struct LeagueMatch {
     pub opponent: usize,
     /// How the opponent was chosen.
     pub branch: Branch,
-    /// The agent's score after training: its win probability against the opponent, ties
-    /// ½, averaged over the seats.
+    /// The agent's mean score over these matches, each taken after the match's training:
+    /// its expected outcome against the opponent in [0, 1] (the `outcome` setting: payoff
+    /// mapped over the utility range, or win probability with ties ½), averaged over the
+    /// seats.
     pub score: f64,
+    /// How many matches this line stands for.
+    #[serde(default = "one")]
+    pub count: u64,
 }
+
+fn one() -> u64 {
+    1
+}
+
+/// How hard the opponents that win-rate-weighted draws (PFSP, or a configured matchmaker)
+/// chose were in a round: the learner's mean win rate against the chosen opponents, and
+/// against all the candidates of those draws (what uniform choice would give). PFSP works
+/// when the first is below the second.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PfspHardness {
+    /// Draws from a weighted rule this round.
+    pub draws: u64,
+    /// Mean win rate of the learner against the opponent each draw chose.
+    pub chosen_win_rate: f64,
+    /// Mean over the draws of the learner's expected win rate under the draw's
+    /// distribution (what `chosen_win_rate` estimates, without the sampling noise).
+    pub expected_win_rate: f64,
+    /// Mean over the draws of the learner's mean win rate against the draw's candidates.
+    pub candidate_win_rate: f64,
+}
+
+/// A draw's hardness: the chosen opponent's, the expected and the candidates' mean win rate.
+type Draw = Option<(f64, f64, f64)>;
 
 /// What happened in a round besides training.
 #[derive(Default)]
 struct RoundEvents {
     matches: Vec<LeagueMatch>,
     snapshots: Vec<usize>,
+    win_rate_snapshots: Vec<usize>,
     resets: Vec<usize>,
+    hardness: Option<PfspHardness>,
     batch_elo: Vec<f64>,
     evaluated_entries: usize,
+}
+
+impl RoundEvents {
+    /// Count one match of `agent` against `opponent`, merging it into the line of the same
+    /// agent, opponent and branch.
+    fn add_match(&mut self, m: LeagueMatch) {
+        match self
+            .matches
+            .iter_mut()
+            .find(|x| x.agent == m.agent && x.opponent == m.opponent && x.branch == m.branch)
+        {
+            Some(line) => {
+                let n = line.count as f64;
+                line.score = (line.score * n + m.score) / (n + 1.0);
+                line.count += 1;
+            }
+            None => self.matches.push(m),
+        }
+    }
+
+    fn add_draw(&mut self, draw: Draw) {
+        if let Some((chosen, expected, candidates)) = draw {
+            let h = self.hardness.get_or_insert_with(PfspHardness::default);
+            let n = h.draws as f64;
+            h.chosen_win_rate = (h.chosen_win_rate * n + chosen) / (n + 1.0);
+            h.expected_win_rate = (h.expected_win_rate * n + expected) / (n + 1.0);
+            h.candidate_win_rate = (h.candidate_win_rate * n + candidates) / (n + 1.0);
+            h.draws += 1;
+        }
+    }
 }
 
 /// The per-round part of a league's report.
@@ -456,16 +614,25 @@ pub struct LeagueReport {
     /// self-play averages). A greedy learner's current policy is pure and stays exploitable
     /// in poker; its average is what approaches an equilibrium.
     pub main_average_nash_conv: Vec<f64>,
-    /// Online Elo rating per member id (AlphaStar-style exact match results, K = 32).
+    /// Online Elo rating per member id (updated after every match, K = 32).
     pub elo: Vec<f64>,
     /// Matches played so far, per role of the learning agent.
     pub matches_by_role: BTreeMap<Role, u64>,
     /// Members (learning agents and snapshots).
     pub members: usize,
-    /// This round's matches, in agent order.
+    /// This round's matches, one line per agent, opponent and branch, in the order first
+    /// played.
     pub matches: Vec<LeagueMatch>,
-    /// Learning agents that added a snapshot this round.
+    /// How hard this round's PFSP-chosen opponents were; `None` when no draw was weighted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pfsp: Option<PfspHardness>,
+    /// Learning agents that added a snapshot this round (an agent can snapshot after any of
+    /// its matches, so it may appear more than once).
     pub snapshots: Vec<usize>,
+    /// The snapshots among them that the win-rate rule took (the agent beat its whole
+    /// reference set by `snapshot_win_rate`), not the `snapshot_max_episodes` timer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub win_rate_snapshots: Vec<usize>,
     /// Learning agents that reset to fresh learners this round.
     pub resets: Vec<usize>,
     /// At evaluation points: batch Elo per member, fitted on the payoff table (payoffs
@@ -487,34 +654,42 @@ pub struct LeagueReport {
 /// use metagame_populations::{run_loop, League, LeagueConfig, LeagueReport, RunLimits};
 ///
 /// let tree = GameTree::build(&registry::load("kuhn_poker")?)?;
-/// let config = LeagueConfig::builder().episodes_per_round(2000).seed(1).build()?;
+/// let config = LeagueConfig::builder().episodes_per_round(2000).episodes_per_match(500).seed(1).build()?;
 /// let mut league = League::new(&tree, config)?;
 /// let run = run_loop(&mut league, &RunLimits::iterations(5), &mut ())?;
 /// let last: LeagueReport = run.reports.last().unwrap().details.get().unwrap();
-/// assert_eq!(last.matches.len(), 3); // one match per learning agent and round
+/// // Four matches per learning agent and round.
+/// assert_eq!(last.matches.iter().map(|m| m.count).sum::<u64>(), 3 * 4);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct League<'t> {
     tree: &'t GameTree,
+    /// The tree matches are played, learned and scored on: `tree` with win/loss returns
+    /// when `outcome = "win"`, else `None` (the game's own).
+    wins: Option<GameTree>,
     config: LeagueConfig,
     state: LeagueState,
     learners: Vec<[QLearner; 2]>,
+    /// Per learning agent, the running sum of its snapshots' policies (main agents' average
+    /// policies without re-aggregating every snapshot each round); rebuilt on resume.
+    snapshot_sums: Vec<Option<MixtureSum>>,
     evaluator: Box<dyn MatchEvaluator>,
     trainer: Box<dyn LeagueTrainer>,
     /// The last committed round's report.
     last: IterationReport,
 }
 
-/// Learning agent `agent`'s matchmaking stream in `round` (Philox, keyed; see
+/// Learning agent `agent`'s matchmaking stream in match `k` of `round` (Philox, keyed; see
 /// [`MatchmakingRng`]). Its uniforms by purpose: the first the main agent's branch, the
 /// second the main agent chosen, the third the matchmaker's draw, the fourth the reset.
-fn agent_rng(seed: u64, round: usize, agent: usize) -> MatchmakingRng {
-    MatchmakingRng::new(seed, round as u64, agent as u32)
+fn agent_rng(seed: u64, round: usize, k: u64, agent: usize) -> MatchmakingRng {
+    MatchmakingRng::new(seed, ((round as u64) << 20) | k, agent as u32)
 }
 
-/// The fourth uniform of `agent`'s stream in `round`: whether a league exploiter resets.
-fn reset_draw(seed: u64, round: usize, agent: usize) -> f64 {
-    let mut rng = agent_rng(seed, round, agent);
+/// The fourth uniform of `agent`'s stream in match `k` of `round`: whether a league
+/// exploiter resets.
+fn reset_draw(seed: u64, round: usize, k: u64, agent: usize) -> f64 {
+    let mut rng = agent_rng(seed, round, k, agent);
     (0..3).for_each(|_| {
         rng.next_uniform();
     });
@@ -525,29 +700,26 @@ fn learner_seed(seed: u64, agent: usize, seat: usize, generation: u64) -> u64 {
     seed ^ ((agent as u64) << 40) ^ ((seat as u64) << 56) ^ generation.wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
-/// The probability that `seat` wins (a tie counting ½) when `profile` is played.
-fn win_probability(tree: &GameTree, profile: &[&TabularPolicy], seat: usize) -> Result<f64> {
-    let reach = reach_probabilities(tree, profile, None)?;
-    let mut p = 0.0;
-    for (node, &r) in reach.iter().enumerate() {
-        if tree.node_kind(node) == NodeKind::Terminal {
-            let u = tree.terminal_utilities(node);
-            let other = u[1 - seat];
-            p += r * if u[seat] > other {
-                1.0
-            } else if u[seat] == other {
-                0.5
-            } else {
-                0.0
-            };
-        }
-    }
-    Ok(p)
+/// The smallest and largest utility of any player of `tree`: the range match results are
+/// mapped from.
+fn result_range(tree: &GameTree) -> (f64, f64) {
+    (0..tree.num_players())
+        .map(|p| tree.utility_range(PlayerId(p)))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (l, h)| (lo.min(l), hi.max(h)))
 }
 
-/// `a`'s score against `b`: its win probability averaged over the two seats.
+/// `u` mapped from `range` to [0, 1].
+fn to_score(u: f64, range: (f64, f64)) -> f64 {
+    ((u - range.0) / (range.1 - range.0).max(f64::MIN_POSITIVE)).clamp(0.0, 1.0)
+}
+
+/// `a`'s result against `b` on `tree` (the match tree): its expected utility at each seat
+/// mapped to [0, 1], averaged over the two seats.
 fn score(tree: &GameTree, a: &TabularPolicy, b: &TabularPolicy) -> Result<f64> {
-    Ok(0.5 * (win_probability(tree, &[a, b], 0)? + win_probability(tree, &[b, a], 1)?))
+    let range = result_range(tree);
+    let first = metagame_games::expected_returns(tree, &[a, b])?[0];
+    let second = metagame_games::expected_returns(tree, &[b, a])?[1];
+    Ok(0.5 * (to_score(first, range) + to_score(second, range)))
 }
 
 impl<'t> League<'t> {
@@ -568,6 +740,8 @@ impl<'t> League<'t> {
                 tree.num_players()
             )));
         }
+        let wins = (config.outcome == Outcome::Win).then(|| tree.with_win_outcomes());
+        let play = wins.as_ref().unwrap_or(tree);
         let roles = std::iter::repeat_n(Role::MainAgent, config.main_agents)
             .chain(std::iter::repeat_n(Role::MainExploiter, config.main_exploiters))
             .chain(std::iter::repeat_n(Role::LeagueExploiter, config.league_exploiters));
@@ -576,7 +750,7 @@ impl<'t> League<'t> {
         let mut learners = Vec::new();
         for (i, role) in roles.enumerate() {
             members.push(LeagueMember { role, agent: i, snapped_at: None, policy: None });
-            let pair = fresh_learners(tree, &config, i, 0)?;
+            let pair = fresh_learners(play, &config, i, 0)?;
             agents.push(AgentState {
                 role,
                 member: i,
@@ -608,7 +782,7 @@ impl<'t> League<'t> {
             payoffs: Vec::new(),
         };
         let last = IterationReport::new(0, vec![state.members.len()], 0.0, None);
-        let mut league = Self::with_parts(tree, config, state, learners, last);
+        let mut league = Self::with_parts(tree, wins, config, state, learners, last)?;
         let mut report = league.report(0, 0, PhaseTimes::default(), RoundEvents::default())?;
         report.elapsed_s = started.elapsed().as_secs_f64();
         league.last = report;
@@ -635,31 +809,47 @@ impl<'t> League<'t> {
         if state.agents.len() != expected || state.elo.num_members() != state.members.len() {
             return Err(Error::Config("the saved league has other agents than the config".into()));
         }
+        let wins = (config.outcome == Outcome::Win).then(|| tree.with_win_outcomes());
+        let play = wins.as_ref().unwrap_or(tree);
         let learners = state
             .agents
             .iter()
             .map(|a| {
                 let mut it =
-                    a.learners.iter().cloned().map(|s| QLearner::restore(tree, s).map_err(Error::Learner));
+                    a.learners.iter().cloned().map(|s| QLearner::restore(play, s).map_err(Error::Learner));
                 Ok([
                     it.next().ok_or_else(|| Error::Config("a saved agent without learners".into()))??,
                     it.next().ok_or_else(|| Error::Config("a saved agent without learners".into()))??,
                 ])
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(Self::with_parts(tree, config, state, learners, last))
+        Self::with_parts(tree, wins, config, state, learners, last)
     }
 
-    /// A league of these parts with the default evaluator and trainer.
+    /// A league of these parts with the default evaluator and trainer; the main agents'
+    /// snapshot sums are built from the members, in member order.
     fn with_parts(
         tree: &'t GameTree,
+        wins: Option<GameTree>,
         config: LeagueConfig,
         state: LeagueState,
         learners: Vec<[QLearner; 2]>,
         last: IterationReport,
-    ) -> Self {
+    ) -> Result<Self> {
+        let mut snapshot_sums: Vec<Option<MixtureSum>> =
+            state.agents.iter().map(|a| (a.role == Role::MainAgent).then(|| MixtureSum::new(tree))).collect();
+        for m in &state.members {
+            if let (Some(policy), Some(Some(sum))) = (&m.policy, snapshot_sums.get_mut(m.agent)) {
+                sum.add(tree, policy, 1.0)?;
+            }
+        }
         let (evaluator, trainer) = (Box::new(ExactEvaluator), Box::new(LocalTrainer));
-        Self { tree, config, state, learners, evaluator, trainer, last }
+        Ok(Self { tree, wins, config, state, learners, snapshot_sums, evaluator, trainer, last })
+    }
+
+    /// The tree matches are trained, played and scored on (see [`Outcome`]).
+    pub fn match_tree(&self) -> &GameTree {
+        self.wins.as_ref().unwrap_or(self.tree)
     }
 
     /// The win-rate table among all members: entry `[i][j]` is how often member `i` beats
@@ -710,24 +900,45 @@ impl<'t> League<'t> {
         self.state.agents.iter().filter(|a| a.role == Role::MainAgent).map(|a| a.member).collect()
     }
 
-    /// PFSP over `candidates` with `weighting`, drawn from `rng`.
+    /// PFSP over `candidates` with `weighting`, drawn from `rng`, and the draw's hardness.
     fn pfsp(
         &self,
         me: usize,
         candidates: &[usize],
         weighting: PfspWeighting,
         rng: &mut MatchmakingRng,
-    ) -> usize {
+    ) -> (usize, Draw) {
         let request = MatchRequest::new(me, candidates, &self.state.win_rates);
-        Pfsp::new(weighting).choose(&request, rng, 1)[0]
+        self.weighted_draw(&Pfsp::new(weighting), &request, rng)
     }
 
-    /// The opponent (a member id) of learning agent `agent` this round, by its role's rule,
-    /// and the branch of the rule that chose it.
-    fn choose_opponent(&self, agent: usize) -> (usize, Branch) {
+    /// One draw of `matchmaker` for `request` and its hardness: `me`'s win rate against the
+    /// opponent chosen, its expected win rate under the draw's distribution, and its mean
+    /// win rate against the candidates.
+    fn weighted_draw(
+        &self,
+        matchmaker: &dyn Matchmaker,
+        request: &MatchRequest<'_>,
+        rng: &mut MatchmakingRng,
+    ) -> (usize, Draw) {
+        // As `Matchmaker::choose` with one draw, keeping the probabilities.
+        let probabilities = matchmaker.probabilities(request);
+        let candidates = request.candidates();
+        let chosen = candidates[rng.sample(&probabilities)];
+        let rates = request.learner_win_rates();
+        let expected = probabilities.iter().zip(&rates).map(|(p, x)| p * x).sum();
+        let mean = rates.iter().sum::<f64>() / rates.len().max(1) as f64;
+        let me = request.learner();
+        (chosen, Some((self.state.win_rates.win_rate(me, chosen), expected, mean)))
+    }
+
+    /// The opponent (a member id) of learning agent `agent` in match `k` of this round, by
+    /// its role's rule, the branch of the rule that chose it, and the draw's hardness when a
+    /// weighted rule drew it.
+    fn choose_opponent(&self, agent: usize, k: u64) -> (usize, Branch, Draw) {
         let (seed, round) = (self.config.seed, self.state.round);
         let me = self.state.agents[agent].member;
-        let mut rng = agent_rng(seed, round, agent);
+        let mut rng = agent_rng(seed, round, k, agent);
         let coin = rng.next_uniform();
         let main_draw = rng.next_uniform();
         let wr = |other| self.state.win_rates.win_rate(me, other);
@@ -735,13 +946,15 @@ impl<'t> League<'t> {
         let random_main = mains[((main_draw * mains.len() as f64) as usize).min(mains.len() - 1)];
         let role = self.state.agents[agent].role;
         if let Some(config) = self.config.matchmaking.of(role) {
-            return (self.configured_choice(me, role, config, &mut rng), Branch::Configured);
+            let (chosen, draw) = self.configured_choice(me, role, config, &mut rng);
+            return (chosen, Branch::Configured, draw);
         }
         match role {
             Role::MainAgent => {
                 let all = self.historical(None, None);
                 if coin < 0.5 && !all.is_empty() {
-                    return (self.pfsp(me, &all, PfspWeighting::Squared, &mut rng), Branch::Pfsp);
+                    let (chosen, draw) = self.pfsp(me, &all, PfspWeighting::Squared, &mut rng);
+                    return (chosen, Branch::Pfsp, draw);
                 }
                 let main_agent = self.state.members[random_main].agent;
                 let branch = if coin < 0.5 {
@@ -751,10 +964,8 @@ impl<'t> League<'t> {
                     // Verification: historical main exploiters that beat us.
                     let exploiters = self.historical(Some(Role::MainExploiter), None);
                     if !exploiters.is_empty() && exploiters.iter().map(|&e| wr(e)).fold(1.0, f64::min) < 0.3 {
-                        return (
-                            self.pfsp(me, &exploiters, PfspWeighting::Squared, &mut rng),
-                            Branch::Verification,
-                        );
+                        let (chosen, draw) = self.pfsp(me, &exploiters, PfspWeighting::Squared, &mut rng);
+                        return (chosen, Branch::Verification, draw);
                     }
                     // Forgetting: the chosen main agent's snapshots up to the last one our win
                     // rate increased at (AlphaStar's remove_monotonic_suffix: none if it never does).
@@ -765,10 +976,8 @@ impl<'t> League<'t> {
                         .map_or(0, |i| i + 1);
                     snaps.truncate(keep);
                     if !snaps.is_empty() && snaps.iter().map(|&s| wr(s)).fold(1.0, f64::min) < 0.7 {
-                        return (
-                            self.pfsp(me, &snaps, PfspWeighting::Squared, &mut rng),
-                            Branch::Verification,
-                        );
+                        let (chosen, draw) = self.pfsp(me, &snaps, PfspWeighting::Squared, &mut rng);
+                        return (chosen, Branch::Verification, draw);
                     }
                     Branch::Verification
                 } else {
@@ -777,26 +986,29 @@ impl<'t> League<'t> {
                 // Self-play against the chosen main agent, or its snapshots when it beats us.
                 let snaps = self.historical(Some(Role::MainAgent), Some(main_agent));
                 if wr(random_main) > 0.3 || snaps.is_empty() {
-                    (random_main, branch)
+                    (random_main, branch, None)
                 } else {
-                    (self.pfsp(me, &snaps, PfspWeighting::Variance, &mut rng), branch)
+                    let (chosen, draw) = self.pfsp(me, &snaps, PfspWeighting::Variance, &mut rng);
+                    (chosen, branch, draw)
                 }
             }
             Role::MainExploiter => {
                 let snaps =
                     self.historical(Some(Role::MainAgent), Some(self.state.members[random_main].agent));
                 if wr(random_main) > 0.1 || snaps.is_empty() {
-                    (random_main, Branch::Exploit)
+                    (random_main, Branch::Exploit, None)
                 } else {
-                    (self.pfsp(me, &snaps, PfspWeighting::Variance, &mut rng), Branch::Exploit)
+                    let (chosen, draw) = self.pfsp(me, &snaps, PfspWeighting::Variance, &mut rng);
+                    (chosen, Branch::Exploit, draw)
                 }
             }
             Role::LeagueExploiter => {
                 let all = self.historical(None, None);
                 if all.is_empty() {
-                    (random_main, Branch::History)
+                    (random_main, Branch::History, None)
                 } else {
-                    (self.pfsp(me, &all, PfspWeighting::LinearCapped, &mut rng), Branch::History)
+                    let (chosen, draw) = self.pfsp(me, &all, PfspWeighting::LinearCapped, &mut rng);
+                    (chosen, Branch::History, draw)
                 }
             }
         }
@@ -812,7 +1024,7 @@ impl<'t> League<'t> {
         role: Role,
         config: &MatchmakingConfig,
         rng: &mut MatchmakingRng,
-    ) -> usize {
+    ) -> (usize, Draw) {
         let mains = self.main_agent_members();
         let mut candidates: Vec<usize> = match role {
             Role::MainExploiter => {
@@ -829,149 +1041,190 @@ impl<'t> League<'t> {
         candidates.sort_unstable();
         candidates.dedup();
         let request = MatchRequest::new(me, &candidates, &self.state.win_rates).with_ratings(&self.state.elo);
-        config.matchmaker().choose(&request, rng, 1)[0]
+        self.weighted_draw(config.matchmaker().as_ref(), &request, rng)
     }
 
-    /// One round (see the module docs). Nothing is committed unless the whole round succeeds.
+    /// One round (see the module docs): `matches_per_round` matches per learning agent.
+    /// Nothing is committed unless the whole round succeeds.
     ///
     /// # Errors
     ///
     /// Learner or game errors, wrapped in [`Error::AtIteration`].
     pub fn step(&mut self) -> Result<&mut IterationReport> {
         let round = self.state.round + 1;
+        // What the round changes, to put back if it fails: the win rates keep a journal,
+        // members are only appended, and the rest is small (O(agents + members)).
+        let backup = (
+            self.state.round,
+            self.state.agents.clone(),
+            self.state.elo.clone(),
+            self.state.matches_by_role.clone(),
+            self.state.members.len(),
+            self.learners.clone(),
+            self.snapshot_sums.clone(),
+        );
+        let evaluates = self.config.eval_every > 0 && round.is_multiple_of(self.config.eval_every);
+        let payoffs = evaluates.then(|| self.state.payoffs.clone());
+        self.state.win_rates.open_journal();
+        match self.play_round(round, evaluates) {
+            Ok(report) => {
+                self.state.win_rates.close_journal();
+                self.last = report.after(Some(&self.last));
+                Ok(&mut self.last)
+            }
+            Err(e) => {
+                self.state.win_rates.roll_back();
+                let (r, agents, elo, by_role, members, learners, sums) = backup;
+                self.state.round = r;
+                self.state.agents = agents;
+                self.state.elo = elo;
+                self.state.matches_by_role = by_role;
+                self.state.members.truncate(members);
+                self.learners = learners;
+                self.snapshot_sums = sums;
+                if let Some(p) = payoffs {
+                    self.state.payoffs = p;
+                }
+                Err(Error::AtIteration { iteration: round, source: Box::new(e) })
+            }
+        }
+    }
+
+    /// The round's matches, then its evaluation point when `evaluates`, then its report;
+    /// changes the state as it goes (the caller rolls back on error).
+    fn play_round(&mut self, round: usize, evaluates: bool) -> Result<IterationReport> {
         let t = Instant::now();
-        let current: Vec<TabularPolicy> = (0..self.learners.len()).map(|a| self.agent_policy(a)).collect();
-        let (opponents, branches): (Vec<usize>, Vec<Branch>) =
-            (0..self.learners.len()).map(|a| self.choose_opponent(a)).unzip();
-        // Minimax main exploiters: shaped by the exact action values of the main agent they play.
+        self.state.round = round;
+        let mut events = RoundEvents::default();
+        let per_match = self.config.episodes_per_match();
+        let mut left = self.config.episodes_per_round;
+        let mut k = 0;
+        while left > 0 {
+            let episodes = per_match.min(left);
+            left -= episodes;
+            self.play_match(round, k, episodes, &mut events)?;
+            k += 1;
+        }
+        for (agent, pair) in self.state.agents.iter_mut().zip(&self.learners) {
+            agent.learners = pair.iter().map(QLearner::save).collect();
+        }
+        let mut times = PhaseTimes { oracle_s: t.elapsed().as_secs_f64(), ..PhaseTimes::default() };
+        if evaluates {
+            let t = Instant::now();
+            let (entries, batch_elo) = self.evaluate(round)?;
+            events.evaluated_entries = entries;
+            events.batch_elo = batch_elo;
+            times.evaluation_s = t.elapsed().as_secs_f64();
+        }
+        let episodes = self.config.episodes_per_round * self.learners.len() as u64;
+        self.report(round, episodes, times, events)
+    }
+
+    /// Match `k` of `round`: every learning agent draws an opponent from the league as it
+    /// stands, trains `episodes` episodes against it (half at each seat; the agents in
+    /// parallel), and then, in agent order, its result enters the win rates and the online
+    /// Elo, and it takes a snapshot (and maybe resets) when its rule says so.
+    fn play_match(&mut self, round: usize, k: u64, episodes: u64, events: &mut RoundEvents) -> Result<()> {
+        let play = match &self.wins {
+            Some(t) => t,
+            None => self.tree,
+        };
+        let n = self.learners.len();
+        let current: Vec<TabularPolicy> = self.learners.iter().map(|pair| combined(play, pair)).collect();
+        let choices: Vec<(usize, Branch, Draw)> = (0..n).map(|a| self.choose_opponent(a, k)).collect();
         let alpha = self.config.exploiter_alpha;
-        let tree = self.tree;
-        let half = self.config.episodes_per_round / 2;
-        let rest = self.config.episodes_per_round - half;
-        let opponent_policies: Vec<&TabularPolicy> =
-            opponents.iter().map(|&o| self.member_policy(&current, o)).collect();
-        let jobs: Vec<TrainingJob> = self
-            .state
-            .agents
-            .iter()
-            .zip(&opponent_policies)
-            .zip(&self.learners)
-            .map(|((agent, &opponent), pair)| TrainingJob {
-                learners: pair.clone(),
-                opponent: opponent.clone(),
-                minimax_alpha: (agent.role == Role::MainExploiter && alpha > 0.0).then_some(alpha),
-                episodes: [half, rest],
+        let half = episodes / 2;
+        let jobs: Vec<TrainingJob> = (0..n)
+            .map(|a| TrainingJob {
+                learners: self.learners[a].clone(),
+                opponent: self.member_policy(&current, choices[a].0).clone(),
+                // Minimax main exploiters: shaped by the values of the main agent they play.
+                minimax_alpha: (self.state.agents[a].role == Role::MainExploiter && alpha > 0.0)
+                    .then_some(alpha),
+                episodes: [half, episodes - half],
+                outcome: self.config.outcome,
             })
             .collect();
-        let trained = self
-            .trainer
-            .train(tree, jobs)
-            .map_err(|e| Error::AtIteration { iteration: round, source: Box::new(e) })?;
-        if trained.len() != self.learners.len() {
-            return Err(Error::AtIteration {
-                iteration: round,
-                source: Box::new(Error::Config(format!(
-                    "the trainer returned {} learning agents for {}",
-                    trained.len(),
-                    self.learners.len()
-                ))),
-            });
+        let trained = self.trainer.train(play, jobs)?;
+        if trained.len() != n {
+            return Err(Error::Config(format!(
+                "the trainer returned {} learning agents for {n}",
+                trained.len()
+            )));
         }
-        let oracle_s = t.elapsed().as_secs_f64();
-
-        // Results, win rates, Elo and snapshots in agent order.
-        let mut state = self.state.clone();
-        state.round = round;
-        let mut elo = state.elo.clone();
-        let new_policies: Vec<TabularPolicy> = trained.iter().map(|pair| combined(tree, pair)).collect();
-        let mut matches = Vec::with_capacity(opponents.len());
-        for (a, &opp) in opponents.iter().enumerate() {
-            let me = state.agents[a].member;
-            let s = score(tree, &new_policies[a], opponent_policies[a])
-                .map_err(|e| Error::AtIteration { iteration: round, source: Box::new(e) })?;
-            // INVARIANT: a probability clamped to [0, 1].
-            let result = MatchResult::new(me, opp, s.clamp(0.0, 1.0)).expect("a score in [0, 1]");
-            state.win_rates.record(&result);
-            elo.update(&result);
-            matches.push(LeagueMatch { agent: a, member: me, opponent: opp, branch: branches[a], score: s });
-            *state.matches_by_role.entry(state.agents[a].role).or_default() += 1;
+        let new_policies: Vec<TabularPolicy> = trained.iter().map(|pair| combined(play, pair)).collect();
+        for (a, &(opponent, branch, draw)) in choices.iter().enumerate() {
+            let me = self.state.agents[a].member;
+            let s = score(play, &new_policies[a], self.member_policy(&current, opponent))?;
+            // INVARIANT: a score in [0, 1] (to_score clamps).
+            let result = MatchResult::new(me, opponent, s).expect("a score in [0, 1]");
+            self.state.win_rates.record(&result);
+            self.state.elo.update(&result);
+            events.add_match(LeagueMatch { agent: a, member: me, opponent, branch, score: s, count: 1 });
+            events.add_draw(draw);
+            *self.state.matches_by_role.entry(self.state.agents[a].role).or_default() += 1;
         }
-        let mut learners = trained;
-        let (mut snapshots, mut resets) = (Vec::new(), Vec::new());
-        for a in 0..learners.len() {
-            let agent = &mut state.agents[a];
-            agent.episodes_since_snapshot += self.config.episodes_per_round;
-            let me = agent.member;
-            let role = agent.role;
-            let reference: Vec<usize> = match role {
-                Role::MainExploiter => {
-                    state.agents.iter().filter(|x| x.role == Role::MainAgent).map(|x| x.member).collect()
-                }
-                _ => (0..state.members.len()).filter(|&i| state.members[i].snapped_at.is_some()).collect(),
+        self.learners = trained;
+        for (a, policy) in new_policies.into_iter().enumerate() {
+            let agent = &mut self.state.agents[a];
+            agent.episodes_since_snapshot += episodes;
+            let (me, role, since) = (agent.member, agent.role, agent.episodes_since_snapshot);
+            let members = &self.state.members;
+            let min_rate = match role {
+                Role::MainExploiter => self
+                    .state
+                    .agents
+                    .iter()
+                    .filter(|x| x.role == Role::MainAgent)
+                    .map(|x| self.state.win_rates.win_rate(me, x.member))
+                    .fold(1.0, f64::min),
+                _ => (0..members.len())
+                    .filter(|&i| members[i].snapped_at.is_some())
+                    .map(|i| self.state.win_rates.win_rate(me, i))
+                    .fold(1.0, f64::min),
             };
-            let agent = &state.agents[a];
-            let min_rate = reference.iter().map(|&r| state.win_rates.win_rate(me, r)).fold(1.0, f64::min);
-            let ready = agent.episodes_since_snapshot >= self.config.snapshot_min_episodes
-                && (min_rate > self.config.snapshot_win_rate
-                    || agent.episodes_since_snapshot >= self.config.snapshot_max_episodes);
-            if !ready {
+            let by_win_rate = min_rate > self.config.snapshot_win_rate;
+            if since < self.config.snapshot_min_episodes
+                || !(by_win_rate || since >= self.config.snapshot_max_episodes)
+            {
                 continue;
             }
-            snapshots.push(a);
-            state.members.push(LeagueMember {
+            events.snapshots.push(a);
+            if by_win_rate {
+                events.win_rate_snapshots.push(a);
+            }
+            if let Some(sum) = &mut self.snapshot_sums[a] {
+                sum.add(self.tree, &policy, 1.0)?;
+            }
+            self.state.members.push(LeagueMember {
                 role,
                 agent: a,
                 snapped_at: Some(round),
-                policy: Some(new_policies[a].clone()),
+                policy: Some(policy),
             });
-            state.win_rates.add_member();
-            elo.add_member();
-            let agent = &mut state.agents[a];
+            self.state.win_rates.add_member();
+            self.state.elo.add_member();
+            let agent = &mut self.state.agents[a];
             agent.episodes_since_snapshot = 0;
             let reset = match role {
                 Role::MainAgent => false,
                 Role::MainExploiter => true,
                 Role::LeagueExploiter => {
-                    reset_draw(self.config.seed, round, a) < self.config.league_exploiter_reset
+                    reset_draw(self.config.seed, round, k, a) < self.config.league_exploiter_reset
                 }
             };
             if reset {
-                resets.push(a);
+                events.resets.push(a);
                 agent.generation += 1;
-                learners[a] = fresh_learners(tree, &self.config, a, agent.generation)
-                    .map_err(|e| Error::AtIteration { iteration: round, source: Box::new(e) })?;
+                let generation = agent.generation;
+                // A reset agent is a new player: its win rates start again from the prior
+                // (AlphaStar's pseudocode keeps the old player's payoff row; here the old
+                // rates describe a policy that is gone). Its Elo carries on.
+                self.state.win_rates.clear_member(me);
+                self.learners[a] = fresh_learners(play, &self.config, a, generation)?;
             }
         }
-        for (agent, pair) in state.agents.iter_mut().zip(&learners) {
-            agent.learners = pair.iter().map(QLearner::save).collect();
-        }
-        state.elo = elo;
-        let mut times = PhaseTimes { oracle_s, ..PhaseTimes::default() };
-        let mut events = RoundEvents { matches, snapshots, resets, ..RoundEvents::default() };
-        if self.config.eval_every > 0 && round.is_multiple_of(self.config.eval_every) {
-            let t = Instant::now();
-            let current: Vec<TabularPolicy> = learners.iter().map(|pair| combined(tree, pair)).collect();
-            let (entries, batch_elo) = self
-                .evaluate(&mut state, &current, round)
-                .map_err(|e| Error::AtIteration { iteration: round, source: Box::new(e) })?;
-            events.evaluated_entries = entries;
-            events.batch_elo = batch_elo;
-            times.evaluation_s = t.elapsed().as_secs_f64();
-        }
-        let old_learners = std::mem::replace(&mut self.learners, learners);
-        let old_state = std::mem::replace(&mut self.state, state);
-        let episodes = self.config.episodes_per_round * self.learners.len() as u64;
-        match self.report(round, episodes, times, events) {
-            Ok(report) => {
-                self.last = report.after(Some(&self.last));
-                Ok(&mut self.last)
-            }
-            Err(e) => {
-                self.learners = old_learners;
-                self.state = old_state;
-                Err(Error::AtIteration { iteration: round, source: Box::new(e) })
-            }
-        }
+        Ok(())
     }
 
     /// The same league with payoff entries evaluated by `evaluator` (default: exact).
@@ -990,12 +1243,13 @@ impl<'t> League<'t> {
     /// evaluator (entries never evaluated, and every entry of a learning agent, whose policy
     /// has changed; `current` holds the learning agents' policies), then fit batch Elo on it.
     /// Returns the ordered entries evaluated and the batch-Elo ratings.
-    fn evaluate(
-        &self,
-        state: &mut LeagueState,
-        current: &[TabularPolicy],
-        round: usize,
-    ) -> Result<(usize, Vec<f64>)> {
+    fn evaluate(&mut self, round: usize) -> Result<(usize, Vec<f64>)> {
+        let play = match &self.wins {
+            Some(t) => t,
+            None => self.tree,
+        };
+        let current: Vec<TabularPolicy> = self.learners.iter().map(|pair| combined(play, pair)).collect();
+        let state = &mut self.state;
         let n = state.members.len();
         state.payoffs.resize(n, Vec::new());
         for row in &mut state.payoffs {
@@ -1007,43 +1261,35 @@ impl<'t> League<'t> {
                 state.payoffs[k][m] = None;
             }
         }
-        let policies: Vec<&TabularPolicy> =
-            state.members.iter().map(|m| m.policy.as_ref().unwrap_or(&current[m.agent])).collect();
         let pairs: Vec<(usize, usize)> = (0..n)
             .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
             .filter(|&(i, j)| state.payoffs[i][j].is_none())
             .collect();
         if !pairs.is_empty() {
+            let policies: Vec<&TabularPolicy> =
+                state.members.iter().map(|m| m.policy.as_ref().unwrap_or(&current[m.agent])).collect();
             let matchups: Vec<Matchup> = pairs
                 .iter()
                 .flat_map(|&(i, j)| [Matchup { seats: vec![i, j] }, Matchup { seats: vec![j, i] }])
                 .collect();
             let seed = self.config.seed ^ (round as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-            let totals = self.evaluator.evaluate(
-                self.tree,
-                &policies,
-                &matchups,
-                self.config.episodes_per_entry,
-                seed,
-            )?;
+            let totals =
+                self.evaluator.evaluate(play, &policies, &matchups, self.config.episodes_per_entry, seed)?;
             for (k, &(i, j)) in pairs.iter().enumerate() {
                 let (a, b) = (totals[2 * k].mean(), totals[2 * k + 1].mean());
                 state.payoffs[i][j] = Some(0.5 * (a[0] + b[1]));
                 state.payoffs[j][i] = Some(0.5 * (a[1] + b[0]));
             }
         }
-        // Payoffs as scores in [0, 1] over the game's utility range, one "game" per pair.
-        let range = (0..self.tree.num_players())
-            .map(|p| self.tree.utility_range(PlayerId(p)))
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (l, h)| (lo.min(l), hi.max(h)));
-        let mut wins = ndarray::Array2::<f64>::zeros((n, n));
+        // Payoffs as results in [0, 1], as matches score them, one "game" per pair.
+        let range = result_range(play);
+        let mut results = ndarray::Array2::<f64>::zeros((n, n));
         for i in 0..n {
             for j in (0..n).filter(|&j| j != i) {
-                let x = state.payoffs[i][j].unwrap_or(0.0);
-                wins[[i, j]] = ((x - range.0) / (range.1 - range.0).max(f64::MIN_POSITIVE)).clamp(0.0, 1.0);
+                results[[i, j]] = to_score(state.payoffs[i][j].unwrap_or(0.0), range);
             }
         }
-        let batch = BatchElo::fit(&BatchEloConfig::default(), wins.view(), None)?;
+        let batch = BatchElo::fit(&BatchEloConfig::default(), results.view(), None)?;
         Ok((2 * pairs.len(), batch.ratings().to_vec()))
     }
 
@@ -1063,16 +1309,11 @@ impl<'t> League<'t> {
             let policy = self.agent_policy(a);
             let r = metagame_games::nash_conv_report(self.tree, &[&policy, &policy])?;
             main_nash_conv.push(r.nash_conv);
-            let mut history: Vec<&TabularPolicy> = self
-                .state
-                .members
-                .iter()
-                .filter(|m| m.agent == a)
-                .filter_map(|m| m.policy.as_ref())
-                .collect();
-            history.push(&policy);
-            let weights = vec![1.0 / history.len() as f64; history.len()];
-            let average = metagame_games::aggregate(self.tree, &history, &weights)?;
+            // Its snapshots' running sum plus its current policy, uniformly: O(policy size)
+            // however many snapshots it has.
+            let mut sum = self.snapshot_sums[a].clone().unwrap_or_else(|| MixtureSum::new(self.tree));
+            sum.add(self.tree, &policy, 1.0)?;
+            let average = sum.policy(self.tree)?;
             let r = metagame_games::nash_conv_report(self.tree, &[&average, &average])?;
             if exploitability.is_none() {
                 exploitability = r.exploitability;
@@ -1095,7 +1336,9 @@ impl<'t> League<'t> {
             matches_by_role: self.state.matches_by_role.clone(),
             members: self.state.members.len(),
             matches: events.matches,
+            pfsp: events.hardness,
             snapshots: events.snapshots,
+            win_rate_snapshots: events.win_rate_snapshots,
             resets: events.resets,
             batch_elo: events.batch_elo,
             evaluated_entries: events.evaluated_entries,
@@ -1139,6 +1382,9 @@ pub struct TrainingJob {
     pub minimax_alpha: Option<f64>,
     /// Episodes per seat.
     pub episodes: [u64; 2],
+    /// What the match's result is: the job must run on the tree it names
+    /// ([`Outcome::match_tree`]).
+    pub outcome: Outcome,
 }
 
 /// A [`TrainingJob`] as data (the learners saved), for sending to another process.
@@ -1152,6 +1398,9 @@ pub struct TrainingJobData {
     pub minimax_alpha: Option<f64>,
     /// Episodes per seat.
     pub episodes: [u64; 2],
+    /// What the match's result is.
+    #[serde(default)]
+    pub outcome: Outcome,
 }
 
 impl TrainingJob {
@@ -1185,6 +1434,7 @@ impl TrainingJob {
             opponent: self.opponent.clone(),
             minimax_alpha: self.minimax_alpha,
             episodes: self.episodes,
+            outcome: self.outcome,
         }
     }
 
@@ -1203,6 +1453,7 @@ impl TrainingJob {
             opponent: data.opponent,
             minimax_alpha: data.minimax_alpha,
             episodes: data.episodes,
+            outcome: data.outcome,
         })
     }
 }
@@ -1290,10 +1541,10 @@ impl TrainingLoop for League<'_> {
                 let _ = writeln!(dot, "  m{} -> m{id} [style=dashed];", self.state.agents[m.agent].member);
             }
         }
-        let mut trained: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+        let mut trained: BTreeMap<(usize, usize), u64> = BTreeMap::new();
         for r in reports {
             for m in r.details.get::<LeagueReport>().iter().flat_map(|l| &l.matches) {
-                *trained.entry((m.member, m.opponent)).or_default() += 1;
+                *trained.entry((m.member, m.opponent)).or_default() += m.count;
             }
         }
         for ((a, b), n) in trained {
@@ -1328,7 +1579,7 @@ mod tests {
         let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
         for round in 0..n {
             league.state.round = round;
-            let (opponent, branch) = league.choose_opponent(0);
+            let (opponent, branch, _) = league.choose_opponent(0, 0);
             let name = match branch {
                 Branch::Pfsp => "pfsp",
                 Branch::Verification => {
@@ -1369,7 +1620,7 @@ mod tests {
         }
         for round in 0..5_000 {
             league.state.round = round;
-            let (opponent, branch) = league.choose_opponent(0);
+            let (opponent, branch, _) = league.choose_opponent(0, 0);
             if branch == Branch::Pfsp {
                 assert_ne!(opponent, 3);
             }

@@ -1,6 +1,8 @@
 //! `WinRates`: a league's win-rate bookkeeping per ordered pair of members, with
 //! AlphaStar's exponential decay.
 
+use std::collections::BTreeMap;
+
 use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 
@@ -97,49 +99,109 @@ impl WinRatesConfig {
 /// assert!((table.win_rate(1, 0) - 1.0 / 1.99).abs() < 1e-12);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "WinRatesState")]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(try_from = "WinRatesState", into = "WinRatesState")]
 pub struct WinRates {
     config: WinRatesConfig,
     num_members: usize,
-    /// Row-major `num_members × num_members`: decayed points of the row against the column.
-    points: Vec<f64>,
-    /// Row-major: decayed games of the row against the column.
-    games: Vec<f64>,
+    /// Decayed `(points, games)` of `home` against `away`, for the ordered pairs that have
+    /// played: a league's matches all involve a learning agent, so the table holds
+    /// O(learning agents · members) cells, not members².
+    cells: BTreeMap<(u32, u32), Cell>,
+    /// While a journal is open ([`WinRates::open_journal`]): the members before it and each
+    /// touched cell's value before its first change, so that [`WinRates::roll_back`] can
+    /// restore the table exactly.
+    journal: Option<Journal>,
 }
 
-/// The unchecked serde form of [`WinRates`].
-#[derive(Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+struct Cell {
+    points: f64,
+    games: f64,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Journal {
+    num_members: usize,
+    before: BTreeMap<(u32, u32), Option<Cell>>,
+}
+
+impl PartialEq for WinRates {
+    fn eq(&self, other: &Self) -> bool {
+        self.config == other.config && self.num_members == other.num_members && self.cells == other.cells
+    }
+}
+
+/// The serde form of [`WinRates`]: the played cells as `[home, away, points, games]`. Older
+/// checkpoints hold the dense `points` and `games` tables instead; they still load.
+#[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct WinRatesState {
     config: WinRatesConfig,
     num_members: usize,
-    points: Vec<f64>,
-    games: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    played: Option<Vec<(usize, usize, f64, f64)>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    points: Option<Vec<f64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    games: Option<Vec<f64>>,
+}
+
+impl From<WinRates> for WinRatesState {
+    fn from(t: WinRates) -> Self {
+        let played = t.cells.iter().map(|(&(h, a), c)| (h as usize, a as usize, c.points, c.games)).collect();
+        WinRatesState {
+            config: t.config,
+            num_members: t.num_members,
+            played: Some(played),
+            points: None,
+            games: None,
+        }
+    }
 }
 
 impl TryFrom<WinRatesState> for WinRates {
     type Error = Error;
     fn try_from(s: WinRatesState) -> Result<Self> {
-        let cells = s.num_members.checked_mul(s.num_members);
-        if cells != Some(s.points.len()) || cells != Some(s.games.len()) {
-            return Err(Error::Config(format!("win-rate table: wrong sizes for {} members", s.num_members)));
+        let n = s.num_members;
+        if n > u32::MAX as usize {
+            return Err(Error::Config(format!("win-rate table: {n} members is too many")));
         }
-        let bad = s.points.iter().zip(&s.games).any(|(&p, &g)| !(g.is_finite() && p >= 0.0 && p <= g));
-        if bad {
-            return Err(Error::Config(
-                "win-rate table: counts must be finite with 0 ≤ points ≤ games".into(),
-            ));
+        let mut played = s.played.unwrap_or_default();
+        match (s.points, s.games) {
+            (None, None) => {}
+            (Some(points), Some(games)) => {
+                let cells = n.checked_mul(n);
+                if cells != Some(points.len()) || cells != Some(games.len()) {
+                    return Err(Error::Config(format!("win-rate table: wrong sizes for {n} members")));
+                }
+                let dense = points.iter().zip(&games).enumerate().filter(|(_, (_, g))| **g != 0.0);
+                played.extend(dense.map(|(k, (&p, &g))| (k / n, k % n, p, g)));
+            }
+            _ => return Err(Error::Config("win-rate table: points without games".into())),
         }
-        Ok(WinRates { config: s.config, num_members: s.num_members, points: s.points, games: s.games })
+        let mut cells = BTreeMap::new();
+        for (home, away, points, games) in played {
+            if home >= n || away >= n {
+                return Err(Error::Config(format!(
+                    "win-rate table: members {home} and {away}, but the table has {n}"
+                )));
+            }
+            if !(games.is_finite() && points >= 0.0 && points <= games) {
+                return Err(Error::Config(
+                    "win-rate table: counts must be finite with 0 ≤ points ≤ games".into(),
+                ));
+            }
+            cells.insert((home as u32, away as u32), Cell { points, games });
+        }
+        Ok(WinRates { config: s.config, num_members: n, cells, journal: None })
     }
 }
 
 impl WinRates {
     /// A table of `num_members` members that have not played.
     pub fn new(config: WinRatesConfig, num_members: usize) -> Self {
-        let cells = num_members * num_members;
-        Self { config, num_members, points: vec![0.0; cells], games: vec![0.0; cells] }
+        Self { config, num_members, cells: BTreeMap::new(), journal: None }
     }
 
     /// The settings.
@@ -147,20 +209,29 @@ impl WinRates {
         &self.config
     }
 
-    /// Add a member that has not played; returns its index.
+    /// Add a member that has not played; returns its index. O(1).
     pub fn add_member(&mut self) -> usize {
-        let (old, n) = (self.num_members, self.num_members + 1);
-        let grow = |v: &[f64]| {
-            let mut out = vec![0.0; n * n];
-            for i in 0..old {
-                out[i * n..i * n + old].copy_from_slice(&v[i * old..(i + 1) * old]);
+        self.num_members += 1;
+        self.num_members - 1
+    }
+
+    /// Forget every game of `member` (both orderings): it plays on as a new player, at the
+    /// prior against everyone. O(games it has played · log cells).
+    ///
+    /// # Panics
+    ///
+    /// If `member` is not in the table (a caller bug).
+    #[track_caller]
+    pub fn clear_member(&mut self, member: usize) {
+        assert!(member < self.num_members, "member {member}, but the table has {}", self.num_members);
+        let m = member as u32;
+        let row: Vec<(u32, u32)> = self.cells.range((m, 0)..=(m, u32::MAX)).map(|(&k, _)| k).collect();
+        for (home, away) in row {
+            for key in [(home, away), (away, home)] {
+                self.note(key);
+                self.cells.remove(&key);
             }
-            out
-        };
-        self.points = grow(&self.points);
-        self.games = grow(&self.games);
-        self.num_members = n;
-        old
+        }
     }
 
     /// Record one match (both orderings decay, then count it).
@@ -172,17 +243,21 @@ impl WinRates {
     pub fn record(&mut self, result: &MatchResult) {
         let n = self.num_members;
         crate::loops::league::rating::check_members(result, n);
-        let (home, away) = (result.first(), result.second());
-        let (ha, ah) = (home * n + away, away * n + home);
+        let (home, away) = (result.first() as u32, result.second() as u32);
+        let decay = self.config.decay;
+        self.note((home, away));
+        self.note((away, home));
         // As AlphaStar's `Payoff.update`: a self-match decays its one cell twice.
-        for cell in [ha, ah] {
-            self.points[cell] *= self.config.decay;
-            self.games[cell] *= self.config.decay;
+        for key in [(home, away), (away, home)] {
+            let cell = self.cells.entry(key).or_default();
+            cell.points *= decay;
+            cell.games *= decay;
         }
-        self.games[ha] += 1.0;
-        self.games[ah] += 1.0;
-        self.points[ha] += result.score();
-        self.points[ah] += 1.0 - result.score();
+        for (key, score) in [((home, away), result.score()), ((away, home), 1.0 - result.score())] {
+            let cell = self.cells.entry(key).or_default();
+            cell.games += 1.0;
+            cell.points += score;
+        }
     }
 
     /// How often `home` beats `away` (draws counting ½), or the prior before any game.
@@ -192,9 +267,8 @@ impl WinRates {
     /// If a member is not in the table (a caller bug).
     #[track_caller]
     pub fn win_rate(&self, home: usize, away: usize) -> f64 {
-        let cell = self.cell(home, away);
-        let games = self.games[cell];
-        if games > 0.0 { self.points[cell] / games } else { self.config.prior }
+        let c = self.cell(home, away);
+        if c.games > 0.0 { c.points / c.games } else { self.config.prior }
     }
 
     /// Decayed number of games between `home` and `away`.
@@ -204,7 +278,7 @@ impl WinRates {
     /// If a member is not in the table (a caller bug).
     #[track_caller]
     pub fn games(&self, home: usize, away: usize) -> f64 {
-        self.games[self.cell(home, away)]
+        self.cell(home, away).games
     }
 
     /// Decayed points (wins + ½ draws) of `home` against `away`.
@@ -214,7 +288,12 @@ impl WinRates {
     /// If a member is not in the table (a caller bug).
     #[track_caller]
     pub fn points(&self, home: usize, away: usize) -> f64 {
-        self.points[self.cell(home, away)]
+        self.cell(home, away).points
+    }
+
+    /// The ordered pairs that have played, with their decayed `(points, games)`, in order.
+    pub fn played(&self) -> impl Iterator<Item = ((usize, usize), (f64, f64))> + '_ {
+        self.cells.iter().map(|(&(h, a), c)| ((h as usize, a as usize), (c.points, c.games)))
     }
 
     /// Every win rate: entry `[i, j]` is `win_rate(i, j)`.
@@ -227,14 +306,51 @@ impl WinRates {
     /// [`BatchElo::fit`](crate::loops::league::rating::BatchElo::fit) takes).
     pub fn points_matrix(&self) -> Array2<f64> {
         let n = self.num_members;
-        Array2::from_shape_fn((n, n), |(i, j)| self.points[i * n + j])
+        let mut out = Array2::zeros((n, n));
+        for ((i, j), (p, _)) in self.played() {
+            out[[i, j]] = p;
+        }
+        out
+    }
+
+    /// Start recording changes, so that [`WinRates::roll_back`] can undo them (a league
+    /// round commits only on success). An open journal is replaced.
+    pub fn open_journal(&mut self) {
+        self.journal = Some(Journal { num_members: self.num_members, before: BTreeMap::new() });
+    }
+
+    /// Keep the changes since [`WinRates::open_journal`] and stop recording.
+    pub fn close_journal(&mut self) {
+        self.journal = None;
+    }
+
+    /// Undo every change since [`WinRates::open_journal`] (members added, games recorded or
+    /// cleared) and stop recording; nothing happens without an open journal.
+    pub fn roll_back(&mut self) {
+        if let Some(journal) = self.journal.take() {
+            for (key, before) in journal.before {
+                match before {
+                    Some(c) => self.cells.insert(key, c),
+                    None => self.cells.remove(&key),
+                };
+            }
+            self.num_members = journal.num_members;
+        }
+    }
+
+    /// Note `key`'s value before its first change under an open journal.
+    fn note(&mut self, key: (u32, u32)) {
+        if let Some(journal) = &mut self.journal {
+            let old = self.cells.get(&key).copied();
+            journal.before.entry(key).or_insert(old);
+        }
     }
 
     #[track_caller]
-    fn cell(&self, home: usize, away: usize) -> usize {
+    fn cell(&self, home: usize, away: usize) -> Cell {
         let n = self.num_members;
         assert!(home < n && away < n, "members {home} and {away}, but the table has {n}");
-        home * n + away
+        self.cells.get(&(home as u32, away as u32)).copied().unwrap_or_default()
     }
 }
 
@@ -309,7 +425,35 @@ mod tests {
         assert_eq!(t.matrix()[[1, 2]], 1.0);
         let json = serde_json::to_string(&t).unwrap();
         assert_eq!(serde_json::from_str::<WinRates>(&json).unwrap(), t);
-        let bad = json.replace("\"num_members\":3", "\"num_members\":4");
+        let bad = json.replace("\"num_members\":3", "\"num_members\":1");
         assert!(serde_json::from_str::<WinRates>(&bad).is_err());
+        // The dense form of older checkpoints loads to the same table.
+        let dense = r#"{"config":{"decay":0.99,"prior":0.5},"num_members":2,
+            "points":[0.0,0.0,1.0,0.0],"games":[0.0,1.0,1.0,0.0]}"#;
+        let mut old = WinRates::new(WinRatesConfig::default(), 2);
+        old.record(&MatchResult::win(1, 0));
+        assert_eq!(serde_json::from_str::<WinRates>(dense).unwrap(), old);
+    }
+
+    #[test]
+    fn a_cleared_member_is_back_at_the_prior_and_a_journal_rolls_back_exactly() {
+        let mut t = WinRates::new(WinRatesConfig::default(), 3);
+        t.record(&MatchResult::win(0, 1));
+        t.record(&MatchResult::new(2, 0, 0.25).unwrap());
+        let before = t.clone();
+        t.open_journal();
+        t.record(&MatchResult::win(0, 1));
+        t.add_member();
+        t.record(&MatchResult::win(3, 0));
+        t.clear_member(0);
+        assert_eq!((t.win_rate(0, 1), t.win_rate(2, 0), t.games(0, 3)), (0.5, 0.5, 0.0));
+        assert_eq!(t.num_members(), 4);
+        t.roll_back();
+        assert_eq!(t, before);
+        t.open_journal();
+        t.record(&MatchResult::win(1, 2));
+        t.close_journal();
+        t.roll_back();
+        assert_eq!(t.win_rate(1, 2), 1.0, "a closed journal has nothing to undo");
     }
 }
