@@ -306,7 +306,7 @@ impl OracleName {
 /// |---|---|
 /// | `q-learning` | [`QLearningConfig`]'s: `episodes_per_response`, `batch_size`, `discount`, `epsilon`, `step_size`, `warm_start` |
 /// | `actor-critic` | [`ActorCriticConfig`]'s: `episodes_per_response`, `batch_size`, `discount`, `actor_step_size`, `critic_step_size`, `epsilon`, `output`, `warm_start` |
-/// | `minimax-q` | `q-learning`'s, and a `[learner.shaping]` table: [`MinimaxConfig`]'s `alpha`, `discount`, `main_seat` |
+/// | `minimax-q` | `q-learning`'s, and a `[learner.shaping]` table: [`MinimaxConfig`]'s `alpha`, `discount`, `main_seat`, `shift` (`"auto"`, `"reward-min"`, `"value-min"`) |
 ///
 /// Schedules are tables: `epsilon = { kind = "per-visit", power = 0.5, floor = 0.01 }`,
 /// `{ kind = "constant", value = 0.1 }`, `{ kind = "linear", start = 0.2, end = 0.01,

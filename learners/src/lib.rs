@@ -13,7 +13,9 @@
 //!   current or average policy out.
 //! - [`MinimaxExploiter`]: wraps a learner and shapes its reward with a frozen main agent's
 //!   values ([`MinimaxShaping`]; Bairamian et al. 2023, arXiv:2311.17190); α = 0 is the plain
-//!   learner.
+//!   learner. The values are the main agent's own learned critic ([`ValueTable::learned`], the
+//!   paper's) or its exact values ([`ValueTable::exact`]), as [`Critic`] names them; the shift
+//!   of the term follows the paper's rule ([`Shift`]).
 //!
 //! Episodes are played on the game's flat tree with all randomness from Philox keyed by
 //! (seed, seat, episode), in parallel batches applied in episode order: a run is
@@ -36,6 +38,7 @@
 //! ```
 
 mod actor_critic;
+mod critic;
 pub mod episodes;
 mod error;
 mod learner;
@@ -46,11 +49,12 @@ mod shaping;
 mod values;
 
 pub use actor_critic::{ActorCritic, ActorCriticConfig, PolicyOutput};
+pub use critic::Critic;
 pub use episodes::{Opponent, OpponentSampler};
 pub use error::{Error, Result};
 pub use learner::{Learner, ShapedLearner, Start, TrainingStats};
 pub use minimax::MinimaxExploiter;
 pub use q_learning::{QLearner, QLearnerState, QLearningConfig};
 pub use schedule::Schedule;
-pub use shaping::{MinimaxConfig, MinimaxShaping};
+pub use shaping::{MinimaxConfig, MinimaxShaping, Shift};
 pub use values::ValueTable;

@@ -2,12 +2,58 @@
 //! reward built from a frozen main agent's values ([`MinimaxShaping`]). The learners apply it
 //! while training; [`MinimaxExploiter`](crate::MinimaxExploiter) installs it.
 
-use metagame_games::{GameTree, InfosetId, PlayerId};
+use metagame_games::{GameTree, InfosetId, NodeKind, PlayerId};
 use serde::{Deserialize, Serialize};
 
 use crate::episodes::{Layout, NONE, Step};
 use crate::error::{Error, Result};
 use crate::values::ValueTable;
+
+/// How the shaping term is shifted so that it never rewards the exploiter: the constant
+/// added to `max_a Q_main(s′, a)` before it is subtracted.
+///
+/// The paper's rule (Bairamian et al. 2023, arXiv:2311.17190, Sec. 3): with sparse win/loss
+/// rewards shift by `|R_min|`, the main agent's smallest reward; otherwise by the main agent's
+/// minimum value. [`Shift::Auto`] applies that rule to the game at hand.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Shift {
+    /// `"auto"` (the default): [`Shift::RewardMin`] when the main agent's rewards are win/loss
+    /// (every terminal utility of its seat is its smallest, its largest or 0, a draw: Tic-Tac-Toe,
+    /// rock-paper-scissors), [`Shift::ValueMin`] otherwise (chips in Kuhn or Leduc poker).
+    #[default]
+    Auto,
+    /// `"reward-min"`: `|R_min|`, the absolute value of the main agent's smallest terminal
+    /// utility (1 in Tic-Tac-Toe, 2 in Kuhn poker, 13 in Leduc poker).
+    RewardMin,
+    /// `"value-min"`: `|V_min|`, the absolute value of the main agent's smallest state value
+    /// `min_s max_a Q_main(s, a)` over its information states, read from the critic it is
+    /// given (so it follows a learned critic as it changes).
+    ValueMin,
+}
+
+impl Shift {
+    /// The rule [`Shift::Auto`] picks for the main agent at `main_seat` of `tree` (the other
+    /// variants are returned as they are).
+    pub fn resolve(self, tree: &GameTree, main_seat: usize) -> Shift {
+        match self {
+            Shift::Auto if win_loss(tree, main_seat) => Shift::RewardMin,
+            Shift::Auto => Shift::ValueMin,
+            other => other,
+        }
+    }
+}
+
+/// True when every terminal utility of `seat` is its smallest, its largest or 0 (a draw):
+/// rewards that only say who won.
+fn win_loss(tree: &GameTree, seat: usize) -> bool {
+    let (lo, hi) = tree.utility_range(PlayerId(seat));
+    (0..tree.num_nodes())
+        .filter(|&node| tree.node_kind(node) == NodeKind::Terminal)
+        .map(|node| tree.terminal_utilities(node)[seat])
+        .all(|u| u == lo || u == hi || u == 0.0)
+}
 
 /// Settings of the Minimax Exploiter's shaping.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -21,11 +67,14 @@ pub struct MinimaxConfig {
     pub discount: f64,
     /// The main agent's seat. Default: the other seat of a 2-player game (required otherwise).
     pub main_seat: Option<usize>,
+    /// The shift of the term (see [`Shift`]). Default `"auto"`, the paper's rule: `|R_min|` for
+    /// win/loss rewards, the main agent's minimum value otherwise.
+    pub shift: Shift,
 }
 
 impl Default for MinimaxConfig {
     fn default() -> Self {
-        Self { alpha: 0.1, discount: 0.995, main_seat: None }
+        Self { alpha: 0.1, discount: 0.995, main_seat: None, shift: Shift::Auto }
     }
 }
 
@@ -42,6 +91,11 @@ impl MinimaxConfig {
     /// The same with the main agent at `seat`.
     pub fn with_main_seat(mut self, seat: usize) -> Self {
         self.main_seat = Some(seat);
+        self
+    }
+    /// The same with the shift rule `shift`.
+    pub fn with_shift(mut self, shift: Shift) -> Self {
+        self.shift = shift;
         self
     }
 
@@ -63,28 +117,32 @@ impl MinimaxConfig {
 
 /// The Minimax Exploiter's reward: after the exploiter's decision at step `t`,
 ///
-/// `R_mm = R − α·γ·(1 − d)·(max_a Q_main(s′, a) + |R_min|)`
+/// `R_mm = R − α·γ·(1 − d)·(max_a Q_main(s′, a) + c)`
 ///
 /// with `s′` the main agent's next decision point after the exploiter's action (and before
 /// the exploiter's next decision), `d = 1` at the exploiter's last decision of the episode
-/// (no term at terminal steps), `Q_main` the frozen main agent's values and `R_min` the main
-/// agent's smallest terminal utility (the shift that makes the term ≤ 0 for values within
-/// the game's range). When the main agent does not act between two exploiter decisions there
-/// is no `s′` and no term.
+/// (no term at terminal steps), `Q_main` the frozen main agent's values (its critic: its own
+/// learned Q-values in the paper, [`ValueTable::learned`]; or its exact values,
+/// [`ValueTable::exact`]) and `c` the shift of [`MinimaxConfig::shift`]: `|R_min|`, the main
+/// agent's smallest terminal utility, for win/loss rewards, `|min_s max_a Q_main(s, a)|`
+/// otherwise (the paper's rule; either keeps the term ≤ 0 for values within its range). When
+/// the main agent does not act between two exploiter decisions there is no `s′` and no term.
 ///
 /// # References
 ///
 /// D. Bairamian, P. Marcotte, J. Romoff, G. Robert, D. Nowrouzezahrai, "Minimax Exploiter: A
 /// Data Efficient Approach for Competitive Self-Play", 2023, arXiv:2311.17190
 /// (<https://arxiv.org/abs/2311.17190>; AAMAS 2024): the minimax reward
-/// `R − α·γ·(1 − d)·max_a Q_main(s′, a)`, γ = 0.995, and the shift by `|R_min|` that keeps the
-/// term ≤ 0. Where the shift enters (inside the bracket, as above) is this crate's reading of
-/// the paper's text, which gives no formula for it.
+/// `R − α·γ·(1 − d)·max_a Q_main(s′, a)`, γ = 0.995, and the shift by `|R_min|` (sparse
+/// rewards) or the main agent's minimum value (dense rewards) that keeps the term ≤ 0. Where
+/// the shift enters (inside the bracket, as above) is this crate's reading of the paper's
+/// text, which gives no formula for it.
 #[derive(Clone, Debug)]
 pub struct MinimaxShaping {
     alpha: f64,
     discount: f64,
     shift: f64,
+    shift_rule: Shift,
     main_seat: usize,
     /// `max_a Q_main(s, a)` at the first sequence of every main-agent infoset.
     main_max: Vec<f64>,
@@ -120,12 +178,20 @@ impl MinimaxShaping {
         }
         let layout = Layout::new(tree, main_seat);
         let mut main_max = vec![0.0; tree.num_sequences()];
+        let mut v_min = f64::INFINITY;
         for (i, start, _) in &layout.infosets {
-            main_max[*start as usize] = values.max_value(tree, InfosetId(*i));
+            let v = values.max_value(tree, InfosetId(*i));
+            main_max[*start as usize] = v;
+            v_min = v_min.min(v);
         }
-        let r_min = min_utility(tree, main_seat);
-        let shift = if r_min.is_finite() { r_min.abs() } else { 0.0 };
-        Ok(Self { alpha: config.alpha, discount: config.discount, shift, main_seat, main_max })
+        let shift_rule = config.shift.resolve(tree, main_seat);
+        let low = match shift_rule {
+            Shift::ValueMin => v_min,
+            _ => min_utility(tree, main_seat),
+        };
+        // A main seat without decisions (or terminals) has nothing to shift.
+        let shift = if low.is_finite() { low.abs() } else { 0.0 };
+        Ok(Self { alpha: config.alpha, discount: config.discount, shift, shift_rule, main_seat, main_max })
     }
 
     /// The main agent's seat.
@@ -133,9 +199,15 @@ impl MinimaxShaping {
         self.main_seat
     }
 
-    /// `|R_min|`, the shift of the term.
+    /// The shift `c` of the term: `|R_min|` or `|V_min|`, as [`MinimaxShaping::shift_rule`] says.
     pub fn shift(&self) -> f64 {
         self.shift
+    }
+
+    /// The rule the shift was computed by ([`Shift::RewardMin`] or [`Shift::ValueMin`]; `Auto`
+    /// resolved for this game).
+    pub fn shift_rule(&self) -> Shift {
+        self.shift_rule
     }
 
     /// The shaped reward of one exploiter step with game reward `reward`.
@@ -156,10 +228,17 @@ fn min_utility(tree: &GameTree, seat: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use metagame_games::registry;
+    use metagame_games::{TabularPolicy, registry};
 
     fn shaping(alpha: f64) -> MinimaxShaping {
-        MinimaxShaping { alpha, discount: 0.5, shift: 2.0, main_seat: 1, main_max: vec![0.0, 0.0, 3.0, 0.0] }
+        MinimaxShaping {
+            alpha,
+            discount: 0.5,
+            shift: 2.0,
+            shift_rule: Shift::RewardMin,
+            main_seat: 1,
+            main_max: vec![0.0, 0.0, 3.0, 0.0],
+        }
     }
 
     #[test]
@@ -187,5 +266,145 @@ mod tests {
     fn the_shift_is_the_main_agents_smallest_utility() {
         let tree = GameTree::build(&registry::load("kuhn_poker").unwrap()).unwrap();
         assert_eq!(min_utility(&tree, 1), -2.0);
+    }
+
+    fn tree(name: &str) -> GameTree {
+        GameTree::build(&registry::load(name).unwrap()).unwrap()
+    }
+
+    /// `min_s max_a Q(s, a)` over the infosets of the table's seat, computed afresh.
+    fn value_min(tree: &GameTree, values: &ValueTable) -> f64 {
+        tree.infosets_of(PlayerId(values.seat()))
+            .map(|i| values.max_value(tree, InfosetId(i)))
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    #[test]
+    fn auto_shifts_win_loss_games_by_the_reward_and_chip_games_by_the_value() {
+        // Tic-Tac-Toe: ±1/0, sparse win/loss: |R_min| = 1 whatever the values.
+        let ttt = tree("tic_tac_toe");
+        assert_eq!(Shift::Auto.resolve(&ttt, 1), Shift::RewardMin);
+        let uniform = TabularPolicy::uniform(&ttt);
+        let values = ValueTable::exact(&ttt, 1, &[&uniform, &uniform]).unwrap();
+        let sh = MinimaxShaping::new(&ttt, 0, &values, &MinimaxConfig::default()).unwrap();
+        assert_eq!((sh.shift_rule(), sh.shift()), (Shift::RewardMin, 1.0));
+        // Kuhn and Leduc pay chips (−2..2, −13..13): the main agent's minimum value.
+        for (name, r_min) in [("kuhn_poker", 2.0), ("leduc_poker", 13.0)] {
+            let t = tree(name);
+            assert_eq!(Shift::Auto.resolve(&t, 1), Shift::ValueMin, "{name}");
+            let uniform = TabularPolicy::uniform(&t);
+            let values = ValueTable::exact(&t, 1, &[&uniform, &uniform]).unwrap();
+            let auto = MinimaxShaping::new(&t, 0, &values, &MinimaxConfig::default()).unwrap();
+            let v_min = value_min(&t, &values);
+            assert_eq!(auto.shift_rule(), Shift::ValueMin);
+            assert!((auto.shift() - v_min.abs()).abs() < 1e-15, "{name}: {} vs {v_min}", auto.shift());
+            assert!(auto.shift() < r_min, "{name}: the value shift is below |R_min|");
+            // The old rule stays available by name.
+            let by_reward = MinimaxConfig::default().with_shift(Shift::RewardMin);
+            let sh = MinimaxShaping::new(&t, 0, &values, &by_reward).unwrap();
+            assert_eq!((sh.shift_rule(), sh.shift()), (Shift::RewardMin, r_min));
+            // Every term is ≤ 0: max Q_main + c ≥ 0 at every main-agent infoset.
+            assert!(auto.main_max.iter().all(|&v| v + auto.shift() >= -1e-12));
+        }
+    }
+
+    #[test]
+    fn shift_names_round_trip_and_unknown_names_are_errors() {
+        let c: MinimaxConfig = serde_json::from_str(r#"{"shift": "value-min"}"#).unwrap();
+        assert_eq!(c.shift, Shift::ValueMin);
+        assert_eq!(MinimaxConfig::default().shift, Shift::Auto);
+        assert!(serde_json::from_str::<MinimaxConfig>(r#"{"shift": "min"}"#).is_err());
+    }
+
+    #[test]
+    fn the_learned_critic_is_the_main_learners_own_q_rows() {
+        let t = tree("kuhn_poker");
+        let uniform = TabularPolicy::uniform(&t);
+        let mut main =
+            crate::QLearner::new(&t, 1, 5, crate::QLearningConfig::default(), crate::Start::Fresh).unwrap();
+        crate::Learner::train(&mut main, &t, &crate::OpponentSampler::fixed(&uniform), 3000).unwrap();
+        let critic = crate::Critic::Learned.values(&t, &main, &uniform).unwrap();
+        assert_eq!(critic, crate::Learner::values(&main));
+        assert_eq!(critic, ValueTable::learned(&main));
+        let sh = MinimaxShaping::new(&t, 0, &critic, &MinimaxConfig::default()).unwrap();
+        let layout = Layout::new(&t, 1);
+        for (i, start, legal) in &layout.infosets {
+            let row: Vec<f64> = legal
+                .iter()
+                .map(|&a| critic.value(InfosetId(*i), metagame_games::ActionId(a as usize)))
+                .collect();
+            let best = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            assert_eq!(sh.main_max[*start as usize], best, "infoset {i}");
+        }
+        assert!((sh.shift() - value_min(&t, &critic).abs()).abs() < 1e-15);
+        // The exact critic is a different table, named as such.
+        let exact = crate::Critic::Exact.values(&t, &main, &uniform).unwrap();
+        assert_eq!(exact, ValueTable::exact(&t, 1, &[&uniform, &uniform]).unwrap());
+        assert_ne!(exact, critic);
+    }
+
+    /// A Kuhn main agent (seat 1) whose values are 0.3 for pass and 0.7 for bet everywhere.
+    fn constant_main_values(t: &GameTree) -> ValueTable {
+        let layout = Layout::new(t, 1);
+        let mut q = vec![0.0; t.num_sequences()];
+        let visits = vec![1; t.num_sequences()];
+        for (_, start, _) in &layout.infosets {
+            q[*start as usize] = 0.3;
+            q[*start as usize + 1] = 0.7;
+        }
+        ValueTable::from_sequences(&layout, 1, &q, &visits)
+    }
+
+    #[test]
+    fn a_short_exploiter_run_is_shaped_by_the_formula_by_hand() {
+        // Kuhn: the exploiter (seat 0) always passes (greedy from a warm start, ε = 0), the
+        // fixed opponent always bets, so every episode is pass, bet, pass (fold): R = −1, and
+        // the main agent acts once between the exploiter's two decisions, at an infoset where
+        // max_a Q_main = 0.7.
+        let t = tree("kuhn_poker");
+        let mut pass = TabularPolicy::uniform(&t);
+        let mut bet = TabularPolicy::uniform(&t);
+        for i in t.infosets_of(PlayerId(0)) {
+            pass.row_mut(InfosetId(i)).copy_from_slice(&[1.0, 0.0]);
+        }
+        for i in t.infosets_of(PlayerId(1)) {
+            bet.row_mut(InfosetId(i)).copy_from_slice(&[0.0, 1.0]);
+        }
+        let config = crate::QLearningConfig {
+            epsilon: crate::Schedule::constant(0.0),
+            batch_size: 1,
+            ..Default::default()
+        };
+        let values = constant_main_values(&t);
+        let (alpha, gamma) = (0.1, 0.995);
+        // Auto on Kuhn (chips) is the value shift |V_min| = 0.7; by reward it is |R_min| = 2.
+        for (shift, c) in [(Shift::Auto, 0.7), (Shift::RewardMin, 2.0)] {
+            let q = crate::QLearner::new(&t, 0, 1, config.clone(), crate::Start::From(&pass)).unwrap();
+            let mm = MinimaxConfig::new(alpha).with_discount(gamma).with_shift(shift);
+            let mut me = crate::MinimaxExploiter::new(&t, q, &values, &mm).unwrap();
+            crate::Learner::train(&mut me, &t, &crate::OpponentSampler::fixed(&bet), 1).unwrap();
+            let stats = crate::Learner::stats(&me).clone();
+            // R_mm of the first step: 0 − α·γ·(0.7 + c); of the last (terminal): R = −1.
+            let first = -alpha * gamma * (0.7 + c);
+            assert_eq!((stats.return_sum, stats.steps), (-1.0, 2));
+            assert!(
+                (stats.shaped_return_sum - (first - 1.0)).abs() < 1e-12,
+                "{shift:?}: {}",
+                stats.shaped_return_sum
+            );
+            // Q(s₀, pass) after one update with step size 1: R_mm + 1·max Q(s₁) = first + 1e-9
+            // (s₁'s row still holds the warm start's 1e-9 · π); Q(s₁, pass) = R = −1.
+            let v = crate::Learner::values(&me);
+            let dealt: Vec<usize> = t
+                .infosets_of(PlayerId(0))
+                .filter(|&i| v.visits(InfosetId(i), metagame_games::ActionId(0)) > 0)
+                .collect();
+            assert_eq!(dealt.len(), 2, "one episode visits two infosets of the exploiter");
+            let q0 = dealt
+                .iter()
+                .map(|&i| v.value(InfosetId(i), metagame_games::ActionId(0)))
+                .fold(f64::NEG_INFINITY, f64::max);
+            assert!((q0 - (first + 1e-9)).abs() < 1e-12, "{shift:?}: {q0}");
+        }
     }
 }

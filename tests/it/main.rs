@@ -17,6 +17,7 @@ mod loops;
 mod lp_robust;
 mod matches;
 mod meta_game_corpus;
+mod minimax_ttt_study;
 mod nfg_files;
 mod nplayer_nash;
 mod openspiel_fixtures;
