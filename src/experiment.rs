@@ -13,6 +13,7 @@ use crate::components::Components;
 use crate::config::ExperimentConfig;
 use crate::driver::{Driver, RunOptions};
 use crate::error::{Error, Result};
+use crate::loops::Algorithm;
 use crate::run_report::RunReport;
 
 /// Run an experiment with the components its config names. `observer` sees every
@@ -124,6 +125,23 @@ fn run_with(
         return Err(Error::Game(metagame_games::Error::Unsupported(format!(
             "algorithm `{}` trains its own responses and takes no oracle",
             algorithm.as_str()
+        ))));
+    }
+    if !algorithm.plays_teams()
+        && let Some(teams) = metagame_games::Teams::of(tree)
+        && teams.is_team_game()
+    {
+        let side = |s: usize| teams.side(s).iter().map(|p| p.0.to_string()).collect::<Vec<_>>().join(", ");
+        let team_loops: Vec<&str> =
+            Algorithm::ALL.iter().filter(|a| a.plays_teams()).map(|a| a.as_str()).collect();
+        return Err(Error::Game(metagame_games::Error::Unsupported(format!(
+            "game: {} is a team game (players {} against {}), and algorithm `{}` treats every player \
+             alone; the loops that play teams: {}",
+            tree.name(),
+            side(0),
+            side(1),
+            algorithm.as_str(),
+            team_loops.join(", ")
         ))));
     }
     let driver = Driver::new(config, options, observer)?;

@@ -139,9 +139,8 @@ fn best_response_into(
     profile: &[&TabularPolicy],
     tie_break: TieBreak,
     ws: &mut Workspace,
-    mut best: Option<&mut Vec<usize>>,
+    best: Option<&mut Vec<usize>>,
 ) -> f64 {
-    let num_seq = tree.num_sequences();
     let tremble = match tie_break {
         TieBreak::LowestAction => None,
         TieBreak::Trembling(eps) => Some(eps),
@@ -152,6 +151,20 @@ fn best_response_into(
     }
     reach(tree, profile, Some(player), &mut ws.reach);
     accumulate_terminals(tree, player, &ws.reach, &mut ws.q);
+    backward(tree, player, tremble, ws, best)
+}
+
+/// The best-response pass over `player`'s infosets once `ws.q` (and `ws.q_tremble` when
+/// trembling) hold the terminal sums: the best-response value, and the best action per
+/// infoset into `best` when given.
+fn backward(
+    tree: &GameTree,
+    player: usize,
+    tremble: Option<f64>,
+    ws: &mut Workspace,
+    mut best: Option<&mut Vec<usize>>,
+) -> f64 {
+    let num_seq = tree.num_sequences();
     // Children infosets come after their parents within a player: go backwards.
     for i in tree.infosets_of(PlayerId(player)).rev() {
         let start = tree.legal_start[i] as usize;
@@ -238,6 +251,64 @@ pub fn best_response_with(
     let mut best = vec![0usize; tree.num_infosets()];
     let value = best_response_into(tree, player, profile, tie_break, &mut ws, Some(&mut best));
     let mut policy = profile[player].clone();
+    for i in tree.infosets_of(PlayerId(player)) {
+        let row = policy.row_mut(InfosetId(i));
+        row.fill(0.0);
+        row[best[i]] = 1.0;
+    }
+    Ok((policy, value))
+}
+
+/// An exact best response of `player` against a mixture of profiles: with probability
+/// `weights[k]` everyone else plays `profiles[k]`. The others' choices are correlated
+/// through `k` (a team that plays one of its policies as a whole), which one averaged
+/// profile could not express. The policy is pure at `player`'s infosets (ties to the lowest
+/// action) and copies `profiles[0][player]` elsewhere; the value is the mixture's.
+///
+/// # Errors
+///
+/// [`Error::Shape`] for no profiles, lengths that differ or a profile of the wrong shape;
+/// [`Error::Unsupported`] for a player out of range or weights that are negative or not
+/// finite.
+///
+/// # Complexity
+///
+/// O(profiles · nodes + sequences).
+pub fn best_response_to_mixture(
+    tree: &GameTree,
+    player: PlayerId,
+    profiles: &[Vec<&TabularPolicy>],
+    weights: &[f64],
+) -> Result<(TabularPolicy, f64)> {
+    if profiles.is_empty() || profiles.len() != weights.len() {
+        return Err(Error::Shape(format!("{} profiles with {} weights", profiles.len(), weights.len())));
+    }
+    for profile in profiles {
+        check_profile(tree, profile)?;
+    }
+    if weights.iter().any(|w| !w.is_finite() || *w < 0.0) {
+        return Err(Error::Unsupported(format!("mixture weights {weights:?} are not non-negative")));
+    }
+    let player = player.0;
+    if player >= tree.num_players() {
+        return Err(Error::Unsupported(format!("player {player} does not exist")));
+    }
+    let mut ws = Workspace::default();
+    // The others' reach is linear in the mixture: add the components' reaches.
+    let mut mixed = vec![0.0; tree.num_nodes()];
+    for (profile, &w) in profiles.iter().zip(weights) {
+        if w == 0.0 {
+            continue;
+        }
+        reach(tree, profile, Some(player), &mut ws.reach);
+        for (m, r) in mixed.iter_mut().zip(&ws.reach) {
+            *m += w * r;
+        }
+    }
+    accumulate_terminals(tree, player, &mixed, &mut ws.q);
+    let mut best = vec![0usize; tree.num_infosets()];
+    let value = backward(tree, player, None, &mut ws, Some(&mut best));
+    let mut policy = profiles[0][player].clone();
     for i in tree.infosets_of(PlayerId(player)) {
         let row = policy.row_mut(InfosetId(i));
         row.fill(0.0);

@@ -53,6 +53,8 @@ mod pure_strategies;
 pub mod registry;
 mod sampled;
 pub mod sequence_form;
+mod team_rps;
+mod teams;
 pub mod testing;
 mod tic_tac_toe;
 mod tree;
@@ -61,8 +63,8 @@ pub use aggregate::{MixtureSum, aggregate, aggregate_into};
 pub use error::{Error, Result};
 pub use evaluator::{ExactEvaluator, MatchEvaluator, MatchTotals, Matchup, check_matchups};
 pub use exact::{
-    NashConvReport, TIE_TOLERANCE, TieBreak, best_response, best_response_with, expected_returns,
-    exploitability, nash_conv, nash_conv_report,
+    NashConvReport, TIE_TOLERANCE, TieBreak, best_response, best_response_to_mixture, best_response_with,
+    expected_returns, exploitability, nash_conv, nash_conv_report,
 };
 pub use explicit::{ExplicitGame, ExplicitGameBuilder, ExplicitState};
 pub use game::{ActionId, Game, PlayerId, State, Turn};
@@ -76,5 +78,7 @@ pub use pure_strategies::{MAX_PURE_PROFILES, num_pure_strategies, pure_strategy}
 pub use registry::{AnyGame, AnyState};
 pub use sampled::{MAX_EPISODES, SampledEvaluator};
 pub use sequence_form::{RealizationPlan, SequenceId, reach_probabilities};
+pub use team_rps::{TeamRps, TeamRpsState};
+pub use teams::{MAX_TEAM_STRATEGIES, Teams, team_nash_conv};
 pub use tic_tac_toe::{TicTacToe, TicTacToeState};
 pub use tree::{GameTree, InfosetId, MAX_NODES, NodeKind};

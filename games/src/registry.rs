@@ -118,6 +118,7 @@ registry! {
     Matrix(MatrixGame),
     LiarsDice(crate::liars_dice::LiarsDice),
     TicTacToe(crate::tic_tac_toe::TicTacToe),
+    TeamRps(crate::team_rps::TeamRps),
 }
 
 type Builder = fn(&GameInfo, &Params) -> Result<AnyGame>;

@@ -2,7 +2,7 @@
 
 use metagame_games::{AnyGame, ExactEvaluator, GameTree};
 use metagame_solvers::nash::Nash;
-use metagame_populations::{ExactBestResponse, Fxp, FxpConfig, FxpConfigBuilder};
+use metagame_populations::{Fxp, FxpConfig, FxpConfigBuilder};
 use toml::Table;
 
 use super::{Drive, LoopSection};
@@ -10,8 +10,11 @@ use crate::fields::{FieldError, group, table_of};
 use crate::error::Result;
 use crate::components::Components;
 
-/// The FXP section: the [`FxpConfig`] fields (`eta`, `seed`). Its components are exact: the
-/// `nash` meta-solver, exact best responses, exact payoffs (a library user can pass others).
+/// The FXP section: the [`FxpConfig`] fields (`eta`, `learning_rate`, `max_steps`, `seed`).
+/// Its components are exact: the `nash` meta-solver and exact payoffs (a library user can pass
+/// others); its answers are exact best responses on the tree, as the authors' code computes
+/// them, so it takes no oracle. It plays 2-player zero-sum games and games of two teams
+/// (`team_rps`), the only loop that plays teams as teams.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct FxpSection {
@@ -21,8 +24,7 @@ pub struct FxpSection {
 
 impl LoopSection for FxpSection {
     const NAME: &'static str = "fxp";
-    const PLAYERS: Option<usize> = Some(2);
-    const USES_ORACLE: bool = true;
+    const PLAYS_TEAMS: bool = true;
     const TITLE: &'static str = "FXP";
     const ABOUT: &'static str = "Fictitious Cross-Play: a main policy and a population of counters";
     const EXAMPLE: &'static str = include_str!("../../examples/config/fxp.toml");
@@ -41,10 +43,6 @@ impl LoopSection for FxpSection {
         table.extend(table_of(FxpConfigBuilder::from(self.fxp.clone())));
     }
 
-    fn oracle(&self) -> Result<Option<Box<dyn metagame_populations::Oracle>>> {
-        Ok(Some(Box::new(ExactBestResponse::default())))
-    }
-
     fn run<D: Drive>(
         &self,
         _game: Option<&AnyGame>,
@@ -53,11 +51,10 @@ impl LoopSection for FxpSection {
         components: Components,
     ) -> Result<D::Output> {
         let meta_solver = components.meta_solver.unwrap_or_else(|| Box::new(Nash));
-        let oracle = components.oracle.unwrap_or_else(|| Box::new(ExactBestResponse::default()));
         let evaluator = components.evaluator.unwrap_or_else(|| Box::new(ExactEvaluator));
         let fxp = match driver.saved_state()? {
-            Some((state, reports)) => Fxp::resume(tree, self.fxp.clone(), meta_solver, oracle, evaluator, state, &reports)?,
-            None => Fxp::new(tree, self.fxp.clone(), meta_solver, oracle, evaluator)?,
+            Some((state, reports)) => Fxp::resume(tree, self.fxp.clone(), meta_solver, evaluator, state, &reports)?,
+            None => Fxp::new(tree, self.fxp.clone(), meta_solver, evaluator)?,
         };
         driver.run(fxp)
     }

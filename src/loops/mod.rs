@@ -101,6 +101,10 @@ pub(crate) trait LoopSection: Clone + Debug + PartialEq + Sized {
     /// its tree is built, so that a game the loop refuses costs no time.
     const PLAYERS: Option<usize> = None;
 
+    /// True when the loop plays a team game's teams as teams (FXP); the others treat every
+    /// player alone, so a team game is refused before they start.
+    const PLAYS_TEAMS: bool = false;
+
     /// True when the loop asks an oracle for its responses, so that a given one
     /// ([`Components::oracle`]) is used; loops that train their own agents do not.
     const USES_ORACLE: bool = false;
@@ -177,6 +181,10 @@ macro_rules! loops {
             /// The number of players it takes (`None`: any).
             pub fn players(self) -> Option<usize> {
                 match self { $(Algorithm::$variant => <$section as LoopSection>::PLAYERS,)* }
+            }
+            /// True when it plays a team game's teams as teams.
+            pub fn plays_teams(self) -> bool {
+                match self { $(Algorithm::$variant => <$section as LoopSection>::PLAYS_TEAMS,)* }
             }
             /// True when it asks an oracle for its responses (so a given oracle is used).
             pub fn uses_oracle(self) -> bool {

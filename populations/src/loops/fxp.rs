@@ -1,32 +1,52 @@
-//! Fictitious Cross-Play (FXP; Xu et al. 2023, arXiv:2310.03354) on a
-//! 2-player zero-sum game.
+//! Fictitious Cross-Play (FXP; Xu et al. 2023, arXiv:2310.03354) on a game of two sides:
+//! a 2-player zero-sum game, or two teams whose members share their returns (`team_rps`).
 //!
-//! One population holds every policy the run makes, each playing both seats: the initial
-//! (uniform) policy, the checkpoints of one main policy and a population of counters. Each
-//! iteration ([`Fxp::step`]), as the authors' matrix-game code does:
+//! One population holds every policy the run makes, each playing either side: the initial
+//! (uniform) policy, the checkpoints of one main policy and a population of counters. In a
+//! team game a member is a *team* policy: one row set per team member, played together (a
+//! mixture of members picks one member for the whole team). Each iteration
+//! ([`Fxp::step`]) does what the authors' matrix-game code does (zelaix/fxp,
+//! `matrix_games/team_rps/run.py`, function `FXP`, called with `eta=0.3, n_iters=1000,
+//! lr=0.1`):
 //!
 //! 1. the population's Nash mixture `coeff` is the meta-solver's answer on the population's
-//!    symmetric meta-game (entries exact with the exact evaluator, each pair played at both
-//!    seats), computed at the end of the previous iteration;
-//! 2. the main policy best-responds to η·(itself) + (1 − η)·Σ_j coeff_j·(member j), η =
-//!    [`FxpConfig::eta`] (default 0.3), and the response is checkpointed into the population
-//!    as the new main policy; η = 1 is pure self-play (best response to itself);
-//! 3. a fresh counter best-responds to the Nash mixture over the main checkpoints (past
-//!    versions, not the live policy), taken from the restricted game of main checkpoints
+//!    symmetric meta-game, computed at the end of the previous iteration;
+//! 2. the main policy π moves *gradually* toward its best response, for up to
+//!    [`FxpConfig::max_steps`] steps: each step every team member answers η·(the live π) +
+//!    (1 − η)·Σ_j coeff_j·(member j) alone, its teammates playing the live π (the authors'
+//!    per-member Q-values and `soft_BR` with `alpha=0`: an exact best response of each member,
+//!    all members at once; not a joint best response of the team), and π ← (1 − lr)·π +
+//!    lr·BR, member by member as strategies (reach-weighted, [`aggregate_into`]); the member
+//!    `step mod team size` takes a double step 2·lr, as the authors' `batch_lr` does (so a
+//!    team of one, a 2-player game, always steps by 2·lr). The steps stop early once π has
+//!    been within 1e-4 (squared distance, the authors' `isclose`) of its answer for max(5,
+//!    step/10) steps in a row after step 50. π is then checkpointed into the population and
+//!    goes on from there next iteration; η = 1 is pure self-play;
+//! 3. a fresh (uniform) counter moves the same way toward its best response to the Nash
+//!    mixture over the main checkpoints, taken from the restricted game of main checkpoints
 //!    (rows) against counters (columns, the initial policy counting as the first counter),
-//!    and joins the population;
-//! 4. the population Nash is solved again; the report's core `nash_conv` is the exact
-//!    NashConv of that mixture aggregated into one behaviour policy, and
-//!    [`FxpReport::main_policy_nash_conv`] the current main policy's.
+//!    for at most as many steps as the main policy took (stopping after max(5, step/10)
+//!    close steps, with no minimum), and joins the population;
+//! 4. the population Nash is solved again; the report's core `nash_conv` is that mixture's
+//!    exact NashConv with each side deviating as a whole team ([`team_nash_conv`]; with teams
+//!    of one, the usual NashConv), [`FxpReport::main_policy_nash_conv`] the main policy's,
+//!    and [`FxpReport::main_policy_member_nash_conv`] the main policy's with each player
+//!    deviating alone (0 at a local equilibrium of a team game).
 //!
-//! Responses come from an [`Oracle`] (exact best responses by default), one request per seat:
-//! a population member's seat-0 rows play seat 0 and its seat-1 rows seat 1.
+//! Two departures from the authors' script: the meta-game is solved by the meta-solver (the
+//! exact `nash` by default) where the script runs 1000 steps of fictitious play
+//! (`matrixNE`), and the answers are exact best responses on the game tree, so FXP asks no
+//! oracle. With `learning_rate = 0.5` and `max_steps = 1` a 2-player game's main policy is
+//! replaced by its exact best response each iteration, as this loop did before it followed the
+//! authors' code.
 //!
 //! Config (the `fxp` algorithm's section; every field optional, defaults shown):
 //!
 //! ```toml
-//! eta = 0.3   # weight of self-play in the main policy's target, in [0, 1]
-//! seed = 0    # seed of sampled responses and evaluations
+//! eta = 0.3            # weight of self-play in the main policy's target, in [0, 1]
+//! learning_rate = 0.1  # the authors' lr: step toward the best response, in (0, 0.5]
+//! max_steps = 1000     # the authors' n_iters: steps per iteration, at least 1
+//! seed = 0             # seed of sampled evaluations
 //! ```
 //!
 //! # Examples
@@ -35,13 +55,13 @@
 //! use metagame_games::{registry, GameTree};
 //! use metagame_populations::{run_loop, Fxp, FxpConfig, FxpReport, RunLimits};
 //!
-//! let tree = GameTree::build(&registry::load("matrix_team_rps")?)?;
+//! let tree = GameTree::build(&registry::load("team_rps")?)?;
 //! let mut fxp = Fxp::exact(&tree, FxpConfig::default())?;
 //! let run = run_loop(&mut fxp, &RunLimits::iterations(3), &mut ())?;
 //! let last = run.reports.last().unwrap();
-//! assert!(last.nash_conv < 1e-9); // the population's Nash mixture
+//! assert!(last.nash_conv < 1e-3); // the population's Nash mixture of team policies
 //! let part: FxpReport = last.details.get().unwrap();
-//! assert_eq!(part.main_policy_nash_conv, 2.0); // one pure hand
+//! assert!(part.main_policy_nash_conv < 2.0); // a mixed main policy, not one pure hand
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -55,17 +75,16 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use metagame_games::{
-    ExactEvaluator, GameTree, MatchEvaluator, NormalFormGame, PlayerId, TabularPolicy, aggregate,
-    nash_conv_report,
+    ExactEvaluator, GameTree, InfosetId, MatchEvaluator, Matchup, NormalFormGame, PlayerId, TabularPolicy,
+    Teams, aggregate, aggregate_into, best_response_to_mixture, expected_returns, nash_conv_report,
+    team_nash_conv,
 };
 use metagame_solvers::MetaSolver;
 use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::oracle::{ExactBestResponse, Oracle, ResponseRequest, response_gap};
-use crate::payoff_table::PayoffTable;
-use crate::population::{PolicyId, WeightedMember};
+use crate::payoff_table::{Entry, PayoffTable};
 use crate::report::{Details, IterationReport, MetaGameReport, PhaseTimes};
 use crate::settings::{built_by, setters};
 use crate::training_loop::TrainingLoop;
@@ -78,6 +97,8 @@ use metagame_solvers::nash::Nash;
 #[serde(try_from = "FxpConfigBuilder", into = "FxpConfigBuilder")]
 pub struct FxpConfig {
     eta: f64,
+    learning_rate: f64,
+    max_steps: usize,
     seed: u64,
 }
 
@@ -85,20 +106,27 @@ pub struct FxpConfig {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FxpConfigBuilder {
-    /// The paper's η: the weight of the main policy itself in its best-response target, the
-    /// rest going to the population's Nash mixture; in [0, 1]. 1 is pure self-play. Default
-    /// 0.3 (the authors' matrix games).
+    /// The paper's η: the weight of the live main policy itself in its best-response target,
+    /// the rest going to the population's Nash mixture; in [0, 1]. 1 is pure self-play.
+    /// Default 0.3 (the authors' matrix games).
     pub eta: Option<f64>,
-    /// Seed of sampled responses and evaluations (keyed with the iteration and request).
-    /// Default 0.
+    /// The authors' `lr`: each step moves a policy this far toward its best response (one
+    /// member per step twice as far); in (0, 0.5], so that the double step stays a mixture.
+    /// Default 0.1 (the authors' `global_lr`).
+    pub learning_rate: Option<f64>,
+    /// The authors' `n_iters`: the most steps the main policy takes per iteration (the
+    /// counter takes at most as many as the main policy did); at least 1. Default 1000 (the
+    /// authors' `global_n_inter`).
+    pub max_steps: Option<usize>,
+    /// Seed of sampled evaluations (keyed with the iteration). Default 0.
     pub seed: Option<u64>,
 }
 
 impl FxpConfigBuilder {
     /// The names of the fields, as configs spell them.
-    pub const FIELDS: &'static [&'static str] = &["eta", "seed"];
+    pub const FIELDS: &'static [&'static str] = &["eta", "learning_rate", "max_steps", "seed"];
 
-    setters!(eta: f64, seed: u64);
+    setters!(eta: f64, learning_rate: f64, max_steps: usize, seed: u64);
 
     /// Validate.
     ///
@@ -110,7 +138,15 @@ impl FxpConfigBuilder {
         if !(0.0..=1.0).contains(&eta) {
             return Err(Error::Config(format!("eta: {eta} is not in [0, 1]")));
         }
-        Ok(FxpConfig { eta, seed: self.seed.unwrap_or(0) })
+        let learning_rate = self.learning_rate.unwrap_or(0.1);
+        if !(learning_rate > 0.0 && learning_rate <= 0.5) {
+            return Err(Error::Config(format!("learning_rate: {learning_rate} is not in (0, 0.5]")));
+        }
+        let max_steps = self.max_steps.unwrap_or(1000);
+        if max_steps == 0 {
+            return Err(Error::Config("max_steps: 0 is not at least 1".into()));
+        }
+        Ok(FxpConfig { eta, learning_rate, max_steps, seed: self.seed.unwrap_or(0) })
     }
 }
 
@@ -118,7 +154,12 @@ built_by!(FxpConfig, FxpConfigBuilder);
 
 impl From<FxpConfig> for FxpConfigBuilder {
     fn from(c: FxpConfig) -> Self {
-        FxpConfigBuilder { eta: Some(c.eta), seed: Some(c.seed) }
+        FxpConfigBuilder {
+            eta: Some(c.eta),
+            learning_rate: Some(c.learning_rate),
+            max_steps: Some(c.max_steps),
+            seed: Some(c.seed),
+        }
     }
 }
 
@@ -127,11 +168,25 @@ impl FxpConfig {
     pub fn eta(&self) -> f64 {
         self.eta
     }
-    /// Seed of sampled responses and evaluations.
+    /// Step toward the best response.
+    pub fn learning_rate(&self) -> f64 {
+        self.learning_rate
+    }
+    /// The most steps per iteration.
+    pub fn max_steps(&self) -> usize {
+        self.max_steps
+    }
+    /// Seed of sampled evaluations.
     pub fn seed(&self) -> u64 {
         self.seed
     }
 }
+
+/// The authors' `isclose`: a policy counts as at its answer when no row is farther than this
+/// (squared distance).
+const CLOSE: f64 = 1e-4;
+/// The main policy's steps never stop before this many (the authors' `it >= 50`).
+const MIN_MAIN_STEPS: usize = 50;
 
 /// What a population member is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -157,7 +212,7 @@ impl FxpRole {
     }
 }
 
-/// One policy of the population (it plays both seats).
+/// One policy of the population (it plays either side).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct FxpMember {
@@ -165,9 +220,10 @@ pub struct FxpMember {
     pub role: FxpRole,
     /// The iteration that added it (0 for the initial policy).
     pub iteration: usize,
-    /// The policy, both seats' rows.
+    /// The policy, both sides' rows.
     pub policy: TabularPolicy,
-    /// The mixture it answered: `(member index, weight)` of every member with positive weight.
+    /// The mixture it answered: `(member index, weight)` of every member with positive
+    /// weight; a main checkpoint's own index stands for the live main policy (weight η).
     pub answered: Vec<(usize, f64)>,
 }
 
@@ -175,11 +231,21 @@ pub struct FxpMember {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct FxpReport {
-    /// Exact NashConv of the current main policy (both seats): what self-play alone would
-    /// output.
+    /// Exact NashConv of the current main policy, each side deviating as a whole team: what
+    /// self-play alone would output.
     pub main_policy_nash_conv: f64,
+    /// Exact NashConv of the current main policy with each player deviating alone (equal to
+    /// [`FxpReport::main_policy_nash_conv`] in a 2-player game; 0 at a local equilibrium of
+    /// a team game).
+    pub main_policy_member_nash_conv: f64,
     /// The population Nash mixture's total probability on counters.
     pub counter_mass: f64,
+    /// Steps the main policy took this iteration (0 at iteration 0).
+    #[serde(default)]
+    pub main_steps: usize,
+    /// Steps the counter took this iteration (0 at iteration 0).
+    #[serde(default)]
+    pub counter_steps: usize,
 }
 
 /// Everything an FXP run needs to continue: what a checkpoint stores.
@@ -188,9 +254,10 @@ pub struct FxpState {
     /// Iterations done.
     pub iteration: usize,
     /// The population in the order added: the initial policy, then per iteration a main
-    /// checkpoint and a counter.
+    /// checkpoint and a counter. The last main checkpoint is the live main policy.
     pub members: Vec<FxpMember>,
-    /// Payoffs of member `i` at seat 0 against member `j` at seat 1.
+    /// Payoffs of member `i` at side 0 against member `j` at side 1: one mean per side (the
+    /// return of the side's first player).
     pub table: PayoffTable,
     /// The population's Nash mixture (one weight per member).
     pub coeff: Vec<f64>,
@@ -211,20 +278,20 @@ fn main_index(members: &[FxpMember]) -> usize {
 /// An FXP run: the loop state plus its components.
 pub struct Fxp<'t> {
     tree: &'t GameTree,
+    teams: Teams,
     config: FxpConfig,
     meta_solver: Box<dyn MetaSolver>,
-    oracle: Box<dyn Oracle>,
     evaluator: Box<dyn MatchEvaluator>,
     state: FxpState,
     /// The last committed iteration's report.
     last: IterationReport,
 }
 
-/// A response computed this iteration, before it joins the population.
-struct Responded {
+/// What a policy's steps toward its best response end with.
+struct Trained {
     policy: TabularPolicy,
-    answered: Vec<(usize, f64)>,
-    episodes: u64,
+    steps: usize,
+    /// Per side: the largest gain of one member answering alone at the end.
     gaps: Vec<f64>,
 }
 
@@ -242,7 +309,14 @@ struct PopulationNash {
     report: MetaGameReport,
 }
 
-/// A seed per iteration and stream, so that requests and evaluations stay reproducible.
+/// When a policy's steps stop early.
+#[derive(Clone, Copy)]
+struct Stopping {
+    max_steps: usize,
+    min_steps: usize,
+}
+
+/// A seed per iteration and stream, so that evaluations stay reproducible.
 fn keyed_seed(seed: u64, iteration: usize, stream: u64) -> u64 {
     (seed ^ stream.wrapping_mul(0xD1B5_4A32_D192_ED03))
         ^ (iteration as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
@@ -256,13 +330,13 @@ impl<'t> Fxp<'t> {
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] for a game that is not 2-player zero-sum (constant-sum); evaluator
-    /// and meta-solver errors.
+    /// [`Error::Config`] for a game that is not two sides with opposed returns (a 2-player
+    /// constant-sum game, or two teams whose members share their returns); evaluator and
+    /// meta-solver errors.
     pub fn new(
         tree: &'t GameTree,
         config: FxpConfig,
         meta_solver: Box<dyn MetaSolver>,
-        oracle: Box<dyn Oracle>,
         evaluator: Box<dyn MatchEvaluator>,
     ) -> Result<Self> {
         // Iteration 0 is the construction: its wall time is the report's.
@@ -276,7 +350,7 @@ impl<'t> Fxp<'t> {
         let state =
             FxpState { iteration: 0, members: vec![initial], table: PayoffTable::new(2), coeff: vec![1.0] };
         let placeholder = IterationReport::new(0, vec![1; 2], 0.0, None);
-        let mut fxp = Self::with_state(tree, config, meta_solver, oracle, evaluator, state, placeholder)?;
+        let mut fxp = Self::with_state(tree, config, meta_solver, evaluator, state, placeholder)?;
         let t = Instant::now();
         let mut table = PayoffTable::new(2);
         let policies = vec![&fxp.state.members[0].policy];
@@ -284,7 +358,7 @@ impl<'t> Fxp<'t> {
         let evaluation_s = t.elapsed().as_secs_f64();
         let (nash, meta_solve_s) = fxp.population_nash(&table, new_entries)?;
         let times = PhaseTimes { evaluation_s, meta_solve_s, ..PhaseTimes::default() };
-        let mut report = fxp.report(0, &policies, &nash, episodes, Vec::new(), times)?;
+        let mut report = fxp.report(0, &policies, &nash, episodes, Vec::new(), (0, 0), times)?;
         report.elapsed_s = started.elapsed().as_secs_f64();
         fxp.state.table = table;
         fxp.state.coeff = nash.coeff;
@@ -292,20 +366,13 @@ impl<'t> Fxp<'t> {
         Ok(fxp)
     }
 
-    /// [`Fxp::new`] with exact components: the `nash` meta-solver, exact best responses and
-    /// exact payoffs.
+    /// [`Fxp::new`] with exact components: the `nash` meta-solver and exact payoffs.
     ///
     /// # Errors
     ///
     /// As [`Fxp::new`].
     pub fn exact(tree: &'t GameTree, config: FxpConfig) -> Result<Self> {
-        Self::new(
-            tree,
-            config,
-            Box::new(Nash),
-            Box::new(ExactBestResponse::default()),
-            Box::new(ExactEvaluator),
-        )
+        Self::new(tree, config, Box::new(Nash), Box::new(ExactEvaluator))
     }
 
     /// Continue a run from a saved state and the run's reports so far (see
@@ -318,7 +385,6 @@ impl<'t> Fxp<'t> {
         tree: &'t GameTree,
         config: FxpConfig,
         meta_solver: Box<dyn MetaSolver>,
-        oracle: Box<dyn Oracle>,
         evaluator: Box<dyn MatchEvaluator>,
         state: FxpState,
         reports: &[IterationReport],
@@ -337,25 +403,25 @@ impl<'t> Fxp<'t> {
         crate::checkpoint::check_reports(reports, 0, state.iteration)?;
         // INVARIANT: check_reports saw iteration + 1 ≥ 1 reports.
         let last = reports.last().expect("a report").clone();
-        Self::with_state(tree, config, meta_solver, oracle, evaluator, state, last)
+        Self::with_state(tree, config, meta_solver, evaluator, state, last)
     }
 
     fn with_state(
         tree: &'t GameTree,
         config: FxpConfig,
         meta_solver: Box<dyn MetaSolver>,
-        oracle: Box<dyn Oracle>,
         evaluator: Box<dyn MatchEvaluator>,
         state: FxpState,
         last: IterationReport,
     ) -> Result<Self> {
-        if tree.num_players() != 2 || tree.utility_sum().is_none() {
-            return Err(Error::Config(format!(
-                "fxp needs a 2-player zero-sum (constant-sum) game; {} is not one",
+        let teams = Teams::of(tree).ok_or_else(|| {
+            Error::Config(format!(
+                "fxp needs two sides with opposed returns (a 2-player zero-sum game, or two teams \
+                 whose members share their returns, such as team_rps); {} is neither",
                 tree.name()
-            )));
-        }
-        Ok(Self { tree, config, meta_solver, oracle, evaluator, state, last })
+            ))
+        })?;
+        Ok(Self { tree, teams, config, meta_solver, evaluator, state, last })
     }
 
     /// The loop state (what a checkpoint saves).
@@ -370,29 +436,41 @@ impl<'t> Fxp<'t> {
     pub fn config(&self) -> &FxpConfig {
         &self.config
     }
-    /// The current main policy (both seats).
+    /// The two sides FXP plays (teams of one in a 2-player game).
+    pub fn teams(&self) -> &Teams {
+        &self.teams
+    }
+    /// The current main policy (both sides).
     pub fn main_policy(&self) -> &TabularPolicy {
         &self.state.members[self.state.main_index()].policy
     }
 
-    /// The population's Nash mixture as one behaviour policy (both seats).
+    /// The population's Nash mixture as one behaviour policy (both sides).
     ///
     /// # Errors
     ///
-    /// Aggregation errors (none on a valid state).
+    /// [`Error::Config`] in a team game, where one behaviour policy per player would lose
+    /// how teammates correlate through the member they play (use [`team_nash_conv`] on the
+    /// members and [`FxpState::coeff`]); aggregation errors (none on a valid state).
     pub fn population_policy(&self) -> Result<TabularPolicy> {
+        if self.teams.is_team_game() {
+            return Err(Error::Config(format!(
+                "a mixture of team policies of {} is not one behaviour policy",
+                self.tree.name()
+            )));
+        }
         let policies: Vec<&TabularPolicy> = self.state.members.iter().map(|m| &m.policy).collect();
         Ok(mixture(self.tree, &policies, &self.state.coeff)?)
     }
 
-    /// One FXP iteration: the main policy's response and checkpoint, a counter, the new
-    /// payoff entries, the population Nash and the NashConvs. Nothing is committed unless
-    /// all of them succeed.
+    /// One FXP iteration: the main policy's steps and checkpoint, a counter, the new payoff
+    /// entries, the population Nash and the NashConvs. Nothing is committed unless all of
+    /// them succeed.
     ///
     /// # Errors
     ///
-    /// [`Error::AtIteration`] wrapping an oracle, evaluator, meta-solver or NashConv failure;
-    /// the state is then the one before the call.
+    /// [`Error::AtIteration`] wrapping an evaluator, meta-solver or NashConv failure; the
+    /// state is then the one before the call.
     pub fn step(&mut self) -> Result<&mut IterationReport> {
         let iteration = self.state.iteration + 1;
         let Staged { new_members, table, coeff, report } =
@@ -411,82 +489,171 @@ impl<'t> Fxp<'t> {
         let members = &self.state.members;
         let k = members.len();
         let mut times = PhaseTimes::default();
-
-        // (2) The main policy answers η·itself + (1 − η)·the population Nash.
-        let t = Instant::now();
-        let main = main_index(members);
-        let mut target: Vec<f64> = self.state.coeff.iter().map(|c| (1.0 - eta) * c).collect();
-        target[main] += eta;
         let old: Vec<&TabularPolicy> = members.iter().map(|m| &m.policy).collect();
-        let warm = &members[main].policy;
-        let main_response = respond(
-            self.tree,
-            self.oracle.as_mut(),
-            &old,
-            &target,
-            Some(warm),
-            keyed_seed(self.config.seed, iteration, 1),
-        )?;
+
+        // (2) The main policy steps toward its answer to η·itself + (1 − η)·the population Nash.
+        let t = Instant::now();
+        let target: Vec<f64> = self.state.coeff.iter().map(|c| (1.0 - eta) * c).collect();
+        let fixed = self.opponents(&old, &target)?;
+        let start = members[main_index(members)].policy.clone();
+        let stopping = Stopping { max_steps: self.config.max_steps, min_steps: MIN_MAIN_STEPS };
+        let main = self.train(start, &fixed, eta, stopping)?;
         times.oracle_s += t.elapsed().as_secs_f64();
+        let mut main_answered: Vec<(usize, f64)> =
+            target.iter().copied().enumerate().filter(|&(_, w)| w > 0.0).collect();
+        if eta > 0.0 {
+            main_answered.push((k, eta));
+        }
 
         let t = Instant::now();
         let mut table = self.state.table.clone();
         let mut policies = old.clone();
-        policies.push(&main_response.policy);
+        policies.push(&main.policy);
         let (mut new_entries, mut episodes) = self.fill(&mut table, &policies, iteration)?;
         times.evaluation_s += t.elapsed().as_secs_f64();
 
-        // (3) A fresh counter answers the Nash mixture of the main checkpoints against the
-        // counters.
+        // (3) A fresh counter steps toward its answer to the Nash mixture of the main
+        // checkpoints against the counters, for at most as many steps as the main policy took.
         let t = Instant::now();
         let mut roles: Vec<FxpRole> = members.iter().map(|m| m.role).collect();
         roles.push(FxpRole::Main);
         let main_mixture = self.main_checkpoint_nash(&table, &roles)?;
         times.meta_solve_s += t.elapsed().as_secs_f64();
         let t = Instant::now();
-        let counter = respond(
-            self.tree,
-            self.oracle.as_mut(),
-            &policies,
-            &main_mixture,
-            None,
-            keyed_seed(self.config.seed, iteration, 2),
-        )?;
+        let fixed = self.opponents(&policies, &main_mixture)?;
+        let stopping = Stopping { max_steps: main.steps, min_steps: 0 };
+        let counter = self.train(TabularPolicy::uniform(self.tree), &fixed, 0.0, stopping)?;
+        let counter_answered: Vec<(usize, f64)> =
+            main_mixture.iter().copied().enumerate().filter(|&(_, w)| w > 0.0).collect();
         times.oracle_s += t.elapsed().as_secs_f64();
 
         let t = Instant::now();
         policies.push(&counter.policy);
         let (entries, sampled) = self.fill(&mut table, &policies, iteration)?;
         new_entries += entries;
-        episodes += sampled + main_response.episodes + counter.episodes;
+        episodes += sampled;
         times.evaluation_s += t.elapsed().as_secs_f64();
 
         // (1) for the next iteration, (4) for this one's report: the population Nash.
         let (nash, meta_solve_s) = self.population_nash(&table, new_entries)?;
         times.meta_solve_s += meta_solve_s;
-        let gaps = main_response.gaps.iter().chain(&counter.gaps).copied().collect();
-        let report = self.report(iteration, &policies, &nash, episodes, gaps, times)?;
+        let gaps = main.gaps.iter().chain(&counter.gaps).copied().collect();
+        let steps = (main.steps, counter.steps);
+        let report = self.report(iteration, &policies, &nash, episodes, gaps, steps, times)?;
         debug_assert_eq!(policies.len(), k + 2);
 
         let new_members = vec![
-            FxpMember {
-                role: FxpRole::Main,
-                iteration,
-                policy: main_response.policy,
-                answered: main_response.answered,
-            },
+            FxpMember { role: FxpRole::Main, iteration, policy: main.policy, answered: main_answered },
             FxpMember {
                 role: FxpRole::Counter,
                 iteration,
                 policy: counter.policy,
-                answered: counter.answered,
+                answered: counter_answered,
             },
         ];
         Ok(Staged { new_members, table, coeff: nash.coeff, report })
     }
 
-    /// Grow `table` to `policies` and evaluate its missing entries (member `i` at seat 0
-    /// against member `j` at seat 1); returns (entries, sampled episodes).
+    /// The fixed part of a target, as opponents with their weights: the members with positive
+    /// weight, or with teams of one their mixture as one behaviour policy (the same
+    /// opponent for a single player, and one tree walk instead of one per member).
+    fn opponents(&self, policies: &[&TabularPolicy], weights: &[f64]) -> Result<Vec<(TabularPolicy, f64)>> {
+        let total: f64 = weights.iter().sum();
+        if total <= 0.0 {
+            return Ok(Vec::new());
+        }
+        if !self.teams.is_team_game() {
+            return Ok(vec![(mixture(self.tree, policies, weights)?, total)]);
+        }
+        Ok(policies.iter().zip(weights).filter(|(_, w)| **w > 0.0).map(|(p, &w)| ((*p).clone(), w)).collect())
+    }
+
+    /// The authors' inner loop: `policy` steps toward every member's exact best response to
+    /// (its teammates at the live `policy`, the other side at `self_weight`·the live `policy`
+    /// + the `fixed` opponents), until `stopping` says so.
+    fn train(
+        &self,
+        mut policy: TabularPolicy,
+        fixed: &[(TabularPolicy, f64)],
+        self_weight: f64,
+        stopping: Stopping,
+    ) -> Result<Trained> {
+        let lr = self.config.learning_rate;
+        let mut close_in_a_row = 0;
+        let mut steps = 0;
+        for step in 0..stopping.max_steps {
+            let (answer, _) = self.answer(&policy, fixed, self_weight)?;
+            let mut next = policy.clone();
+            for s in 0..2 {
+                let side = self.teams.side(s);
+                for (m, &player) in side.iter().enumerate() {
+                    // The authors' batch_lr: lr·(1 + [member == step mod team size]).
+                    let rate = if m == step % side.len() { 2.0 * lr } else { lr };
+                    aggregate_into(self.tree, player, &[&policy, &answer], &[1.0 - rate, rate], &mut next)?;
+                }
+            }
+            policy = next;
+            steps = step + 1;
+            if self.distance(&policy, &answer) < CLOSE {
+                close_in_a_row += 1;
+                // The authors' max(5, 0.1·it), it the step's 0-based index.
+                if close_in_a_row as f64 >= (0.1 * step as f64).max(5.0) && step >= stopping.min_steps {
+                    break;
+                }
+            } else {
+                close_in_a_row = 0;
+            }
+        }
+        let (_, gaps) = self.answer(&policy, fixed, self_weight)?;
+        Ok(Trained { policy, steps, gaps })
+    }
+
+    /// Every player's exact best response alone (rows of one policy), and per side the
+    /// largest gain of one member over `policy`, against the target of [`Fxp::train`].
+    fn answer(
+        &self,
+        policy: &TabularPolicy,
+        fixed: &[(TabularPolicy, f64)],
+        self_weight: f64,
+    ) -> Result<(TabularPolicy, Vec<f64>)> {
+        let mut answer = policy.clone();
+        let mut gaps = vec![0.0; 2];
+        for (s, gap) in gaps.iter_mut().enumerate() {
+            let mut opponents: Vec<&TabularPolicy> = fixed.iter().map(|(p, _)| p).collect();
+            let mut weights: Vec<f64> = fixed.iter().map(|(_, w)| *w).collect();
+            if self_weight > 0.0 {
+                opponents.push(policy);
+                weights.push(self_weight);
+            }
+            let profiles: Vec<Vec<&TabularPolicy>> = opponents
+                .iter()
+                .map(|o| if s == 0 { self.teams.profile(policy, o) } else { self.teams.profile(o, policy) })
+                .collect();
+            for &player in self.teams.side(s) {
+                let (best, value) = best_response_to_mixture(self.tree, player, &profiles, &weights)?;
+                answer.copy_player_rows(self.tree, player, &best);
+                let mut own = 0.0;
+                for (profile, w) in profiles.iter().zip(&weights) {
+                    own += w * expected_returns(self.tree, profile)?[player.0];
+                }
+                *gap = f64::max(*gap, value - own);
+            }
+        }
+        Ok((answer, gaps))
+    }
+
+    /// The authors' `isclose` distance: the largest squared distance between two rows.
+    fn distance(&self, a: &TabularPolicy, b: &TabularPolicy) -> f64 {
+        (0..self.tree.num_infosets())
+            .map(|i| {
+                let (x, y) = (a.row(InfosetId(i)), b.row(InfosetId(i)));
+                x.iter().zip(y).map(|(p, q)| (p - q) * (p - q)).sum::<f64>()
+            })
+            .fold(0.0, f64::max)
+    }
+
+    /// Grow `table` to `policies` and evaluate its missing entries (member `i` at side 0
+    /// against member `j` at side 1); returns (entries, sampled episodes).
     fn fill(
         &self,
         table: &mut PayoffTable,
@@ -497,10 +664,34 @@ impl<'t> Fxp<'t> {
             table.grow(PlayerId(0));
             table.grow(PlayerId(1));
         }
+        let missing = table.missing();
+        if missing.is_empty() {
+            return Ok((0, 0));
+        }
         let seed = keyed_seed(self.config.seed, iteration, 3) ^ table.shape()[0] as u64;
-        // Both seats index the one list of members.
-        let (tree, evaluator) = (self.tree, self.evaluator.as_ref());
-        table.fill_missing(tree, evaluator, policies, &[0, 0], Self::EPISODES_PER_ENTRY, seed)
+        let n = self.tree.num_players();
+        let matchups: Vec<Matchup> = missing
+            .iter()
+            .map(|e| Matchup { seats: (0..n).map(|p| e[self.teams.side_of(PlayerId(p))]).collect() })
+            .collect();
+        let totals =
+            self.evaluator.evaluate(self.tree, policies, &matchups, Self::EPISODES_PER_ENTRY, seed)?;
+        let mut episodes = 0;
+        for (e, total) in missing.iter().zip(&totals) {
+            if !total.exact {
+                episodes += total.episodes;
+            }
+            // One mean per side: the return of its first player (teammates share theirs).
+            let full = Entry::from(total);
+            let first = [self.teams.side(0)[0].0, self.teams.side(1)[0].0];
+            let entry = Entry {
+                mean: first.iter().map(|&p| full.mean[p]).collect(),
+                variance: first.iter().map(|&p| full.variance[p]).collect(),
+                ..full
+            };
+            table.set(e, entry);
+        }
+        Ok((missing.len(), episodes))
     }
 
     /// The meta-solver's answer on `game`, every strategy cleaned into a distribution.
@@ -521,7 +712,7 @@ impl<'t> Fxp<'t> {
         Ok((strategies, solution))
     }
 
-    /// The Nash mixture of the whole population (both seats' answers averaged: the
+    /// The Nash mixture of the whole population (both sides' answers averaged: the
     /// meta-game is symmetric), with its meta-game report and the solve's seconds.
     fn population_nash(&self, table: &PayoffTable, new_entries: usize) -> Result<(PopulationNash, f64)> {
         let t = Instant::now();
@@ -556,6 +747,7 @@ impl<'t> Fxp<'t> {
     }
 
     /// The report of an iteration whose population is `policies` with Nash mixture `nash`.
+    #[allow(clippy::too_many_arguments)]
     fn report(
         &self,
         iteration: usize,
@@ -563,13 +755,17 @@ impl<'t> Fxp<'t> {
         nash: &PopulationNash,
         episodes: u64,
         response_gap: Vec<f64>,
+        (main_steps, counter_steps): (usize, usize),
         mut times: PhaseTimes,
     ) -> Result<IterationReport> {
         let t = Instant::now();
-        let population = mixture(self.tree, policies, &nash.coeff)?;
-        let r = nash_conv_report(self.tree, &[&population, &population])?;
+        let (used, w): (Vec<&TabularPolicy>, Vec<f64>) =
+            policies.iter().zip(&nash.coeff).filter(|(_, w)| **w > 0.0).map(|(p, w)| (*p, *w)).unzip();
+        let nash_conv = team_nash_conv(self.tree, &self.teams, &used, &w)?;
         let main = policies[if iteration == 0 { 0 } else { policies.len() - 2 }];
-        let main_policy_nash_conv = nash_conv_report(self.tree, &[main, main])?.nash_conv;
+        let main_policy_nash_conv = team_nash_conv(self.tree, &self.teams, &[main], &[1.0])?;
+        let alone = vec![main; self.tree.num_players()];
+        let main_policy_member_nash_conv = nash_conv_report(self.tree, &alone)?.nash_conv;
         times.nash_conv_s = t.elapsed().as_secs_f64();
         let counter_mass = if iteration == 0 {
             0.0
@@ -577,13 +773,20 @@ impl<'t> Fxp<'t> {
             // Counters sit at even indices from 2 on: initial, main, counter, main, counter, …
             nash.coeff.iter().enumerate().filter(|&(i, _)| i >= 2 && i % 2 == 0).map(|(_, w)| w).sum()
         };
+        // Two sides of opposed returns: exploitability is half the NashConv, as for 2 players.
         let mut report =
-            IterationReport::new(iteration, vec![policies.len(); 2], r.nash_conv, r.exploitability);
+            IterationReport::new(iteration, vec![policies.len(); 2], nash_conv, Some(nash_conv / 2.0));
         report.episodes = episodes;
         report.response_gap = response_gap;
         report.times = times;
         report.meta_game = Some(nash.report.clone());
-        report.details = Details::of(&FxpReport { main_policy_nash_conv, counter_mass });
+        report.details = Details::of(&FxpReport {
+            main_policy_nash_conv,
+            main_policy_member_nash_conv,
+            counter_mass,
+            main_steps,
+            counter_steps,
+        });
         Ok(report)
     }
 
@@ -620,7 +823,7 @@ impl TrainingLoop for Fxp<'_> {
         Some(&self.last)
     }
     /// The population's symmetric meta-game: member `i` against member `j`, each pair's
-    /// payoff averaged over the two seats.
+    /// payoff averaged over the two sides.
     fn meta_game(&self) -> Result<Option<NormalFormGame>> {
         Ok(Some(NormalFormGame::zero_sum(symmetric_payoffs(&self.state.table)?)?))
     }
@@ -645,7 +848,7 @@ fn clean(s: &mut [f64]) -> Option<()> {
 }
 
 /// `M[i][j]`: member `i`'s advantage over member `j`, averaged over the two seatings
-/// (half the difference of the two seats' returns, so constant-sum games count as zero-sum).
+/// (half the difference of the two sides' returns, so constant-sum games count as zero-sum).
 /// Antisymmetric by construction.
 fn symmetric_payoffs(table: &PayoffTable) -> Result<Array2<f64>> {
     let k = table.shape()[0];
@@ -661,7 +864,7 @@ fn symmetric_payoffs(table: &PayoffTable) -> Result<Array2<f64>> {
     Ok(Array2::from_shape_fn((k, k), |(i, j)| 0.5 * (adv[[i, j]] - adv[[j, i]])))
 }
 
-/// The members with positive weight mixed into one behaviour policy (both seats).
+/// The members with positive weight mixed into one behaviour policy (both sides).
 fn mixture(
     tree: &GameTree,
     policies: &[&TabularPolicy],
@@ -672,40 +875,122 @@ fn mixture(
     aggregate(tree, &used, &w)
 }
 
-/// A response of both seats to the mixture of `policies` with `weights` (one request per
-/// seat; seat `p`'s rows of the answer come from seat `p`'s request).
-fn respond(
-    tree: &GameTree,
-    oracle: &mut dyn Oracle,
-    policies: &[&TabularPolicy],
-    weights: &[f64],
-    warm_start: Option<&TabularPolicy>,
-    seed: u64,
-) -> Result<Responded> {
-    let profile = mixture(tree, policies, weights)?;
-    let answered: Vec<(usize, f64)> = weights.iter().copied().enumerate().filter(|&(_, w)| w > 0.0).collect();
-    let mut out: Option<TabularPolicy> = None;
-    let mut episodes = 0;
-    let mut gaps = Vec::new();
-    for seat in 0..2 {
-        let opponents = answered
-            .iter()
-            .map(|&(i, w)| WeightedMember::new(PlayerId(1 - seat), PolicyId(i as u32), policies[i], w))
-            .collect();
-        let mut request =
-            ResponseRequest::new(tree, PlayerId(seat), opponents, &profile, seed ^ (seat as u64 + 1));
-        if let Some(w) = warm_start {
-            request = request.with_warm_start(w);
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{RunLimits, run_loop};
+    use metagame_games::registry;
+
+    fn tree(name: &str) -> GameTree {
+        GameTree::build(&registry::load(name).unwrap()).unwrap()
+    }
+
+    fn run(tree: &GameTree, config: FxpConfig, iterations: usize) -> Vec<IterationReport> {
+        let mut fxp = Fxp::exact(tree, config).unwrap();
+        run_loop(&mut fxp, &RunLimits::iterations(iterations), &mut ()).unwrap().reports
+    }
+
+    fn part(r: &IterationReport) -> FxpReport {
+        r.details.get().unwrap()
+    }
+
+    /// The authors' script (zelaix/fxp `matrix_games/team_rps/run.py`, `FXP(pi_0, game, m=10,
+    /// eta=0.3, n_iters=1000, lr=0.1)`, run with numpy and printed after each outer
+    /// iteration): iteration 1's main policy takes 51 steps to
+    /// [[0.00010849, 0.99989151], [0.00012205, 0.99987795]] (member 0, member 1; the members
+    /// differ by the double step), the counter 30 steps to 0.99637792 on action 0 for both.
+    /// The same policies here, on both sides.
+    #[test]
+    fn team_rps_steps_as_the_authors_script() {
+        let tree = tree("team_rps");
+        let mut fxp = Fxp::exact(&tree, FxpConfig::default()).unwrap();
+        let r = fxp.step().unwrap().clone();
+        let p = part(&r);
+        assert_eq!((p.main_steps, p.counter_steps), (51, 30));
+        let (main, counter) = (&fxp.state().members[1].policy, &fxp.state().members[2].policy);
+        let zero = |pol: &TabularPolicy, player: usize| {
+            pol.row(InfosetId(tree.infosets_of(PlayerId(player)).start))[0]
+        };
+        for (player, expected) in [(0, 0.00010849), (1, 0.00012205), (2, 0.00010849), (3, 0.00012205)] {
+            assert!((zero(main, player) - expected).abs() < 1e-8, "main {player}: {}", zero(main, player));
+            assert!((zero(counter, player) - 0.99637792).abs() < 1e-8, "counter {player}");
         }
-        let response = oracle.respond(&request)?;
-        episodes += response.stats.episodes;
-        gaps.push(response_gap(tree, PlayerId(seat), &profile, &response.policy, oracle.is_exact())?);
-        match &mut out {
-            None => out = Some(response.policy),
-            Some(policy) => policy.copy_player_rows(tree, PlayerId(seat), &response.policy),
+        // Mixed, next to Scissors: the team loses a little less than 1 to Rock.
+        assert!(
+            p.main_policy_nash_conv > 1.99 && p.main_policy_nash_conv < 2.0,
+            "{}",
+            p.main_policy_nash_conv
+        );
+    }
+
+    /// Decentralised team RPS: the population (initial, mains, counters) holds a mixture of team
+    /// policies at the global equilibrium from iteration 1 on (2/3 uniform members, 1/6
+    /// Scissors, 1/6 Rock: 1/3 each hand), where self-play (η = 1) drifts to both members
+    /// always picking 1 (Scissors): no member gains alone (member NashConv 0, a local
+    /// equilibrium), the team gains 1 by playing Rock together (team NashConv 2).
+    #[test]
+    fn on_decentralised_team_rps_the_population_is_global_and_self_play_local() {
+        let tree = tree("team_rps");
+        let fxp = run(&tree, FxpConfig::default(), 10);
+        assert!((fxp[0].nash_conv - 0.5).abs() < 1e-12);
+        for r in &fxp[1..] {
+            assert!(r.nash_conv < 1e-9, "iteration {}: population NashConv {}", r.iteration, r.nash_conv);
+        }
+        let sp = run(&tree, FxpConfig::builder().eta(1.0).build().unwrap(), 10);
+        for r in &sp[2..] {
+            let p = part(r);
+            assert!(
+                p.main_policy_nash_conv > 1.999,
+                "iteration {}: {}",
+                r.iteration,
+                p.main_policy_nash_conv
+            );
+            assert!(p.main_policy_member_nash_conv < 1e-6, "iteration {}", r.iteration);
         }
     }
-    // INVARIANT: two seats answered.
-    let policy = out.expect("two responses");
-    Ok(Responded { policy, answered, episodes, gaps })
+
+    /// The centralised team game (`matrix_team_rps`): the main policy no longer jumps to a pure
+    /// hand (NashConv 2) but stays mixed.
+    #[test]
+    fn the_main_policy_is_mixed_on_centralised_team_rps() {
+        let tree = tree("matrix_team_rps");
+        let reports = run(&tree, FxpConfig::default(), 6);
+        for r in &reports[2..] {
+            let main = part(r).main_policy_nash_conv;
+            assert!(main > 0.1 && main < 1.0, "iteration {}: {main}", r.iteration);
+            assert!(r.nash_conv < 1e-9);
+        }
+    }
+
+    /// With `learning_rate = 0.5` and one step a 2-player game's main policy is its exact best
+    /// response: η = 1 is then best-response self-play, a pure hand on matrix_team_rps.
+    #[test]
+    fn one_full_step_is_the_best_response() {
+        let tree = tree("matrix_team_rps");
+        let config = FxpConfig::builder().eta(1.0).learning_rate(0.5).max_steps(1).build().unwrap();
+        for r in &run(&tree, config, 4)[1..] {
+            assert_eq!(part(r).main_policy_nash_conv, 2.0, "iteration {}", r.iteration);
+            assert_eq!(part(r).main_steps, 1);
+        }
+    }
+
+    #[test]
+    fn bad_settings_and_games_are_refused() {
+        for (builder, field) in [
+            (FxpConfig::builder().learning_rate(0.0), "learning_rate"),
+            (FxpConfig::builder().learning_rate(0.6), "learning_rate"),
+            (FxpConfig::builder().learning_rate(f64::NAN), "learning_rate"),
+            (FxpConfig::builder().max_steps(0), "max_steps"),
+            (FxpConfig::builder().eta(1.5), "eta"),
+        ] {
+            let err = builder.build().unwrap_err().to_string();
+            assert!(err.contains(&format!("{field}: ")), "{err}");
+        }
+        let c = FxpConfig::default();
+        assert_eq!((c.eta(), c.learning_rate(), c.max_steps(), c.seed()), (0.3, 0.1, 1000, 0));
+        for game in ["matrix_pd", "kuhn_poker(players=3)"] {
+            let err = Fxp::exact(&tree(game), c.clone()).err().unwrap().to_string();
+            assert!(err.contains("two sides with opposed returns") && err.contains(game), "{err}");
+        }
+    }
 }
