@@ -50,7 +50,8 @@ pub use loops::league::rating::{self, OnlineRating, Rating};
 pub use loops::league::win_rates::{WinRates, WinRatesConfig, WinRatesConfigBuilder};
 pub use loops::league::{
     League, LeagueConfig, LeagueConfigBuilder, LeagueMatch, LeagueMember, LeagueReport, LeagueState,
-    LeagueTrainer, LocalTrainer, Outcome, PfspHardness, Role, RoleMatchmaking, TrainingJob, TrainingJobData,
+    LeagueTrainer, LocalTrainer, MinimaxTraining, Outcome, PfspHardness, Role, RoleMatchmaking, TrainingJob,
+    TrainingJobData,
 };
 pub use loops::psro::{Psro, PsroConfig, PsroConfigBuilder, PsroState};
 pub use loops::xfp::{Xfp, XfpState};

@@ -469,3 +469,30 @@ fn elo_matchmaking_chooses_inside_its_band() {
     }
     assert!(inside > 10, "{inside} rounds with a candidate in the band");
 }
+
+/// Minimax main exploiters: with the learned critic (the main agent's own Q-values, the
+/// paper's) and with the exact one, the league runs, and the two critics train the exploiter
+/// differently; the main agent and league exploiter, unshaped, are unaffected until they
+/// meet the exploiter's snapshots.
+#[test]
+fn minimax_exploiters_train_with_a_learned_or_an_exact_critic() {
+    use metagame::learners::Critic;
+    let tree = tree("kuhn_poker");
+    let run = |critic: Critic| {
+        let config = small_builder(5).exploiter_alpha(0.1).exploiter_critic(critic).build().unwrap();
+        let mut league = League::new(&tree, config).unwrap();
+        rounds(&mut league, 2);
+        // The exploiter's learners (its Q-values), as the checkpoint saves them.
+        serde_json::to_value(league.state()).unwrap()["agents"][1].clone()
+    };
+    let (learned, exact) = (run(Critic::Learned), run(Critic::Exact));
+    assert_ne!(learned, exact, "the critic changes the exploiter's training");
+    let plain = {
+        let mut league = League::new(&tree, small(5)).unwrap();
+        rounds(&mut league, 2);
+        serde_json::to_value(league.state()).unwrap()["agents"][1].clone()
+    };
+    assert_ne!(plain, learned, "shaping changes the exploiter's training");
+    let err = LeagueConfig::builder().exploiter_discount(1.5).build().unwrap_err().to_string();
+    assert!(err.contains("exploiter_discount"), "{err}");
+}

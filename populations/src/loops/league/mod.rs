@@ -21,7 +21,9 @@
 //! StarCraft II returns are a win, a loss or a draw, where the two coincide.)
 //!
 //! Main exploiters are Minimax Exploiters when `exploiter_alpha > 0`: their reward is shaped
-//! by the exact action values of the main agent they target (Bairamian et al. 2024, arXiv:2311.17190, Eq. 3–4).
+//! by the action values of the main agent they target — its own learned Q-values by default,
+//! or the exact values of its policy — discounted by `exploiter_discount` and shifted by the
+//! paper's rule (Bairamian et al. 2024, arXiv:2311.17190, Eq. 3–4).
 //!
 //! Config (the `league` algorithm's section; every field optional, defaults shown):
 //!
@@ -37,6 +39,9 @@
 //! snapshot_win_rate = 0.7
 //! league_exploiter_reset = 0.25
 //! exploiter_alpha = 0.0             # > 0: Minimax main exploiters
+//! exploiter_discount = 0.995        # their shaping discount
+//! exploiter_critic = "learned"      # or "exact"
+//! exploiter_shift = "auto"          # or "reward-min", "value-min"
 //! seed = 0
 //! eval_every = 10                   # rounds between evaluation points (0: none)
 //! episodes_per_entry = 1000         # sampled evaluators only
@@ -54,8 +59,8 @@ use metagame_games::{
     ExactEvaluator, GameTree, MatchEvaluator, Matchup, MixtureSum, NormalFormGame, PlayerId, TabularPolicy,
 };
 use metagame_learners::{
-    Learner, MinimaxConfig, MinimaxShaping, OpponentSampler, QLearner, QLearnerState, QLearningConfig,
-    ShapedLearner, Start, ValueTable,
+    Critic, Learner, MinimaxConfig, MinimaxShaping, OpponentSampler, QLearner, QLearnerState,
+    QLearningConfig, ShapedLearner, Shift, Start, ValueTable,
 };
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -108,6 +113,9 @@ pub struct LeagueConfig {
     snapshot_win_rate: f64,
     league_exploiter_reset: f64,
     exploiter_alpha: f64,
+    exploiter_discount: f64,
+    exploiter_critic: Critic,
+    exploiter_shift: Shift,
     seed: u64,
     eval_every: usize,
     episodes_per_entry: u64,
@@ -154,6 +162,17 @@ pub struct LeagueConfigBuilder {
     /// Minimax shaping weight α of the main exploiters, in [0, 1]; 0 is plain Q-learning.
     /// Default 0.
     pub exploiter_alpha: Option<f64>,
+    /// The Minimax Exploiter's shaping discount γ, in [0, 1]. Default 0.995 (the paper's).
+    pub exploiter_discount: Option<f64>,
+    /// Where the Minimax Exploiter's critic comes from: `"learned"`, the main agent's own
+    /// Q-values (the paper's), or `"exact"`, the exact action values of the policy it plays.
+    /// Against a frozen snapshot, which keeps no learner, the critic is that policy's exact
+    /// values either way. Default `"learned"`.
+    pub exploiter_critic: Option<Critic>,
+    /// The shift of the shaping term: `"auto"` (the paper's rule: `|R_min|` for win/loss
+    /// returns, the main agent's smallest value otherwise), `"reward-min"` or `"value-min"`.
+    /// Default `"auto"`.
+    pub exploiter_shift: Option<Shift>,
     /// Seed of every random draw. Default 0.
     pub seed: Option<u64>,
     /// Rounds between evaluation points, where the payoff table among all members is filled
@@ -185,6 +204,9 @@ impl LeagueConfigBuilder {
         "snapshot_win_rate",
         "league_exploiter_reset",
         "exploiter_alpha",
+        "exploiter_discount",
+        "exploiter_critic",
+        "exploiter_shift",
         "seed",
         "eval_every",
         "episodes_per_entry",
@@ -204,6 +226,9 @@ impl LeagueConfigBuilder {
         snapshot_win_rate: f64,
         league_exploiter_reset: f64,
         exploiter_alpha: f64,
+        exploiter_discount: f64,
+        exploiter_critic: Critic,
+        exploiter_shift: Shift,
         seed: u64,
         eval_every: usize,
         episodes_per_entry: u64,
@@ -230,6 +255,9 @@ impl LeagueConfigBuilder {
             snapshot_win_rate: self.snapshot_win_rate.unwrap_or(0.7),
             league_exploiter_reset: self.league_exploiter_reset.unwrap_or(0.25),
             exploiter_alpha: self.exploiter_alpha.unwrap_or(0.0),
+            exploiter_discount: self.exploiter_discount.unwrap_or(0.995),
+            exploiter_critic: self.exploiter_critic.unwrap_or_default(),
+            exploiter_shift: self.exploiter_shift.unwrap_or_default(),
             seed: self.seed.unwrap_or(0),
             eval_every: self.eval_every.unwrap_or(10),
             episodes_per_entry: self.episodes_per_entry.unwrap_or(1000),
@@ -257,6 +285,9 @@ impl From<LeagueConfig> for LeagueConfigBuilder {
             snapshot_win_rate: Some(c.snapshot_win_rate),
             league_exploiter_reset: Some(c.league_exploiter_reset),
             exploiter_alpha: Some(c.exploiter_alpha),
+            exploiter_discount: Some(c.exploiter_discount),
+            exploiter_critic: Some(c.exploiter_critic),
+            exploiter_shift: Some(c.exploiter_shift),
             seed: Some(c.seed),
             eval_every: Some(c.eval_every),
             episodes_per_entry: Some(c.episodes_per_entry),
@@ -422,6 +453,7 @@ impl LeagueConfig {
         for (name, v) in [
             ("league_exploiter_reset", self.league_exploiter_reset),
             ("exploiter_alpha", self.exploiter_alpha),
+            ("exploiter_discount", self.exploiter_discount),
         ] {
             if !(0.0..=1.0).contains(&v) {
                 return bad(format!("{name}: {v} is not in [0, 1]"));
@@ -1120,6 +1152,31 @@ impl<'t> League<'t> {
         self.report(round, episodes, times, events)
     }
 
+    /// A Minimax main exploiter's shaping against member `opponent`: the critic for each
+    /// exploiter seat is the opponent's values at the other seat — a live main agent's
+    /// learned Q-values (`exploiter_critic = "learned"`), else the exact values of the policy
+    /// it plays.
+    fn minimax_training(
+        &self,
+        play: &GameTree,
+        current: &[TabularPolicy],
+        opponent: usize,
+    ) -> Result<MinimaxTraining> {
+        let member = &self.state.members[opponent];
+        let policy = self.member_policy(current, opponent);
+        let critic = |seat: usize| -> Result<ValueTable> {
+            let main = 1 - seat;
+            match (self.config.exploiter_critic, &member.policy) {
+                (Critic::Learned, None) => Ok(ValueTable::learned(&self.learners[member.agent][main])),
+                _ => ValueTable::exact(play, main, &[policy, policy]).map_err(Error::Learner),
+            }
+        };
+        let config = MinimaxConfig::new(self.config.exploiter_alpha)
+            .with_discount(self.config.exploiter_discount)
+            .with_shift(self.config.exploiter_shift.clone());
+        Ok(MinimaxTraining { config, critics: [critic(0)?, critic(1)?] })
+    }
+
     /// Match `k` of `round`: every learning agent draws an opponent from the league as it
     /// stands, trains `episodes` episodes against it (half at each seat; the agents in
     /// parallel), and then, in agent order, its result enters the win rates and the online
@@ -1132,19 +1189,23 @@ impl<'t> League<'t> {
         let n = self.learners.len();
         let current: Vec<TabularPolicy> = self.learners.iter().map(|pair| combined(play, pair)).collect();
         let choices: Vec<(usize, Branch, Draw)> = (0..n).map(|a| self.choose_opponent(a, k)).collect();
-        let alpha = self.config.exploiter_alpha;
         let half = episodes / 2;
         let jobs: Vec<TrainingJob> = (0..n)
-            .map(|a| TrainingJob {
-                learners: self.learners[a].clone(),
-                opponent: self.member_policy(&current, choices[a].0).clone(),
-                // Minimax main exploiters: shaped by the values of the main agent they play.
-                minimax_alpha: (self.state.agents[a].role == Role::MainExploiter && alpha > 0.0)
-                    .then_some(alpha),
-                episodes: [half, episodes - half],
-                outcome: self.config.outcome,
+            .map(|a| {
+                let opponent = choices[a].0;
+                let minimax = (self.state.agents[a].role == Role::MainExploiter
+                    && self.config.exploiter_alpha > 0.0)
+                    .then(|| self.minimax_training(play, &current, opponent))
+                    .transpose()?;
+                Ok(TrainingJob {
+                    learners: self.learners[a].clone(),
+                    opponent: self.member_policy(&current, opponent).clone(),
+                    minimax,
+                    episodes: [half, episodes - half],
+                    outcome: self.config.outcome,
+                })
             })
-            .collect();
+            .collect::<Result<_>>()?;
         let trained = self.trainer.train(play, jobs)?;
         if trained.len() != n {
             return Err(Error::Config(format!(
@@ -1367,9 +1428,9 @@ fn fresh_learners(
     Ok([make(0)?, make(1)?])
 }
 
-/// One learning agent's training in a round: its two seat learners (a copy), the member it
-/// plays, the Minimax Exploiter's shaping weight (main exploiters with `exploiter_alpha >
-/// 0`), and the episodes per seat. [`TrainingJob::run`] is the whole computation, so that a
+/// One learning agent's training in a match: its two seat learners (a copy), the member it
+/// plays, the Minimax Exploiter's shaping (main exploiters with `exploiter_alpha > 0`), and
+/// the episodes per seat. [`TrainingJob::run`] is the whole computation, so that a
 /// job can run anywhere (another process, a Ray task) and give the same learners.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
@@ -1378,13 +1439,25 @@ pub struct TrainingJob {
     pub learners: [QLearner; 2],
     /// The opponent's policy.
     pub opponent: TabularPolicy,
-    /// The reward shaping weight of a Minimax Exploiter, if any.
-    pub minimax_alpha: Option<f64>,
+    /// A Minimax Exploiter's shaping, if any.
+    pub minimax: Option<MinimaxTraining>,
     /// Episodes per seat.
     pub episodes: [u64; 2],
     /// What the match's result is: the job must run on the tree it names
     /// ([`Outcome::match_tree`]).
     pub outcome: Outcome,
+}
+
+/// A Minimax Exploiter's shaping in a [`TrainingJob`]: its settings and, per exploiter
+/// seat `s`, the critic — the main agent's values at seat `1 − s` (see
+/// [`LeagueConfigBuilder::exploiter_critic`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct MinimaxTraining {
+    /// α, the shaping discount and the shift rule.
+    pub config: MinimaxConfig,
+    /// The critic for the exploiter at seat 0 and at seat 1.
+    pub critics: [ValueTable; 2],
 }
 
 /// A [`TrainingJob`] as data (the learners saved), for sending to another process.
@@ -1394,8 +1467,8 @@ pub struct TrainingJobData {
     pub learners: [QLearnerState; 2],
     /// The opponent's policy.
     pub opponent: TabularPolicy,
-    /// The Minimax Exploiter's weight.
-    pub minimax_alpha: Option<f64>,
+    /// A Minimax Exploiter's shaping, if any.
+    pub minimax: Option<MinimaxTraining>,
     /// Episodes per seat.
     pub episodes: [u64; 2],
     /// What the match's result is.
@@ -1412,10 +1485,8 @@ impl TrainingJob {
     pub fn run(mut self, tree: &GameTree) -> Result<[QLearner; 2]> {
         let opponent = &self.opponent;
         for (seat, learner) in self.learners.iter_mut().enumerate() {
-            if let Some(alpha) = self.minimax_alpha {
-                let values =
-                    ValueTable::exact(tree, 1 - seat, &[opponent, opponent]).map_err(Error::Learner)?;
-                let shaping = MinimaxShaping::new(tree, seat, &values, &MinimaxConfig::new(alpha))
+            if let Some(minimax) = &self.minimax {
+                let shaping = MinimaxShaping::new(tree, seat, &minimax.critics[seat], &minimax.config)
                     .map_err(Error::Learner)?;
                 learner.set_reward_shaping(Some(shaping));
             }
@@ -1432,7 +1503,7 @@ impl TrainingJob {
         TrainingJobData {
             learners: [self.learners[0].save(), self.learners[1].save()],
             opponent: self.opponent.clone(),
-            minimax_alpha: self.minimax_alpha,
+            minimax: self.minimax.clone(),
             episodes: self.episodes,
             outcome: self.outcome,
         }
@@ -1451,7 +1522,7 @@ impl TrainingJob {
                 QLearner::restore(tree, b).map_err(Error::Learner)?,
             ],
             opponent: data.opponent,
-            minimax_alpha: data.minimax_alpha,
+            minimax: data.minimax,
             episodes: data.episodes,
             outcome: data.outcome,
         })
