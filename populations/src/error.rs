@@ -61,6 +61,10 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// A step gave up before committing because its [`Cutoff`](crate::Cutoff) passed (the
+    /// time budget ran out inside it); the loop's state is as before the step.
+    #[error("step cut off: the time budget ran out inside it")]
+    CutOff,
     /// An error at a given iteration of a training loop.
     #[error("at iteration {iteration}: {source}")]
     AtIteration {

@@ -60,4 +60,6 @@ pub use payoff_table::{Entry, PayoffTable};
 pub use population::{Member, PolicyId, Population, Provenance, Reuse, WeightedMember};
 pub use report::{Details, IterationReport, MetaGameReport, Observer, PhaseTimes, StopReason};
 pub use trained_response::{MinimaxQConfig, TrainedResponse};
-pub use training_loop::{Committed, Run, RunLimits, RunLimitsBuilder, TrainingLoop, run_loop, run_loop_with};
+pub use training_loop::{
+    Committed, Cutoff, Run, RunLimits, RunLimitsBuilder, TrainingLoop, run_loop, run_loop_with,
+};

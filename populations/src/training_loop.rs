@@ -72,6 +72,33 @@ pub trait TrainingLoop {
         let _ = reports;
         None
     }
+
+    /// When a step in progress should give up ([`run_loop`] sets the time budget's end here
+    /// before each step). A loop whose steps are long checks [`Cutoff::passed`] between its
+    /// batches and, once it has passed, returns [`Error::CutOff`] with its state unchanged;
+    /// the default ignores it (the budget is then checked between steps only).
+    fn set_cutoff(&mut self, cutoff: Cutoff) {
+        let _ = cutoff;
+    }
+}
+
+/// The moment a step in progress should give up (see [`TrainingLoop::set_cutoff`]); the
+/// default never passes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cutoff {
+    deadline: Option<Instant>,
+}
+
+impl Cutoff {
+    /// A cutoff at `deadline`.
+    pub fn at(deadline: Instant) -> Self {
+        Self { deadline: Some(deadline) }
+    }
+
+    /// Whether it has passed.
+    pub fn passed(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
 }
 
 /// Limits every run has, whatever its loop: checked by [`run_loop`] before each step.
@@ -257,11 +284,24 @@ pub fn run_loop_with<L: TrainingLoop + ?Sized>(
     // Wall time counts from the checkpoint's when the run resumed.
     let before = reports.last().map_or(0.0, |r| r.elapsed_s);
     let started = Instant::now();
+    // Steps that check it stop inside themselves once the budget has run out.
+    if let Some(budget) = limits.time_budget_seconds {
+        let left = (budget - before).max(0.0);
+        if let Some(deadline) =
+            std::time::Duration::try_from_secs_f64(left).ok().and_then(|d| started.checked_add(d))
+        {
+            lp.set_cutoff(Cutoff::at(deadline));
+        }
+    }
     loop {
         if let Some(reason) = limits.stop_reason(lp, reports.last()) {
             return Ok(reason);
         }
-        let report = lp.step()?;
+        let report = match lp.step() {
+            Ok(report) => report,
+            Err(Error::CutOff) => return Ok(StopReason::TimeBudget),
+            Err(e) => return Err(e),
+        };
         report.elapsed_s = before + started.elapsed().as_secs_f64();
         reports.push(report.clone());
         if committed(lp, reports)?.is_break() {

@@ -496,3 +496,27 @@ fn minimax_exploiters_train_with_a_learned_or_an_exact_critic() {
     let err = LeagueConfig::builder().exploiter_discount(1.5).build().unwrap_err().to_string();
     assert!(err.contains("exploiter_discount"), "{err}");
 }
+
+/// The time budget is honoured inside a round: a round of 10¹² episodes per agent (a
+/// million matches) is cut off between matches once the budget has passed, the round is
+/// not committed, and the run ends as `time budget` with its report written. (Broken, this
+/// test would train for days.)
+#[test]
+fn a_time_budget_cuts_a_huge_round_between_matches() {
+    use crate::cli::{metagame, temp_dir};
+    let dir = temp_dir("league-budget");
+    let config = dir.join("huge.toml");
+    std::fs::write(
+        &config,
+        "game = \"kuhn_poker\"\nalgorithm = \"league\"\nepisodes_per_round = 1000000000000\n\
+         episodes_per_match = 1000000\ntime_budget_seconds = 1\nmax_iterations = 5\n",
+    )
+    .unwrap();
+    let out = dir.join("run");
+    let o = metagame(&["run", config.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["stop_reason"], "time_budget", "{}", report["stop_reason"]);
+    assert_eq!(report["iterations"].as_array().unwrap().len(), 1, "only round 0 was committed");
+}

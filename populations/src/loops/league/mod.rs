@@ -68,7 +68,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::report::{Details, IterationReport, PhaseTimes, StopReason};
 use crate::settings::{built_by, setters};
-use crate::training_loop::TrainingLoop;
+use crate::training_loop::{Cutoff, TrainingLoop};
 use matchmaking::{MatchRequest, Matchmaker, MatchmakingConfig, MatchmakingRng, Pfsp, PfspWeighting};
 use rating::{BatchElo, BatchEloConfig, Elo, EloConfig, MatchResult, OnlineRating, Rating};
 use win_rates::{WinRates, WinRatesConfig};
@@ -646,8 +646,14 @@ pub struct LeagueReport {
     /// self-play averages). A greedy learner's current policy is pure and stays exploitable
     /// in poker; its average is what approaches an equilibrium.
     pub main_average_nash_conv: Vec<f64>,
-    /// Online Elo rating per member id (updated after every match, K = 32).
+    /// Online Elo rating per member id (updated after every match, K = 32), at round 0 and
+    /// at evaluation points only (every round it would make the reports grow as rounds ×
+    /// members); empty between them. [`LeagueState::elo`] has the current ratings.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub elo: Vec<f64>,
+    /// Online Elo rating of each learning agent, in agent order, every round.
+    #[serde(default)]
+    pub agent_elo: Vec<f64>,
     /// Matches played so far, per role of the learning agent.
     pub matches_by_role: BTreeMap<Role, u64>,
     /// Members (learning agents and snapshots).
@@ -707,6 +713,8 @@ pub struct League<'t> {
     snapshot_sums: Vec<Option<MixtureSum>>,
     evaluator: Box<dyn MatchEvaluator>,
     trainer: Box<dyn LeagueTrainer>,
+    /// When a round in progress gives up (checked between matches).
+    cutoff: Cutoff,
     /// The last committed round's report.
     last: IterationReport,
 }
@@ -876,7 +884,8 @@ impl<'t> League<'t> {
             }
         }
         let (evaluator, trainer) = (Box::new(ExactEvaluator), Box::new(LocalTrainer));
-        Ok(Self { tree, wins, config, state, learners, snapshot_sums, evaluator, trainer, last })
+        let cutoff = Cutoff::default();
+        Ok(Self { tree, wins, config, state, learners, snapshot_sums, evaluator, trainer, cutoff, last })
     }
 
     /// The tree matches are trained, played and scored on (see [`Outcome`]).
@@ -1117,7 +1126,10 @@ impl<'t> League<'t> {
                 if let Some(p) = payoffs {
                     self.state.payoffs = p;
                 }
-                Err(Error::AtIteration { iteration: round, source: Box::new(e) })
+                match e {
+                    Error::CutOff => Err(e),
+                    e => Err(Error::AtIteration { iteration: round, source: Box::new(e) }),
+                }
             }
         }
     }
@@ -1132,6 +1144,10 @@ impl<'t> League<'t> {
         let mut left = self.config.episodes_per_round;
         let mut k = 0;
         while left > 0 {
+            // A round is many matches: the time budget is honoured between them.
+            if k > 0 && self.cutoff.passed() {
+                return Err(Error::CutOff);
+            }
             let episodes = per_match.min(left);
             left -= episodes;
             self.play_match(round, k, episodes, &mut events)?;
@@ -1382,6 +1398,7 @@ impl<'t> League<'t> {
             main_average_nash_conv.push(r.nash_conv);
         }
         times.nash_conv_s = t.elapsed().as_secs_f64();
+        let evaluated = !events.batch_elo.is_empty();
         let mut report = IterationReport::new(
             round,
             vec![self.state.members.len()],
@@ -1393,7 +1410,8 @@ impl<'t> League<'t> {
         report.details = Details::of(&LeagueReport {
             main_nash_conv,
             main_average_nash_conv,
-            elo: self.state.elo.ratings().to_vec(),
+            elo: if round == 0 || evaluated { self.state.elo.ratings().to_vec() } else { Vec::new() },
+            agent_elo: self.state.agents.iter().map(|a| self.state.elo.ratings()[a.member]).collect(),
             matches_by_role: self.state.matches_by_role.clone(),
             members: self.state.members.len(),
             matches: events.matches,
@@ -1574,6 +1592,9 @@ impl TrainingLoop for League<'_> {
     }
     fn stop_reason(&self) -> Option<StopReason> {
         None
+    }
+    fn set_cutoff(&mut self, cutoff: Cutoff) {
+        self.cutoff = cutoff;
     }
     /// Members as nodes (learning agents as boxes, snapshots as ellipses with their round),
     /// snapshot edges (dashed) from each agent to its snapshots, and for each agent the
