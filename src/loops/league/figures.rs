@@ -241,7 +241,9 @@ fn league_elo_figure(c: &LeagueConfig, report: &Run<'_>, parts: &[LeagueReport])
     let bands: Vec<Band> =
         rounds.iter().filter_map(|&(r, elo)| Band::of(r, elo.get(agents..).unwrap_or_default())).collect();
     let margin = ((hi - lo) * 0.05).max(10.0);
-    let (lo, hi) = (lo - margin, hi + margin);
+    // Headroom for the legend (up to 6 entries in the upper left), so it covers no curve.
+    let legend = (hi - lo + 2.0 * margin) * 0.45;
+    let (lo, hi) = (lo - margin, hi + margin + legend);
     let x_max = rounds.last()?.0.max(1.0);
     let title = format!("{}: league online Elo", report.game);
     Some(svg_text((900, 560), |root| {
