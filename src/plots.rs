@@ -7,6 +7,11 @@
 //! quantity keeps one colour and style in every panel; matrices put row 0 at the top, ticks
 //! at cell centres, and a colour bar beside them.
 //!
+//! Every figure stays a few hundred kilobytes at any run length and population size: a
+//! long curve is thinned to the figure's resolution with its extremes kept (the M4 rule:
+//! first, last, lowest and highest point per pixel column), and a matrix larger than
+//! 80 × 80 is drawn in blocks of consecutive members.
+//!
 //! SVG only: plotters' SVG backend writes text as SVG text, so no font or system library is
 //! needed. Its bitmap backend needs the `ttf` feature (font-kit, with the system's fontconfig
 //! and FreeType) or a font file built into the binary to draw text, so PNG is left to an
@@ -507,7 +512,9 @@ pub(crate) fn exploitability_figure(report: &RunReport) -> Drawn<String> {
 
 /// The final 2-player meta-game as a heat map of player 0's payoffs (a diverging colour map
 /// centred on 0, a colour bar, row 0 at the top, ticks at cell centres), with both players'
-/// meta-mixtures as bars beside it. Meta-games of other sizes write nothing.
+/// meta-mixtures as bars beside it. Meta-games of other sizes write nothing. Past 80
+/// members a side, the heat map is drawn in blocks of consecutive members, each block in
+/// its mean payoff.
 ///
 /// # Errors
 ///
@@ -629,7 +636,9 @@ pub(crate) fn payoffs_figure(game: &NormalFormGame, mixtures: &[Vec<f64>]) -> Op
 /// Every player's meta-mixture at every iteration: one panel per player, iterations across,
 /// members down (member 0 at the top), the probability as colour (white 0 to dark blue 1,
 /// by its square root so that small weights show; grey where the member did not exist yet). Written for any number of players; `Ok(false)`,
-/// and nothing written, when the run's loop has no meta-game.
+/// and nothing written, when the run's loop has no meta-game. A long run is drawn in blocks
+/// of consecutive iterations (at most 300 across) and members (at most 100 down), each
+/// block's colour its members' summed probability averaged over its iterations.
 ///
 /// # Errors
 ///

@@ -189,6 +189,9 @@ fn quantile(sorted: &[f64], q: f64) -> f64 {
     }
 }
 
+/// One edge of the snapshots' band (its lowest, 10%, …).
+type Edge = fn(&Band) -> f64;
+
 /// The snapshots' ratings in one round: lowest, 10%, median, 90%, highest.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Band {
@@ -269,9 +272,9 @@ fn league_elo_figure(c: &LeagueConfig, report: &Run<'_>, parts: &[LeagueReport])
             .draw()
             .map_err(text_err)?;
         // The snapshots' band first, so the learning agents are drawn over it.
-        let edge = |f: fn(&Band) -> f64| downsample(&bands.iter().map(|b| (b.round, f(b))).collect::<Vec<_>>());
+        let edge = |f: Edge| downsample(&bands.iter().map(|b| (b.round, f(b))).collect::<Vec<_>>());
         let grey = RGBColor(90, 90, 90);
-        let ranges: [(fn(&Band) -> f64, fn(&Band) -> f64, f64, &str); 2] = [
+        let ranges: [(Edge, Edge, f64, &str); 2] = [
             (|b| b.min, |b| b.max, 0.12, "snapshots: lowest to highest"),
             (|b| b.low, |b| b.high, 0.28, "snapshots: 10% to 90%"),
         ];
