@@ -7,6 +7,11 @@
 //! quantity keeps one colour and style in every panel; matrices put row 0 at the top, ticks
 //! at cell centres, and a colour bar beside them.
 //!
+//! Every figure stays a few hundred kilobytes at any run length and population size: a
+//! long curve is thinned to the figure's resolution with its extremes kept (the M4 rule:
+//! first, last, lowest and highest point per pixel column), and a matrix larger than
+//! 80 × 80 is drawn in blocks of consecutive members.
+//!
 //! SVG only: plotters' SVG backend writes text as SVG text, so no font or system library is
 //! needed. Its bitmap backend needs the `ttf` feature (font-kit, with the system's fontconfig
 //! and FreeType) or a font file built into the binary to draw text, so PNG is left to an
@@ -254,6 +259,79 @@ pub(crate) fn cell_ticks(n: usize, max_ticks: usize) -> Vec<f64> {
     (0..n).step_by(step.max(1)).map(|k| k as f64 + 0.5).collect()
 }
 
+/// Points per line of a long curve at most: a figure is about 1 000 pixels wide, so
+/// [`downsample`] keeps up to 4 points per pixel column of [`CURVE_COLUMNS`] columns.
+pub(crate) const CURVE_COLUMNS: usize = 600;
+
+/// A long curve thinned to what a figure can show, keeping its extremes (the M4 rule of
+/// Jugel et al. 2014, "M4: a visualization-oriented time series data aggregation"): the
+/// points, in order, are cut into `columns` equal spans of `key(x)` (the axis position: `x`
+/// on a linear axis, `ln x` on a log one), and each span keeps its first, last, lowest and
+/// highest point. A curve of at most `4 · columns` points is returned as it is.
+///
+/// # Complexity
+///
+/// O(n) for n points.
+pub(crate) fn downsample_by(
+    points: &[(f64, f64)],
+    columns: usize,
+    key: impl Fn(f64) -> f64,
+) -> Vec<(f64, f64)> {
+    let columns = columns.max(1);
+    if points.len() <= 4 * columns {
+        return points.to_vec();
+    }
+    let keys: Vec<f64> = points.iter().map(|p| key(p.0)).collect();
+    let (lo, hi) = keys
+        .iter()
+        .filter(|k| k.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &k| (l.min(k), h.max(k)));
+    let span = if lo.is_finite() && hi > lo { hi - lo } else { 1.0 };
+    // Points whose key is not finite (x ≤ 0 on a log axis) go to the first column.
+    let column = |k: f64| {
+        if k.is_finite() { (((k - lo) / span * columns as f64) as usize).min(columns - 1) } else { 0 }
+    };
+    let mut kept = Vec::with_capacity(4 * columns);
+    let mut start = 0;
+    while start < points.len() {
+        let c = column(keys[start]);
+        let mut end = start + 1;
+        while end < points.len() && column(keys[end]) == c {
+            end += 1;
+        }
+        let span = start..end;
+        let lowest = span.clone().min_by(|&a, &b| points[a].1.total_cmp(&points[b].1)).unwrap_or(start);
+        let highest = span.clone().max_by(|&a, &b| points[a].1.total_cmp(&points[b].1)).unwrap_or(start);
+        let mut picks = [start, lowest, highest, end - 1];
+        picks.sort_unstable();
+        let mut last = None;
+        for i in picks {
+            if last != Some(i) {
+                kept.push(points[i]);
+                last = Some(i);
+            }
+        }
+        start = end;
+    }
+    kept
+}
+
+/// [`downsample_by`] on a linear x axis, [`CURVE_COLUMNS`] columns.
+pub(crate) fn downsample(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    downsample_by(points, CURVE_COLUMNS, |x| x)
+}
+
+/// Cells of a heat map per side at most: a larger matrix is drawn in blocks of
+/// consecutive rows and columns (see [`blocks`]).
+pub(crate) const MAX_CELLS_PER_SIDE: usize = 80;
+
+/// `n` indices cut into at most `max` blocks of consecutive indices, as equal as they can
+/// be (each block's range); one block per index when `n ≤ max`.
+pub(crate) fn blocks(n: usize, max: usize) -> Vec<Range<usize>> {
+    let k = n.min(max.max(1));
+    (0..k).map(|b| b * n / k..(b + 1) * n / k).collect()
+}
+
 /// The title of a run's figures: game and algorithm (as its unit names it).
 pub(crate) fn run_title(report: &RunReport) -> String {
     format!("{}: {}", report.config.game(), report.config.algorithm().figure_title())
@@ -299,9 +377,10 @@ pub(crate) fn colour_bar<DB: DrawingBackend>(
     color: impl Fn(f64) -> RGBColor,
     label: impl Fn(f64) -> String,
 ) -> Drawn {
-    let mut chart = ChartBuilder::on(area)
-        .caption(caption, LABEL_FONT)
-        .margin_top(40)
+    // The caption on its own line above the bar, clear of the top tick's label.
+    let area = area.margin(18, 0, 0, 0).titled(caption, LABEL_FONT).map_err(text_err)?;
+    let mut chart = ChartBuilder::on(&area)
+        .margin_top(14)
         .margin_bottom(52)
         .margin_left(4)
         .right_y_label_area_size(52)
@@ -348,7 +427,19 @@ pub(crate) fn exploitability_figure(report: &RunReport) -> Drawn<String> {
     let x_max = points.iter().map(|p| p.0).fold(1.0, f64::max);
     let pad = x_max * 0.02;
     let x_ticks = linear_ticks(0.0, x_max, 10, true);
-    let markers = if points.len() > 60 { 2 } else { 3 };
+    // A marker per iteration while they can be told apart; a long run is a line alone,
+    // thinned to what the panel can show (its lowest and highest points kept).
+    let markers = match points.len() {
+        0..=60 => Some(3),
+        61..=200 => Some(2),
+        _ => None,
+    };
+    let by_iteration = downsample(&points.iter().map(|p| (p.0, y.place(p.2))).collect::<Vec<_>>());
+    let by_time = downsample_by(
+        &points.iter().map(|p| (t.place(p.1), y.place(p.2))).collect::<Vec<_>>(),
+        CURVE_COLUMNS,
+        f64::ln,
+    );
     let y_desc = match y.zero_floor {
         Some(_) => "NashConv (log scale; 0 at the bottom)",
         None => "NashConv (log scale)",
@@ -382,14 +473,12 @@ pub(crate) fn exploitability_figure(report: &RunReport) -> Drawn<String> {
             .y_label_formatter(&|v| y.label(*v))
             .draw()
             .map_err(text_err)?;
-        chart
-            .draw_series(LineSeries::new(points.iter().map(|p| (p.0, y.place(p.2))), style))
-            .map_err(text_err)?;
-        chart
-            .draw_series(
-                points.iter().map(|p| Circle::new((p.0, y.place(p.2)), markers, NASH_CONV_COLOR.filled())),
-            )
-            .map_err(text_err)?;
+        chart.draw_series(LineSeries::new(by_iteration.iter().copied(), style)).map_err(text_err)?;
+        if let Some(size) = markers {
+            chart
+                .draw_series(by_iteration.iter().map(|&p| Circle::new(p, size, NASH_CONV_COLOR.filled())))
+                .map_err(text_err)?;
+        }
 
         let mut chart = ChartBuilder::on(&right)
             .margin(15)
@@ -411,23 +500,21 @@ pub(crate) fn exploitability_figure(report: &RunReport) -> Drawn<String> {
             .y_label_formatter(&|v| y.label(*v))
             .draw()
             .map_err(text_err)?;
-        chart
-            .draw_series(LineSeries::new(points.iter().map(|p| (t.place(p.1), y.place(p.2))), style))
-            .map_err(text_err)?;
-        chart
-            .draw_series(
-                points
-                    .iter()
-                    .map(|p| Circle::new((t.place(p.1), y.place(p.2)), markers, NASH_CONV_COLOR.filled())),
-            )
-            .map_err(text_err)?;
+        chart.draw_series(LineSeries::new(by_time.iter().copied(), style)).map_err(text_err)?;
+        if let Some(size) = markers {
+            chart
+                .draw_series(by_time.iter().map(|&p| Circle::new(p, size, NASH_CONV_COLOR.filled())))
+                .map_err(text_err)?;
+        }
         Ok(())
     })
 }
 
 /// The final 2-player meta-game as a heat map of player 0's payoffs (a diverging colour map
 /// centred on 0, a colour bar, row 0 at the top, ticks at cell centres), with both players'
-/// meta-mixtures as bars beside it. Meta-games of other sizes write nothing.
+/// meta-mixtures as bars beside it. Meta-games of other sizes write nothing. Past 80
+/// members a side, the heat map is drawn in blocks of consecutive members, each block in
+/// its mean payoff.
 ///
 /// # Errors
 ///
@@ -445,10 +532,15 @@ pub(crate) fn payoffs_figure(game: &NormalFormGame, mixtures: &[Vec<f64>]) -> Op
     let scale = a.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let scale = if scale > 0.0 { scale } else { 1.0 };
     let (lo, hi) = a.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
+    // A large meta-game (a league's payoff table among thousands of members) in blocks of
+    // consecutive members, each drawn in its mean payoff: at most 80 × 80 cells.
+    let (row_blocks, col_blocks) = (blocks(rows, MAX_CELLS_PER_SIDE), blocks(cols, MAX_CELLS_PER_SIDE));
+    let blocked = row_blocks.len() < rows || col_blocks.len() < cols;
     let caption = format!(
-        "player 0's payoff, {rows}×{cols} meta-game (from {} to {})",
+        "player 0's payoff, {rows}×{cols} meta-game (from {} to {}){}",
         axis_number(lo, false),
-        axis_number(hi, false)
+        axis_number(hi, false),
+        if blocked { "; block means" } else { "" }
     );
     // Without meta-mixtures (the league's payoff table) the heat map is the whole figure.
     let with_mixtures = mixtures.iter().any(|m| !m.is_empty());
@@ -481,13 +573,17 @@ pub(crate) fn payoffs_figure(game: &NormalFormGame, mixtures: &[Vec<f64>]) -> Op
             .draw()
             .map_err(text_err)?;
         chart
-            .draw_series((0..rows).flat_map(|i| (0..cols).map(move |j| (i, j))).map(|(i, j)| {
-                let top = (rows - i) as f64;
-                Rectangle::new(
-                    [(j as f64, top - 1.0), (j as f64 + 1.0, top)],
-                    diverging(a[[i, j]] / scale).filled(),
-                )
-            }))
+            .draw_series(row_blocks.iter().flat_map(|r| col_blocks.iter().map(move |c| (r, c))).map(
+                |(r, c)| {
+                    let cells = (r.len() * c.len()) as f64;
+                    let mean = r.clone().flat_map(|i| c.clone().map(move |j| a[[i, j]])).sum::<f64>() / cells;
+                    let (top, bottom) = ((rows - r.start) as f64, (rows - r.end) as f64);
+                    Rectangle::new(
+                        [(c.start as f64, bottom), (c.end as f64, top)],
+                        diverging(mean / scale).filled(),
+                    )
+                },
+            ))
             .map_err(text_err)?;
         let bar_ticks = linear_ticks(-scale, scale, 8, false);
         colour_bar(
@@ -540,7 +636,9 @@ pub(crate) fn payoffs_figure(game: &NormalFormGame, mixtures: &[Vec<f64>]) -> Op
 /// Every player's meta-mixture at every iteration: one panel per player, iterations across,
 /// members down (member 0 at the top), the probability as colour (white 0 to dark blue 1,
 /// by its square root so that small weights show; grey where the member did not exist yet). Written for any number of players; `Ok(false)`,
-/// and nothing written, when the run's loop has no meta-game.
+/// and nothing written, when the run's loop has no meta-game. A long run is drawn in blocks
+/// of consecutive iterations (at most 300 across) and members (at most 100 down), each
+/// block's colour its members' summed probability averaged over its iterations.
 ///
 /// # Errors
 ///
@@ -551,6 +649,11 @@ pub fn mixtures_svg(report: &RunReport, path: &Path) -> Result<bool> {
         None => Ok(false),
     }
 }
+
+/// Iterations drawn side by side in the mixtures figure at most (a longer run in blocks).
+const MAX_MIXTURE_COLUMNS: usize = 300;
+/// Members drawn one above the other in the mixtures figure at most.
+const MAX_MIXTURE_ROWS: usize = 100;
 
 pub(crate) fn mixtures_figure(report: &RunReport) -> Option<Drawn<String>> {
     let steps: Vec<(usize, &Vec<Vec<f64>>)> = report
@@ -601,16 +704,26 @@ pub(crate) fn mixtures_figure(report: &RunReport) -> Option<Drawn<String>> {
                     ABSENT_COLOR.filled(),
                 )))
                 .map_err(text_err)?;
-            chart
-                .draw_series(steps.iter().flat_map(|&(it, m)| {
-                    let mix = m.get(p).cloned().unwrap_or_default();
-                    mix.into_iter().enumerate().map(move |(k, w)| {
-                        let top = (members - k) as f64;
-                        let x = it as f64;
-                        Rectangle::new([(x - 0.5, top - 1.0), (x + 0.5, top)], sequential(w.sqrt()).filled())
+            // A long run in blocks of consecutive iterations and members: a block's colour is
+            // the members' summed probability, averaged over the iterations.
+            let member_blocks = blocks(members, MAX_MIXTURE_ROWS);
+            let cells = blocks(steps.len(), MAX_MIXTURE_COLUMNS).into_iter().flat_map(|s| {
+                let steps = &steps[s];
+                member_blocks.iter().filter_map(move |k| {
+                    let mixes = steps.iter().map(|(_, m)| m.get(p).map_or(&[][..], Vec::as_slice));
+                    let existing = mixes.clone().filter(|mix| mix.len() > k.start).count();
+                    (existing > 0).then(|| {
+                        let mass: f64 =
+                            mixes.map(|mix| mix.get(k.clone()).map_or(0.0, |w| w.iter().sum())).sum();
+                        let x0 = steps.first().map_or(0.0, |s| s.0 as f64) - 0.5;
+                        let x1 = steps.last().map_or(0.0, |s| s.0 as f64) + 0.5;
+                        let (top, bottom) = ((members - k.start) as f64, (members - k.end) as f64);
+                        let w = mass / steps.len() as f64;
+                        Rectangle::new([(x0, bottom), (x1, top)], sequential(w.sqrt()).filled())
                     })
-                }))
-                .map_err(text_err)?;
+                })
+            });
+            chart.draw_series(cells).map_err(text_err)?;
         }
         // The colour is the square root of the probability, so that small weights show; the
         // bar runs in that square root and is labelled in probabilities.
@@ -733,12 +846,17 @@ pub fn compare_svg(curves: &[Curve], title: &str, x_label: &str, y_label: &str, 
             .map_err(text_err)?;
         for (k, (curve, points)) in curves.iter().zip(&summaries).enumerate() {
             let color = CURVE_COLORS[k % CURVE_COLORS.len()].to_rgba();
+            // Long curves thinned to the figure's resolution, extremes kept (the band's
+            // edges each on their own).
+            let thin = |f: &dyn Fn(f64, f64) -> f64| {
+                downsample(&points.iter().map(|&(x, v, h)| (x, y.place(f(v, h)))).collect::<Vec<_>>())
+            };
             if curve.runs.len() > 1 {
-                let upper = points.iter().map(|&(x, v, h)| (x, y.place(v + h)));
-                let lower = points.iter().rev().map(|&(x, v, h)| (x, y.place(v - h)));
+                let upper = thin(&|v, h| v + h);
+                let lower = thin(&|v, h| v - h);
                 chart
                     .draw_series(std::iter::once(Polygon::new(
-                        upper.chain(lower).collect::<Vec<_>>(),
+                        upper.into_iter().chain(lower.into_iter().rev()).collect::<Vec<_>>(),
                         color.mix(0.2),
                     )))
                     .map_err(text_err)?;
@@ -750,10 +868,7 @@ pub fn compare_svg(curves: &[Curve], title: &str, x_label: &str, y_label: &str, 
                 curve.label.clone()
             };
             chart
-                .draw_series(LineSeries::new(
-                    points.iter().map(|&(x, v, _)| (x, y.place(v))),
-                    color.stroke_width(2),
-                ))
+                .draw_series(LineSeries::new(thin(&|v, _| v), color.stroke_width(2)))
                 .map_err(text_err)?
                 .label(label)
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
@@ -773,7 +888,37 @@ pub fn compare_svg(curves: &[Curve], title: &str, x_label: &str, y_label: &str, 
 
 #[cfg(test)]
 mod tests {
-    use super::{LogAxis, cell_ticks, linear_ticks, log_ticks};
+    use super::{LogAxis, blocks, cell_ticks, downsample, downsample_by, linear_ticks, log_ticks};
+
+    #[test]
+    fn downsampling_keeps_a_curves_ends_and_extremes_and_bounds_its_points() {
+        // 20 000 points of a noisy curve with one spike up and one down.
+        let mut points: Vec<(f64, f64)> =
+            (0..20_000).map(|i| (f64::from(i), 1.0 + (f64::from(i) * 0.37).sin() * 0.1)).collect();
+        points[7_777].1 = 9.0;
+        points[12_345].1 = -4.0;
+        let thin = downsample(&points);
+        assert!(thin.len() <= 4 * super::CURVE_COLUMNS, "{}", thin.len());
+        assert!(thin.contains(&points[7_777]) && thin.contains(&points[12_345]));
+        assert_eq!(thin.first(), points.first());
+        assert_eq!(thin.last(), points.last());
+        assert!(thin.windows(2).all(|w| w[0].0 < w[1].0), "in order");
+        // A short curve as it is; a log axis's columns by ln x.
+        assert_eq!(downsample(&points[..100]), points[..100].to_vec());
+        let log: Vec<(f64, f64)> = (1..=50_000).map(|i| (f64::from(i) * 1e-3, f64::from(i % 17))).collect();
+        let thin = downsample_by(&log, 100, f64::ln);
+        assert!(thin.len() <= 400 && thin.iter().any(|p| p.1 == 16.0) && thin.iter().any(|p| p.1 == 0.0));
+    }
+
+    #[test]
+    fn blocks_cover_every_index_once_in_order() {
+        assert_eq!(blocks(3, 80), vec![0..1, 1..2, 2..3]);
+        let b = blocks(2_500, 80);
+        assert_eq!(b.len(), 80);
+        assert_eq!(b[0].start, 0);
+        assert_eq!(b[79].end, 2_500);
+        assert!(b.windows(2).all(|w| w[0].end == w[1].start && !w[0].is_empty()));
+    }
 
     #[test]
     fn log_ticks_label_decades_and_fill_short_ranges() {

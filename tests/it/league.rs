@@ -125,8 +125,9 @@ fn the_league_examples_run_from_the_cli_with_json_lines() {
     // Kuhn: the main agent's average policy falls from 0.917 (measured 0.25 at round 60).
     assert!(last["nash_conv"].as_f64().unwrap() < 0.5);
     assert!(out.join("checkpoint.json").is_file() && out.join("report.json").is_file());
-    // The league figures: non-empty SVGs, the Elo figure with a line per member, the win-rate
-    // heat map with a cell per ordered pair of members.
+    // The league figures: non-empty SVGs, the Elo figure with a line per learning agent over
+    // the snapshots' band, the win-rate heat maps (win rate, games) with a cell per ordered
+    // pair of members up to 40 members, per pair of groups beyond.
     let members = last["members"].as_u64().unwrap() as usize;
     for name in ["nash_conv.svg", "elo.svg", "win_rates.svg", "exploitability.svg"] {
         let text = std::fs::read_to_string(out.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -134,10 +135,18 @@ fn the_league_examples_run_from_the_cli_with_json_lines() {
         assert!(text.contains("<polyline") || text.contains("<rect"), "{name} draws something");
     }
     let elo = std::fs::read_to_string(out.join("elo.svg")).unwrap();
-    assert!(elo.matches("<polyline").count() >= members, "a line per member");
+    assert!(elo.matches("<polyline").count() >= 3, "a line per learning agent");
+    for entry in ["main agent", "main exploiter", "league exploiter", "snapshots: 10% to 90%"] {
+        assert!(elo.contains(entry), "{entry} in the Elo legend");
+    }
     let win_rates = std::fs::read_to_string(out.join("win_rates.svg")).unwrap();
-    assert!(win_rates.matches("<rect").count() >= members * members, "a cell per pair");
-    assert!(win_rates.contains("win rate"), "a colour bar");
+    let side = members.min(40);
+    let cells = win_rates.matches("<rect").count();
+    assert!(
+        cells >= 2 * side * side && cells <= 2 * side * side + 300,
+        "{cells} cells for {members} members"
+    );
+    assert!(win_rates.contains("win rate") && win_rates.contains("games"), "the colour bars");
 }
 
 #[test]

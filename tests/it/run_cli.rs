@@ -312,6 +312,41 @@ fn plot_by_episodes_refuses_runs_without_episodes() {
     assert!(!out.exists());
 }
 
+/// `plot` refuses a report with nothing to draw (no iterations) or with a NashConv that is
+/// not a value (NaN, written as null, or ±1e308) with one line and exit 2, and writes no
+/// figure; the same report with finite values draws.
+#[test]
+fn plot_refuses_reports_without_iterations_or_with_non_finite_nash_conv() {
+    let dir = temp_dir("plot-refusals");
+    let iteration = |k: usize, nash_conv: Value| serde_json::json!({ "iteration": k, "nash_conv": nash_conv, "episodes": 0, "elapsed_s": 0.1 * k as f64 });
+    let cases: [(&str, Vec<Value>, &str); 5] = [
+        ("empty", vec![], "no iterations to plot"),
+        ("huge", vec![iteration(0, 0.5.into()), iteration(1, 1e308.into())], "not a value to plot"),
+        ("negative", vec![iteration(0, (-1e308).into()), iteration(1, 0.2.into())], "not a value to plot"),
+        ("nan", vec![iteration(0, 0.5.into()), iteration(1, Value::Null)], "without nash_conv"),
+        ("fine", vec![iteration(0, 0.5.into()), iteration(1, 0.25.into())], ""),
+    ];
+    for (name, iterations, message) in cases {
+        let run = dir.join(name);
+        std::fs::create_dir_all(&run).unwrap();
+        let report = serde_json::json!({
+            "config": { "game": "kuhn_poker", "algorithm": "xfp", "seed": 0 },
+            "iterations": iterations,
+        });
+        std::fs::write(run.join("report.json"), report.to_string()).unwrap();
+        let out = dir.join(format!("{name}.svg"));
+        let o = metagame(&["plot", run.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        if message.is_empty() {
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            assert!(out.is_file());
+            continue;
+        }
+        let err = one_line_error(&o);
+        assert!(err.contains(message) && err.contains("report.json"), "{name}: {err}");
+        assert!(!out.exists(), "{name}: a figure was written");
+    }
+}
+
 /// A run that was killed (or is still going) has no report.json yet; `plot` draws it from
 /// its checkpoint.
 #[test]
