@@ -225,16 +225,32 @@ impl Band {
 /// The online Elo rating by round of each learning agent (thick, one colour each) over the
 /// band of its snapshots' ratings: the snapshots' median, their 10–90% range and their
 /// lowest to highest, grey. Curves longer than the figure is wide are thinned, extremes
-/// kept. Members `0..agents` of a round's ratings are the learning agents (the league lists
-/// them first), the rest its snapshots.
+/// kept. The learning agents' ratings are in every round's report (`agent_elo`); every
+/// member's only at round 0 and the evaluation points (`elo`, members `0..agents` the
+/// learning agents, the rest its snapshots), so the band has a point per evaluation.
 fn league_elo_figure(c: &LeagueConfig, report: &Run<'_>, parts: &[LeagueReport]) -> Option<Drawn<String>> {
-    let rounds: Vec<(f64, &[f64])> =
-        report.iterations.iter().zip(parts).map(|(r, l)| (r.iteration as f64, &l.elo[..])).collect();
     let roles = league_roles(c);
     let agents = roles.len();
     let numbers = numbers_within_role(&roles);
+    let rounds: Vec<(f64, &[f64])> = report
+        .iterations
+        .iter()
+        .zip(parts)
+        .filter(|(_, l)| !l.elo.is_empty())
+        .map(|(r, l)| (r.iteration as f64, &l.elo[..]))
+        .collect();
+    let agent_rounds: Vec<(f64, &[f64])> = report
+        .iterations
+        .iter()
+        .zip(parts)
+        .map(|(r, l)| {
+            let own = if l.agent_elo.is_empty() { &l.elo[..agents.min(l.elo.len())] } else { &l.agent_elo[..] };
+            (r.iteration as f64, own)
+        })
+        .collect();
     let (lo, hi) = rounds
         .iter()
+        .chain(&agent_rounds)
         .flat_map(|r| r.1.iter().copied())
         .filter(|v| v.is_finite())
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(v), h.max(v)));
@@ -247,7 +263,7 @@ fn league_elo_figure(c: &LeagueConfig, report: &Run<'_>, parts: &[LeagueReport])
     // Headroom for the legend (up to 6 entries in the upper left), so it covers no curve.
     let legend = (hi - lo + 2.0 * margin) * 0.45;
     let (lo, hi) = (lo - margin, hi + margin + legend);
-    let x_max = rounds.last()?.0.max(1.0);
+    let x_max = agent_rounds.last()?.0.max(1.0);
     let title = format!("{}: league online Elo", report.game);
     Some(svg_text((900, 560), |root| {
         let mut chart = ChartBuilder::on(root)
@@ -300,7 +316,7 @@ fn league_elo_figure(c: &LeagueConfig, report: &Run<'_>, parts: &[LeagueReport])
         }
         for (agent, role) in roles.iter().enumerate() {
             let line: Vec<(f64, f64)> =
-                rounds.iter().filter_map(|&(r, elo)| elo.get(agent).map(|&v| (r, v))).collect();
+                agent_rounds.iter().filter_map(|&(r, elo)| elo.get(agent).map(|&v| (r, v))).collect();
             if line.is_empty() {
                 continue;
             }
