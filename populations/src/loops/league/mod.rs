@@ -53,6 +53,7 @@ pub mod rating;
 pub mod win_rates;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 use metagame_games::{
@@ -473,8 +474,9 @@ pub struct LeagueMember {
     pub agent: usize,
     /// The round it was snapped at; `None` for the learning agent itself.
     pub snapped_at: Option<usize>,
-    /// A snapshot's policy (both seats); `None` for a learning agent.
-    pub policy: Option<TabularPolicy>,
+    /// A snapshot's policy (both seats); `None` for a learning agent. Shared, so that a
+    /// checkpoint's copy of the state costs O(members), not O(members · policy).
+    pub policy: Option<Arc<TabularPolicy>>,
 }
 
 /// A learning agent: one Q-learner per seat.
@@ -499,9 +501,11 @@ pub struct LeagueState {
     elo: Elo,
     matches_by_role: BTreeMap<Role, u64>,
     /// Mean payoff of member `i` against member `j` (both seats averaged) from the last
-    /// evaluation point; `None` where not evaluated since the members last changed.
+    /// evaluation point; `None` where not evaluated since the members last changed. Shared:
+    /// it changes at evaluation points only, and a checkpoint's copy of the state should
+    /// not copy members² numbers every round.
     #[serde(default)]
-    payoffs: Vec<Vec<Option<f64>>>,
+    payoffs: Arc<Vec<Vec<Option<f64>>>>,
 }
 
 impl LeagueState {
@@ -807,7 +811,7 @@ impl<'t> League<'t> {
                     role: Role::MainAgent,
                     agent: i,
                     snapped_at: Some(0),
-                    policy: Some(uniform.clone()),
+                    policy: Some(Arc::new(uniform.clone())),
                 });
             }
         }
@@ -819,7 +823,7 @@ impl<'t> League<'t> {
             agents,
             win_rates,
             matches_by_role: BTreeMap::new(),
-            payoffs: Vec::new(),
+            payoffs: Arc::default(),
         };
         let last = IterationReport::new(0, vec![state.members.len()], 0.0, None);
         let mut league = Self::with_parts(tree, wins, config, state, learners, last)?;
@@ -920,7 +924,7 @@ impl<'t> League<'t> {
     fn member_policy<'a>(&'a self, current: &'a [TabularPolicy], member: usize) -> &'a TabularPolicy {
         let m = &self.state.members[member];
         match &m.policy {
-            Some(p) => p,
+            Some(p) => p.as_ref(),
             None => &current[m.agent],
         }
     }
@@ -1277,7 +1281,7 @@ impl<'t> League<'t> {
                 role,
                 agent: a,
                 snapped_at: Some(round),
-                policy: Some(policy),
+                policy: Some(Arc::new(policy)),
             });
             self.state.win_rates.add_member();
             self.state.elo.add_member();
@@ -1328,23 +1332,24 @@ impl<'t> League<'t> {
         let current: Vec<TabularPolicy> = self.learners.iter().map(|pair| combined(play, pair)).collect();
         let state = &mut self.state;
         let n = state.members.len();
-        state.payoffs.resize(n, Vec::new());
-        for row in &mut state.payoffs {
+        let table = Arc::make_mut(&mut state.payoffs);
+        table.resize(n, Vec::new());
+        for row in table.iter_mut() {
             row.resize(n, None);
         }
         for m in (0..n).filter(|&m| state.members[m].snapped_at.is_none()) {
             for k in 0..n {
-                state.payoffs[m][k] = None;
-                state.payoffs[k][m] = None;
+                table[m][k] = None;
+                table[k][m] = None;
             }
         }
         let pairs: Vec<(usize, usize)> = (0..n)
             .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
-            .filter(|&(i, j)| state.payoffs[i][j].is_none())
+            .filter(|&(i, j)| table[i][j].is_none())
             .collect();
         if !pairs.is_empty() {
             let policies: Vec<&TabularPolicy> =
-                state.members.iter().map(|m| m.policy.as_ref().unwrap_or(&current[m.agent])).collect();
+                state.members.iter().map(|m| m.policy.as_deref().unwrap_or(&current[m.agent])).collect();
             let matchups: Vec<Matchup> = pairs
                 .iter()
                 .flat_map(|&(i, j)| [Matchup { seats: vec![i, j] }, Matchup { seats: vec![j, i] }])
@@ -1352,10 +1357,11 @@ impl<'t> League<'t> {
             let seed = self.config.seed ^ (round as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
             let totals =
                 self.evaluator.evaluate(play, &policies, &matchups, self.config.episodes_per_entry, seed)?;
+            let table = Arc::make_mut(&mut state.payoffs);
             for (k, &(i, j)) in pairs.iter().enumerate() {
                 let (a, b) = (totals[2 * k].mean(), totals[2 * k + 1].mean());
-                state.payoffs[i][j] = Some(0.5 * (a[0] + b[1]));
-                state.payoffs[j][i] = Some(0.5 * (a[1] + b[0]));
+                table[i][j] = Some(0.5 * (a[0] + b[1]));
+                table[j][i] = Some(0.5 * (a[1] + b[0]));
             }
         }
         // Payoffs as results in [0, 1], as matches score them, one "game" per pair.
