@@ -1193,7 +1193,7 @@ impl<'t> League<'t> {
         };
         let config = MinimaxConfig::new(self.config.exploiter_alpha)
             .with_discount(self.config.exploiter_discount)
-            .with_shift(self.config.exploiter_shift.clone());
+            .with_shift(self.config.exploiter_shift);
         Ok(MinimaxTraining { config, critics: [critic(0)?, critic(1)?] })
     }
 
@@ -1338,9 +1338,9 @@ impl<'t> League<'t> {
             row.resize(n, None);
         }
         for m in (0..n).filter(|&m| state.members[m].snapped_at.is_none()) {
-            for k in 0..n {
-                table[m][k] = None;
-                table[k][m] = None;
+            table[m].fill(None);
+            for row in table.iter_mut() {
+                row[m] = None;
             }
         }
         let pairs: Vec<(usize, usize)> = (0..n)
@@ -1670,7 +1670,7 @@ mod tests {
             role: Role::MainExploiter,
             agent: 1,
             snapped_at: Some(0),
-            policy: Some(TabularPolicy::uniform(&tree)),
+            policy: Some(Arc::new(TabularPolicy::uniform(&tree))),
         });
         league.state.win_rates.add_member();
         let n = 20_000;
@@ -1709,7 +1709,7 @@ mod tests {
                 role: Role::MainAgent,
                 agent: 0,
                 snapped_at: Some(0),
-                policy: Some(TabularPolicy::uniform(&tree)),
+                policy: Some(Arc::new(TabularPolicy::uniform(&tree))),
             });
             league.state.win_rates.add_member();
         }
