@@ -20,6 +20,15 @@
 //! learners' reward, win rates, PFSP, online and batch Elo and the snapshot rule. (AlphaStar's
 //! StarCraft II returns are a win, a loss or a draw, where the two coincide.)
 //!
+//! What a round costs beyond its episodes: per match and learning agent, O(members) for
+//! the opponent draw (the candidates' win rates) and the snapshot rule (the reference set's),
+//! and O(policy size) for the match's exact result; the win-rate table holds only the pairs
+//! that have played (O(agents · members)); the main agents' average policies are running
+//! sums (O(policy size) per round, not per snapshot). What grows as members²: the evaluation
+//! table every `eval_every` rounds (payoff entries among all members, batch Elo fitted on
+//! them) and with it the checkpoint; `eval_every = 0` goes without it. AlphaStar keeps every
+//! historical player, and so does this league: there is no member cap.
+//!
 //! Main exploiters are Minimax Exploiters when `exploiter_alpha > 0`: their reward is shaped
 //! by the action values of the main agent they target — its own learned Q-values by default,
 //! or the exact values of its policy — discounted by `exploiter_discount` and shifted by the
