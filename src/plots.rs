@@ -358,7 +358,8 @@ fn sequential(t: f64) -> RGBColor {
     interpolate(&STOPS, t.clamp(0.0, 1.0))
 }
 
-fn interpolate(stops: &[(u8, u8, u8)], t: f64) -> RGBColor {
+/// The colour at `t` in [0, 1] along `stops` (evenly spaced), linearly between neighbours.
+pub(crate) fn interpolate(stops: &[(u8, u8, u8)], t: f64) -> RGBColor {
     let x = t * (stops.len() - 1) as f64;
     let i = (x.floor() as usize).min(stops.len() - 2);
     let f = x - i as f64;

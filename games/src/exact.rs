@@ -250,13 +250,18 @@ pub fn best_response_with(
     let mut ws = Workspace::default();
     let mut best = vec![0usize; tree.num_infosets()];
     let value = best_response_into(tree, player, profile, tie_break, &mut ws, Some(&mut best));
-    let mut policy = profile[player].clone();
+    Ok((with_pure_rows(tree, player, profile[player], &best), value))
+}
+
+/// `base` with `player`'s rows replaced by the pure choice `best[infoset]`.
+fn with_pure_rows(tree: &GameTree, player: usize, base: &TabularPolicy, best: &[usize]) -> TabularPolicy {
+    let mut policy = base.clone();
     for i in tree.infosets_of(PlayerId(player)) {
         let row = policy.row_mut(InfosetId(i));
         row.fill(0.0);
         row[best[i]] = 1.0;
     }
-    Ok((policy, value))
+    policy
 }
 
 /// An exact best response of `player` against a mixture of profiles: with probability
@@ -308,13 +313,7 @@ pub fn best_response_to_mixture(
     accumulate_terminals(tree, player, &mixed, &mut ws.q);
     let mut best = vec![0usize; tree.num_infosets()];
     let value = backward(tree, player, None, &mut ws, Some(&mut best));
-    let mut policy = profiles[0][player].clone();
-    for i in tree.infosets_of(PlayerId(player)) {
-        let row = policy.row_mut(InfosetId(i));
-        row.fill(0.0);
-        row[best[i]] = 1.0;
-    }
-    Ok((policy, value))
+    Ok((with_pure_rows(tree, player, profiles[0][player], &best), value))
 }
 
 /// NashConv with its parts, OpenSpiel's definitions.

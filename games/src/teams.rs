@@ -84,7 +84,7 @@ impl Teams {
     }
 
     /// The profile where side `s` plays `mine` and the other side `theirs`.
-    fn seated<'a>(
+    pub fn seated<'a>(
         &self,
         s: usize,
         mine: &'a TabularPolicy,
@@ -127,8 +127,9 @@ impl Teams {
             )));
         };
         let mut best = f64::NEG_INFINITY;
+        // Every strategy overwrites the same members' rows; the rest stay uniform.
+        let mut mine = TabularPolicy::uniform(tree);
         for mut index in 0..joint {
-            let mut mine = TabularPolicy::uniform(tree);
             for (&p, &k) in others.iter().zip(&counts) {
                 mine.copy_player_rows(tree, p, &pure_strategy(tree, p, index % k));
                 index /= k;

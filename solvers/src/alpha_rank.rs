@@ -969,6 +969,16 @@ mod tests {
     use super::*;
     use ndarray::array;
 
+    /// Marsaglia's xorshift64 from `seed`: the tests' reproducible random bits.
+    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+
     #[test]
     fn fixation_is_stable_and_continuous() {
         let m = 50.0;
@@ -988,13 +998,7 @@ mod tests {
     /// ones (v is in a closed class when everything it reaches reaches it back).
     #[test]
     fn closed_classes_match_brute_force_reachability() {
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x2545_F491_4F6C_DD1D);
         for shape in [vec![2, 2], vec![3, 4], vec![5, 5], vec![2, 3, 2], vec![3, 1, 4]] {
             for _ in 0..20 {
                 let tensors = (0..shape.len())
@@ -1117,13 +1121,8 @@ mod tests {
     /// against the direct one on small games.
     #[test]
     fn iterative_and_dense_class_solvers_agree_on_well_mixed_chains() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut uniform = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut bits = xorshift(0x9E37_79B9_7F4A_7C15);
+        let mut uniform = move || (bits() >> 11) as f64 / (1u64 << 53) as f64;
         for shape in [vec![5, 7], vec![3, 4, 2], vec![2, 3, 2, 3]] {
             let tensors = (0..shape.len())
                 .map(|_| ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&shape), |_| 2.0 * uniform() - 1.0))

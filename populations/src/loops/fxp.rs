@@ -625,16 +625,17 @@ impl<'t> Fxp<'t> {
                 opponents.push(policy);
                 weights.push(self_weight);
             }
-            let profiles: Vec<Vec<&TabularPolicy>> = opponents
-                .iter()
-                .map(|o| if s == 0 { self.teams.profile(policy, o) } else { self.teams.profile(o, policy) })
-                .collect();
+            let profiles: Vec<Vec<&TabularPolicy>> =
+                opponents.iter().map(|o| self.teams.seated(s, policy, o)).collect();
+            // Each profile's returns once, for every member of the side.
+            let returns: Vec<Vec<f64>> =
+                profiles.iter().map(|p| expected_returns(self.tree, p)).collect::<Result<_, _>>()?;
             for &player in self.teams.side(s) {
                 let (best, value) = best_response_to_mixture(self.tree, player, &profiles, &weights)?;
                 answer.copy_player_rows(self.tree, player, &best);
                 let mut own = 0.0;
-                for (profile, w) in profiles.iter().zip(&weights) {
-                    own += w * expected_returns(self.tree, profile)?[player.0];
+                for (r, w) in returns.iter().zip(&weights) {
+                    own += w * r[player.0];
                 }
                 *gap = f64::max(*gap, value - own);
             }

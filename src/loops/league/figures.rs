@@ -746,13 +746,7 @@ fn win_rates_figure(game: &str, table: &GroupTable) -> Option<Drawn<String>> {
 /// that the fewest games still differ from white and from grey).
 fn sequential_log(v: f64, lo: f64, hi: f64) -> RGBColor {
     const STOPS: [(u8, u8, u8); 4] = [(199, 233, 192), (116, 196, 118), (35, 139, 69), (0, 68, 27)];
-    let t = ((v - lo) / (hi - lo)).clamp(0.0, 1.0);
-    let x = t * (STOPS.len() - 1) as f64;
-    let i = (x.floor() as usize).min(STOPS.len() - 2);
-    let f = x - i as f64;
-    let mix = |a: u8, b: u8| (f64::from(a) + f * (f64::from(b) - f64::from(a))).round() as u8;
-    let (a, b) = (STOPS[i], STOPS[i + 1]);
-    RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+    crate::plots::interpolate(&STOPS, ((v - lo) / (hi - lo)).clamp(0.0, 1.0))
 }
 
 #[cfg(test)]

@@ -330,10 +330,15 @@ impl Outcome {
     /// The tree a league with this outcome trains and plays on: `tree` itself for payoffs,
     /// its win/loss copy for wins (a copy of the tree, O(nodes)).
     pub fn match_tree(self, tree: &GameTree) -> std::borrow::Cow<'_, GameTree> {
-        match self {
-            Outcome::Payoff => std::borrow::Cow::Borrowed(tree),
-            Outcome::Win => std::borrow::Cow::Owned(tree.with_win_outcomes()),
+        match self.own_tree(tree) {
+            Some(own) => std::borrow::Cow::Owned(own),
+            None => std::borrow::Cow::Borrowed(tree),
         }
+    }
+
+    /// The tree of its own this outcome needs, if any (the win/loss copy for wins).
+    fn own_tree(self, tree: &GameTree) -> Option<GameTree> {
+        (self == Outcome::Win).then(|| tree.with_win_outcomes())
     }
 }
 
@@ -767,9 +772,8 @@ fn to_score(u: f64, range: (f64, f64)) -> f64 {
 }
 
 /// `a`'s result against `b` on `tree` (the match tree): its expected utility at each seat
-/// mapped to [0, 1], averaged over the two seats.
-fn score(tree: &GameTree, a: &TabularPolicy, b: &TabularPolicy) -> Result<f64> {
-    let range = result_range(tree);
+/// mapped from `range` (the tree's [`result_range`]) to [0, 1], averaged over the seats.
+fn score(tree: &GameTree, range: (f64, f64), a: &TabularPolicy, b: &TabularPolicy) -> Result<f64> {
     let first = metagame_games::expected_returns(tree, &[a, b])?[0];
     let second = metagame_games::expected_returns(tree, &[b, a])?[1];
     Ok(0.5 * (to_score(first, range) + to_score(second, range)))
@@ -793,7 +797,7 @@ impl<'t> League<'t> {
                 tree.num_players()
             )));
         }
-        let wins = (config.outcome == Outcome::Win).then(|| tree.with_win_outcomes());
+        let wins = config.outcome.own_tree(tree);
         let play = wins.as_ref().unwrap_or(tree);
         let roles = std::iter::repeat_n(Role::MainAgent, config.main_agents)
             .chain(std::iter::repeat_n(Role::MainExploiter, config.main_exploiters))
@@ -862,7 +866,7 @@ impl<'t> League<'t> {
         if state.agents.len() != expected || state.elo.num_members() != state.members.len() {
             return Err(Error::Config("the saved league has other agents than the config".into()));
         }
-        let wins = (config.outcome == Outcome::Win).then(|| tree.with_win_outcomes());
+        let wins = config.outcome.own_tree(tree);
         let play = wins.as_ref().unwrap_or(tree);
         let learners = state
             .agents
@@ -1243,9 +1247,10 @@ impl<'t> League<'t> {
             )));
         }
         let new_policies: Vec<TabularPolicy> = trained.iter().map(|pair| combined(play, pair)).collect();
+        let range = result_range(play);
         for (a, &(opponent, branch, draw)) in choices.iter().enumerate() {
             let me = self.state.agents[a].member;
-            let s = score(play, &new_policies[a], self.member_policy(&current, opponent))?;
+            let s = score(play, range, &new_policies[a], self.member_policy(&current, opponent))?;
             // INVARIANT: a score in [0, 1] (to_score clamps).
             let result = MatchResult::new(me, opponent, s).expect("a score in [0, 1]");
             self.state.win_rates.record(&result);
