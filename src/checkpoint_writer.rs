@@ -1,6 +1,9 @@
-//! Writes checkpoints on a background thread so that fsync does not stall the training
-//! loop. Each write is still atomic; when iterations finish faster than the disk, only the
-//! newest pending checkpoint is written (older ones would be replaced anyway).
+//! Writes a run's checkpoints on a background thread so that fsync does not stall the
+//! training loop. Each submission carries the loop's state and the iterations' records that
+//! are new since the last one: the thread appends the records to the history log
+//! ([`crate::history_log`]), fsyncs it, then writes the checkpoint (atomically) with the log's
+//! new mark. When iterations finish faster than the disk, the records pile up in order and
+//! only the newest pending state is written (older ones would be replaced anyway).
 
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex};
@@ -10,68 +13,111 @@ use metagame_populations::checkpoint;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::history_log::{HistoryAppender, HistoryMark};
+use crate::run_report::RunCheckpoint;
 
-struct Slot<T> {
-    pending: Option<T>,
-    /// The thread is writing a checkpoint it took from `pending`.
+struct Slot<S> {
+    /// The newest state not yet written.
+    pending: Option<RunCheckpoint<S>>,
+    /// Log records not yet appended, oldest first, and how many.
+    records: Vec<u8>,
+    count: usize,
+    /// The thread is writing what it took from the slot.
     writing: bool,
     closed: bool,
-    error: Option<metagame_populations::Error>,
+    /// Records covered by the newest checkpoint on disk.
+    covered: usize,
+    error: Option<Error>,
 }
 
-/// A background checkpoint writer for one file.
-pub(crate) struct CheckpointWriter<T> {
-    shared: Arc<(Mutex<Slot<T>>, Condvar)>,
+/// A run's background writer: its history log and its checkpoint.
+pub(crate) struct CheckpointWriter<S> {
+    shared: Arc<(Mutex<Slot<S>>, Condvar)>,
     handle: Option<JoinHandle<()>>,
-    path: PathBuf,
 }
 
-impl<T: Serialize + Send + 'static> CheckpointWriter<T> {
-    pub(crate) fn new(path: PathBuf) -> Self {
-        let slot = Slot { pending: None, writing: false, closed: false, error: None };
+fn lock<S>(m: &Mutex<Slot<S>>) -> std::sync::MutexGuard<'_, Slot<S>> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl<S: Serialize + Send + 'static> CheckpointWriter<S> {
+    /// A writer of the checkpoint at `path` whose history goes to `log` (opened after its
+    /// first `mark.records` records, the rest cut off).
+    ///
+    /// # Errors
+    ///
+    /// The log cannot be opened.
+    pub(crate) fn new(path: PathBuf, log: PathBuf, mark: HistoryMark) -> Result<Self> {
+        let mut appender = HistoryAppender::open(log, mark)?;
+        let slot = Slot {
+            pending: None,
+            records: Vec::new(),
+            count: 0,
+            writing: false,
+            closed: false,
+            covered: mark.records,
+            error: None,
+        };
         let shared = Arc::new((Mutex::new(slot), Condvar::new()));
         let worker = Arc::clone(&shared);
-        let file = path.clone();
         let handle = std::thread::spawn(move || {
-            let (lock, cv) = &*worker;
+            let (m, cv) = &*worker;
             loop {
-                let next = {
-                    let mut slot = lock.lock().unwrap_or_else(|p| p.into_inner());
+                let (cp, records, count) = {
+                    let mut slot = lock(m);
                     while slot.pending.is_none() && !slot.closed {
                         slot = cv.wait(slot).unwrap_or_else(|p| p.into_inner());
+                    }
+                    if slot.error.is_some() {
+                        return;
                     }
                     match slot.pending.take() {
                         Some(cp) => {
                             slot.writing = true;
-                            cp
+                            let count = std::mem::take(&mut slot.count);
+                            (cp, std::mem::take(&mut slot.records), count)
                         }
                         None => return,
                     }
                 };
-                let written = checkpoint::save(&file, &next);
-                let mut slot = lock.lock().unwrap_or_else(|p| p.into_inner());
+                let written = appender.append(&records, count).and_then(|mark| {
+                    let cp = RunCheckpoint { history: Some(mark), ..cp };
+                    checkpoint::save(&path, &cp)
+                        .map(|()| mark.records)
+                        .map_err(|e| Error::Output { path: path.clone(), source: Box::new(e) })
+                });
+                let mut slot = lock(m);
                 slot.writing = false;
-                if let Err(e) = written {
-                    slot.error = Some(e);
+                match written {
+                    Ok(covered) => slot.covered = covered,
+                    // Nothing more is written after a failure: the run stops with the last
+                    // checkpoint that was.
+                    Err(e) => {
+                        slot.error = Some(e);
+                        slot.closed = true;
+                    }
                 }
                 cv.notify_all();
             }
         });
-        Self { shared, handle: Some(handle), path }
+        Ok(Self { shared, handle: Some(handle) })
     }
 
-    /// Queue a checkpoint (replacing one not yet written).
+    /// Queue a checkpoint of `cp`'s state (replacing one not yet written) after the log
+    /// `records` (`count` of them, made by [`crate::history_log::record`]).
     ///
     /// # Errors
     ///
     /// An earlier write failed.
-    pub(crate) fn submit(&self, cp: T) -> Result<()> {
-        let (lock, cv) = &*self.shared;
-        let mut slot = lock.lock().unwrap_or_else(|p| p.into_inner());
+    pub(crate) fn submit(&self, cp: RunCheckpoint<S>, records: &[u8], count: usize) -> Result<()> {
+        let (m, cv) = &*self.shared;
+        let mut slot = lock(m);
         if let Some(e) = slot.error.take() {
-            return Err(Error::Output { path: self.path.clone(), source: Box::new(e) });
+            return Err(e);
         }
         slot.pending = Some(cp);
+        slot.records.extend_from_slice(records);
+        slot.count += count;
         cv.notify_all();
         Ok(())
     }
@@ -82,19 +128,22 @@ impl<T: Serialize + Send + 'static> CheckpointWriter<T> {
     ///
     /// A write failed.
     pub(crate) fn wait_written(&self) -> Result<()> {
-        let (lock, cv) = &*self.shared;
-        let mut slot = lock.lock().unwrap_or_else(|p| p.into_inner());
+        let (m, cv) = &*self.shared;
+        let mut slot = lock(m);
         while (slot.pending.is_some() || slot.writing) && slot.error.is_none() {
             slot = cv.wait(slot).unwrap_or_else(|p| p.into_inner());
         }
-        match slot.error.take() {
-            Some(e) => Err(Error::Output { path: self.path.clone(), source: Box::new(e) }),
-            None => Ok(()),
-        }
+        slot.error.take().map_or(Ok(()), Err)
     }
 }
 
-impl<T> CheckpointWriter<T> {
+impl<S> CheckpointWriter<S> {
+    /// How many of the run's records the newest checkpoint on disk covers: iterations
+    /// `0..covered()` are committed (what a resume continues from).
+    pub(crate) fn covered(&self) -> usize {
+        lock(&self.shared.0).covered
+    }
+
     /// Write whatever is pending and stop the thread.
     ///
     /// # Errors
@@ -106,22 +155,18 @@ impl<T> CheckpointWriter<T> {
 
     fn close(&mut self) -> Result<()> {
         {
-            let (lock, cv) = &*self.shared;
-            lock.lock().unwrap_or_else(|p| p.into_inner()).closed = true;
+            let (m, cv) = &*self.shared;
+            lock(m).closed = true;
             cv.notify_all();
         }
         if let Some(h) = self.handle.take() {
             let _ = h.join();
         }
-        let (lock, _) = &*self.shared;
-        match lock.lock().unwrap_or_else(|p| p.into_inner()).error.take() {
-            Some(e) => Err(Error::Output { path: self.path.clone(), source: Box::new(e) }),
-            None => Ok(()),
-        }
+        lock(&self.shared.0).error.take().map_or(Ok(()), Err)
     }
 }
 
-impl<T> Drop for CheckpointWriter<T> {
+impl<S> Drop for CheckpointWriter<S> {
     fn drop(&mut self) {
         let _ = self.close();
     }

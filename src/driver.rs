@@ -23,6 +23,7 @@ use serde::de::DeserializeOwned;
 use crate::checkpoint_writer::CheckpointWriter;
 use crate::config::ExperimentConfig;
 use crate::error::{Error, Result};
+use crate::history_log::{self, HISTORY_FILE, HistoryMark};
 use crate::loops::Drive;
 use crate::run_report::{RunCheckpoint, RunReport};
 
@@ -38,12 +39,13 @@ pub(crate) const CONFIG_FILE: &str = "config.toml";
 pub(crate) const LOCK_FILE: &str = ".metagame.lock";
 
 /// Files a run writes besides its figures.
-const RUN_FILES: &[&str] = &[CONFIG_FILE, CHECKPOINT_FILE, REPORT_FILE, META_GAME_FILE, "lineage.dot"];
+const RUN_FILES: &[&str] =
+    &[CONFIG_FILE, CHECKPOINT_FILE, HISTORY_FILE, REPORT_FILE, META_GAME_FILE, "lineage.dot"];
 /// Extensions of the figures and pages a run writes.
 const FIGURE_EXTENSIONS: &[&str] = &["svg", "png", "pdf", "html"];
 
 /// Before a fresh run into a folder that holds a previous run (it has `config.toml`): remove
-/// that run's files (its figures, report, meta-game, lineage, then its checkpoint and last
+/// that run's files (its figures, report, meta-game, lineage, then its checkpoint, its history and last
 /// its config, so that a folder cleared only in part still holds a run), so the folder never
 /// mixes two runs. Other files are left alone.
 fn clear_previous_run(dir: &Path) -> Result<()> {
@@ -62,7 +64,8 @@ fn clear_previous_run(dir: &Path) -> Result<()> {
         }
     }
     let last = |p: &PathBuf| match p.file_name().and_then(|n| n.to_str()) {
-        Some(CONFIG_FILE) => 2,
+        Some(CONFIG_FILE) => 3,
+        Some(HISTORY_FILE) => 2,
         Some(CHECKPOINT_FILE) => 1,
         _ => 0,
     };
@@ -323,7 +326,15 @@ pub(crate) struct Driver<'a> {
     config: &'a ExperimentConfig,
     options: &'a RunOptions,
     observer: &'a mut dyn FnMut(&IterationReport) -> ControlFlow<()>,
-    saved: Option<(serde_json::Value, Vec<IterationReport>)>,
+    saved: Option<Saved>,
+}
+
+/// What a resumed run continues from: the checkpoint's state, the run's reports and how much
+/// of the history log holds them.
+struct Saved {
+    state: serde_json::Value,
+    reports: Vec<IterationReport>,
+    mark: HistoryMark,
 }
 
 fn checkpoint_err(path: PathBuf, reason: impl Into<String>) -> Error {
@@ -346,14 +357,16 @@ impl<'a> Driver<'a> {
                 // Stopped before its first checkpoint: nothing to continue, start again.
                 None
             } else {
-                let saved: RunCheckpoint = checkpoint::load::<RunCheckpoint>(&path)?.migrated();
+                let saved = RunCheckpoint::read(dir)?;
                 if !saved.config.same_run_as(config) {
                     return Err(checkpoint_err(
                         path,
                         "the checkpoint was written by a different config (only max_iterations, target_nash_conv and time_budget_seconds may change)",
                     ));
                 }
-                Some((saved.state, saved.reports))
+                // A checkpoint from before the history log: its reports start the log anew.
+                let mark = saved.history.unwrap_or_default();
+                Some(Saved { state: saved.state, reports: saved.reports, mark })
             }
         } else {
             None
@@ -389,7 +402,7 @@ impl Drive for Driver<'_> {
     ///
     /// [`Error::Checkpoint`] when the checkpoint's state is not a state of this loop.
     fn saved_state<S: DeserializeOwned>(&mut self) -> Result<Option<(S, Vec<IterationReport>)>> {
-        let Some((state, reports)) = self.saved.as_ref() else { return Ok(None) };
+        let Some(Saved { state, reports, .. }) = self.saved.as_ref() else { return Ok(None) };
         let state = serde_json::from_value(state.clone()).map_err(|e| {
             checkpoint_err(
                 self.options.out_dir.join(CHECKPOINT_FILE),
@@ -417,10 +430,11 @@ impl Drive for Driver<'_> {
         let Driver { config, options, observer, saved } = self;
         // Continuing from a checkpoint (not a fresh start, nor a start again).
         let resumed = saved.is_some();
-        // The run's reports: the checkpoint's when resuming, else the loop's first.
-        let mut history: Vec<IterationReport> = match saved {
-            Some((_, reports)) => reports,
-            None => lp.last_report().cloned().into_iter().collect(),
+        // The run's reports: the checkpoint's when resuming, else the loop's first; `logged`
+        // of them are in the history log already.
+        let (mut history, mark): (Vec<IterationReport>, HistoryMark) = match saved {
+            Some(Saved { reports, mark, .. }) => (reports, mark),
+            None => (lp.last_report().cloned().into_iter().collect(), HistoryMark::default()),
         };
         let dir = &options.out_dir;
         let limits: &RunLimits = config.limits();
@@ -446,19 +460,47 @@ impl Drive for Driver<'_> {
             clear_previous_run(dir)?;
         }
         checkpoint::write_atomic(&dir.join(CONFIG_FILE), config.to_toml().as_bytes())?;
-        let writer = CheckpointWriter::new(dir.join(CHECKPOINT_FILE));
-        let save = |state: &L::State, reports: &[IterationReport]| {
-            writer.submit(RunCheckpoint {
+        let log = dir.join(HISTORY_FILE);
+        let writer = CheckpointWriter::new(dir.join(CHECKPOINT_FILE), log.clone(), mark)?;
+        // Reports `..logged` are in the log or queued for it.
+        let logged = Cell::new(mark.records);
+        let save = |state: &L::State, reports: &[IterationReport]| -> Result<()> {
+            let new = &reports[logged.get()..];
+            let mut records = Vec::new();
+            for r in new {
+                records.extend(history_log::record(&log, r)?);
+            }
+            let cp = RunCheckpoint {
                 config: config.clone(),
                 state: state.clone(),
-                reports: reports.to_vec(),
-            })
+                reports: Vec::new(),
+                history: None,
+            };
+            writer.submit(cp, &records, new.len())?;
+            logged.set(reports.len());
+            Ok(())
         };
+        // The observer sees an iteration once its checkpoint is on disk when the run is
+        // durable (what a resume continues from), at once otherwise; a resumed run's observer
+        // sees only the iterations this run computes. `seen` reports have been shown.
+        let seen = Cell::new(if resumed { history.len() } else { 0 });
+        let broke = Cell::new(false);
+        let observer = std::cell::RefCell::new(observer);
+        let show = |reports: &[IterationReport], upto: usize| {
+            while seen.get() < upto.min(reports.len()) && !broke.get() {
+                if (observer.borrow_mut())(&reports[seen.get()]).is_break() {
+                    broke.set(true);
+                }
+                seen.set(seen.get() + 1);
+            }
+        };
+        let shown_upto = || if options.durable { writer.covered() } else { usize::MAX };
         if !resumed {
             save(lp.state(), &history)?;
             if options.durable {
                 writer.wait_written()?;
             }
+            show(&history, shown_upto());
         }
         // `stop_after`: exit as if killed once the checkpoint of that iteration is written
         // and the observer has seen it, unless the run would stop there anyway.
@@ -472,38 +514,47 @@ impl Drive for Driver<'_> {
         }
         let kill = Cell::new(false);
         let mut failed: Option<Error> = None;
-        // A resumed run's observer sees only the iterations this run computes, not the
-        // checkpoint's again (the loop re-announces a checkpoint of iteration 0).
-        let resumed_at = resumed.then(|| lp.iteration());
-        let mut observe = |report: &IterationReport| {
-            if resumed_at.is_some_and(|c| report.iteration <= c) {
-                return ControlFlow::Continue(());
-            }
-            if observer(report).is_break() || kill.get() {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
+        // The loop's own call of the observer is answered here; the reports are shown by
+        // `show` as their checkpoints are written.
+        let mut observe = |_: &IterationReport| {
+            if broke.get() || kill.get() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
         };
-        let stop_reason = run_loop_with(&mut lp, &mut history, limits, &mut observe, &mut |lp, reports| {
-            let saved = save(lp.state(), reports)
-                .and_then(|()| if options.durable { writer.wait_written() } else { Ok(()) });
-            if let Err(e) = saved {
+        let stopped = run_loop_with(&mut lp, &mut history, limits, &mut observe, &mut |lp, reports| {
+            if let Err(e) = save(lp.state(), reports) {
                 failed = Some(e);
                 return Ok(ControlFlow::Break(()));
             }
             kill.set(kill_at(lp));
+            if kill.get() {
+                // Killed here: only once this iteration is on disk, and shown.
+                if let Err(e) = writer.wait_written() {
+                    failed = Some(e);
+                    return Ok(ControlFlow::Break(()));
+                }
+            }
+            show(reports, shown_upto());
             // Interrupted: stop here, with this iteration saved.
-            Ok(if options.interrupted() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) })
-        })?;
-        let stop_reason = if options.interrupted() { StopReason::Interrupted } else { stop_reason };
+            Ok(if options.interrupted() || kill.get() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            })
+        });
+        // Everything committed reaches the disk, and then the observer, however the loop
+        // stopped.
+        let finished = writer.finish();
+        if failed.is_none() && finished.is_ok() {
+            show(&history, usize::MAX);
+        }
+        let stop_reason = stopped?;
         if let Some(e) = failed {
             return Err(e);
         }
-        writer.finish()?;
+        finished?;
         if kill.get() {
             return Ok(None);
         }
+        let stop_reason = if options.interrupted() { StopReason::Interrupted } else { stop_reason };
 
         let meta_game = lp.meta_game()?;
         let (meta_values, meta_shape) = match &meta_game {

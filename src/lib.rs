@@ -45,6 +45,7 @@ mod driver;
 mod error;
 mod experiment;
 mod fields;
+mod history_log;
 mod loops;
 #[cfg(feature = "plots")]
 pub mod plots;
@@ -58,6 +59,7 @@ pub use config::ExperimentConfig;
 pub use driver::{CHECKPOINT_FILE, META_GAME_FILE, REPORT_FILE, RunOptions};
 pub use error::{BoxError, Error, Result};
 pub use experiment::{run_experiment, run_experiment_on, run_experiment_with};
+pub use history_log::{HISTORY_FILE, HistoryMark};
 // Every loop's section and the `Algorithm` / `AlgorithmConfig` the `loops!` list makes.
 pub use loops::*;
 pub use registry::{EvaluatorName, LearnerSettings, MetaSolverName, OracleName};

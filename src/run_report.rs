@@ -1,29 +1,57 @@
 //! What a run folder holds as data: the checkpoint ([`RunCheckpoint`]) and the final report
 //! ([`RunReport`], `report.json`).
 
-use metagame_populations::{IterationReport, StopReason};
+use std::path::Path;
+
+use metagame_populations::{IterationReport, StopReason, checkpoint};
 use serde::{Deserialize, Serialize};
 
 use crate::config::ExperimentConfig;
+use crate::driver::CHECKPOINT_FILE;
+use crate::error::Result;
+use crate::history_log::{self, HISTORY_FILE, HistoryMark};
 
 /// What a checkpoint file holds: the config, the loop state (`S`: the loop's
 /// [`TrainingLoop::State`](metagame_populations::TrainingLoop::State); JSON when read back
-/// before the loop is known) and the run's reports, which the driver keeps (a loop keeps
-/// only its last).
+/// before the loop is known) and how much of the run's history log (`history.jsonl`, the
+/// reports, which the driver keeps; a loop keeps only its last) it covers.
+/// [`RunCheckpoint::read`] reads both.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunCheckpoint<S = serde_json::Value> {
     /// The config of the run.
     pub config: ExperimentConfig,
     /// The loop state after the last committed iteration.
     pub state: S,
-    /// Every committed iteration's report, oldest first. Checkpoints written before the
-    /// driver kept the history hold it in the state's `reports` instead; reading moves it
-    /// here.
-    #[serde(default)]
+    /// Every committed iteration's report, oldest first, as [`RunCheckpoint::read`] returns
+    /// it (from the history log). Empty in the file, where `history` marks the log instead;
+    /// checkpoints written before the log held the reports here (and before the driver kept
+    /// the history, in the state's `reports`; reading moves them here).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reports: Vec<IterationReport>,
+    /// How much of the history log the checkpoint covers (`None` in checkpoints written
+    /// before the log).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<HistoryMark>,
 }
 
 impl RunCheckpoint {
+    /// Read the checkpoint of the run folder `dir` with its reports: the history log's
+    /// records it covers (checked against their checksums), or, from a checkpoint written
+    /// before the log, the reports it holds itself.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Populations`](crate::Error::Populations) for a checkpoint that cannot be read or is damaged;
+    /// [`Error::Checkpoint`](crate::Error::Checkpoint) for a history log that is missing, shorter than the checkpoint
+    /// says or damaged in the part it covers.
+    pub fn read(dir: &Path) -> Result<RunCheckpoint> {
+        let mut saved = checkpoint::load::<RunCheckpoint>(&dir.join(CHECKPOINT_FILE))?.migrated();
+        if let Some(mark) = saved.history {
+            saved.reports = history_log::read(&dir.join(HISTORY_FILE), mark)?;
+        }
+        Ok(saved)
+    }
+
     /// The checkpoint in today's form: an older one's history (in `state.reports`) moved to
     /// `reports`.
     pub fn migrated(mut self) -> Self {

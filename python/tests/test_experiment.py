@@ -110,7 +110,10 @@ def test_an_oracle_exception_stops_the_run_and_the_checkpoint_resumes(tmp_path):
     with pytest.raises(RuntimeError, match="the GPU fell over"):
         metagame.run(config, out=tmp_path, oracle=Explodes(after=4))
     checkpoint = json.loads((tmp_path / "checkpoint.json").read_text())
-    assert checkpoint["payload"]["reports"][-1]["iteration"] == 2
+    assert checkpoint["payload"]["state"]["iteration"] == 2
+    history = (tmp_path / "history.jsonl").read_text().splitlines()
+    assert checkpoint["payload"]["history"]["records"] == 3
+    assert json.loads(history[-1])["report"]["iteration"] == 2
     resumed = metagame.run(config, out=tmp_path, oracle=BestResponder(), resume=True)
     whole = metagame.run(config, out=tmp_path / "whole", oracle=BestResponder())
     assert without_times(resumed)["iterations"] == without_times(whole)["iterations"]

@@ -58,9 +58,7 @@ fn read_report(dir: &Path) -> anyhow::Result<(PathBuf, Value)> {
     if !checkpoint.is_file() {
         bail!("{} has no report.json and no {} (not a run folder)", dir.display(), metagame::CHECKPOINT_FILE);
     }
-    let saved: RunCheckpoint = metagame::populations::checkpoint::load::<RunCheckpoint>(&checkpoint)
-        .with_context(|| format!("reading {}", checkpoint.display()))?
-        .migrated();
+    let saved = RunCheckpoint::read(dir).with_context(|| format!("reading {}", checkpoint.display()))?;
     let report = serde_json::json!({ "config": saved.config, "iterations": saved.reports });
     Ok((checkpoint, report))
 }

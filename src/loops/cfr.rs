@@ -24,7 +24,7 @@ impl LoopSection for CfrSection {
     const TITLE: &'static str = "CFR";
     const ABOUT: &'static str = "counterfactual regret minimisation: CFR, CFR+, linear CFR or DCFR";
     const EXAMPLE: &'static str = include_str!("../../examples/config/cfr.toml");
-    const FILES: &'static [&'static str] = &["config.toml", "checkpoint.json", "report.json", "exploitability.svg", "report.html"];
+    const FILES: &'static [&'static str] = &["config.toml", "checkpoint.json", "history.jsonl", "report.json", "exploitability.svg", "report.html"];
 
     fn fields() -> Vec<&'static str> {
         CfrConfigBuilder::FIELDS.to_vec()

@@ -24,7 +24,7 @@ impl LoopSection for DoubleOracleSection {
     const TITLE: &'static str = "Double Oracle";
     const ABOUT: &'static str = "Double Oracle on the normal form (2-player zero-sum)";
     const EXAMPLE: &'static str = include_str!("../../examples/config/double-oracle.toml");
-    const FILES: &'static [&'static str] = &["config.toml", "checkpoint.json", "report.json", "meta_game.nfg", "exploitability.svg", "mixtures.svg", "payoffs.svg", "report.html"];
+    const FILES: &'static [&'static str] = &["config.toml", "checkpoint.json", "history.jsonl", "report.json", "meta_game.nfg", "exploitability.svg", "mixtures.svg", "payoffs.svg", "report.html"];
 
     fn fields() -> Vec<&'static str> {
         DoubleOracleConfigBuilder::FIELDS.to_vec()

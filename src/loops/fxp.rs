@@ -28,7 +28,7 @@ impl LoopSection for FxpSection {
     const TITLE: &'static str = "FXP";
     const ABOUT: &'static str = "Fictitious Cross-Play: a main policy and a population of counters";
     const EXAMPLE: &'static str = include_str!("../../examples/config/fxp.toml");
-    const FILES: &'static [&'static str] = &["config.toml", "checkpoint.json", "report.json", "meta_game.nfg", "lineage.dot", "exploitability.svg", "mixtures.svg", "payoffs.svg", "report.html"];
+    const FILES: &'static [&'static str] = &["config.toml", "checkpoint.json", "history.jsonl", "report.json", "meta_game.nfg", "lineage.dot", "exploitability.svg", "mixtures.svg", "payoffs.svg", "report.html"];
 
     fn fields() -> Vec<&'static str> {
         FxpConfigBuilder::FIELDS.to_vec()

@@ -55,7 +55,7 @@ impl LoopSection for PsroSection {
     const TITLE: &'static str = "PSRO";
     const ABOUT: &'static str = "Policy-Space Response Oracles with any meta-solver, oracle and evaluator";
     const EXAMPLE: &'static str = include_str!("../../examples/config/psro.toml");
-    const FILES: &'static [&'static str] = &["config.toml", "checkpoint.json", "report.json", "meta_game.nfg", "lineage.dot", "exploitability.svg", "mixtures.svg", "payoffs.svg", "report.html"];
+    const FILES: &'static [&'static str] = &["config.toml", "checkpoint.json", "history.jsonl", "report.json", "meta_game.nfg", "lineage.dot", "exploitability.svg", "mixtures.svg", "payoffs.svg", "report.html"];
 
     fn fields() -> Vec<&'static str> {
         let mut fields = vec!["meta_solver", "oracle", "tremble", "learner", "evaluator"];

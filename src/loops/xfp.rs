@@ -19,7 +19,7 @@ impl LoopSection for XfpSection {
     const TITLE: &'static str = "XFP";
     const ABOUT: &'static str = "extensive-form fictitious play with exact best responses";
     const EXAMPLE: &'static str = include_str!("../../examples/config/xfp.toml");
-    const FILES: &'static [&'static str] = &["config.toml", "checkpoint.json", "report.json", "exploitability.svg", "report.html"];
+    const FILES: &'static [&'static str] = &["config.toml", "checkpoint.json", "history.jsonl", "report.json", "exploitability.svg", "report.html"];
 
     fn fields() -> Vec<&'static str> {
         Vec::new()

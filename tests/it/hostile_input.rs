@@ -294,7 +294,7 @@ mod run_folders {
     }
 
     fn saved_psro(dir: &Path) -> PsroState {
-        let saved: RunCheckpoint = checkpoint::load(&dir.join("checkpoint.json")).unwrap();
+        let saved = RunCheckpoint::read(dir).unwrap();
         serde_json::from_value(saved.state).unwrap()
     }
 
@@ -408,7 +408,7 @@ mod run_folders {
         let cp = base.join("checkpoint.json");
         let file: Value = serde_json::from_slice(&std::fs::read(&cp).unwrap()).unwrap();
         type Edit = fn(&mut Value);
-        let edits: [(&str, Edit, &str); 3] = [
+        let edits: [(&str, Edit, &str); 2] = [
             (
                 "meta-strategy",
                 |s| s["state"]["meta_strategies"][0] = json!([2.0, 0.0, 0.0, 0.0]),
@@ -418,11 +418,6 @@ mod run_folders {
                 "payoff",
                 |s| s["state"]["table"]["entries"][0]["mean"] = json!([1e308, -1e308]),
                 "payoff entry [0, 0] holds [1e308, -1e308], outside the game's payoffs",
-            ),
-            (
-                "nash-conv",
-                |s| s["reports"][3]["nash_conv"] = json!(123.0),
-                "the report of iteration 3 says NashConv 123",
             ),
         ];
         for (name, edit, semantic) in edits {
@@ -447,6 +442,62 @@ mod run_folders {
                 assert_eq!(contents(&run), before, "{name}: the folder changed");
             }
         }
+        // The history log's records: edited in place, or with a matching checksum (the
+        // loop's check of its reports refuses it); cut short of what the checkpoint covers.
+        let log = std::fs::read_to_string(base.join("history.jsonl")).unwrap();
+        let mut lines: Vec<String> = log.lines().map(str::to_string).collect();
+        // NashConv 123, written in as many characters as the value it replaces (a record of
+        // another length is refused sooner, as shorter or longer than the checkpoint says).
+        let record: Value = serde_json::from_str(&lines[3]).unwrap();
+        let was = record["report"]["nash_conv"].to_string();
+        assert!(was.len() >= 4, "{was}");
+        let edited = format!("123.{}", "0".repeat(was.len() - 4));
+        let careless = lines[3].replace(&format!("\"nash_conv\":{was}"), &format!("\"nash_conv\":{edited}"));
+        assert_ne!(careless, lines[3]);
+        let report_json = serde_json::from_str::<Value>(&careless).unwrap()["report"].to_string();
+        let report_text =
+            careless.split_once("\"report\":").unwrap().1.strip_suffix('}').unwrap().to_string();
+        let careful =
+            careless.replace(record["checksum"].as_str().unwrap(), &checkpoint::checksum(&report_text));
+        assert_eq!(serde_json::from_str::<Value>(&report_text).unwrap().to_string(), report_json);
+        let cut = log[..log.len() - 10].to_string();
+        let cases = [
+            (
+                "careless",
+                {
+                    lines[3] = careless;
+                    lines.join("\n") + "\n"
+                },
+                "record 4 does not match its checksum",
+            ),
+            (
+                "careful",
+                {
+                    lines[3] = careful;
+                    lines.join("\n") + "\n"
+                },
+                "the report of iteration 3 says NashConv 123",
+            ),
+            ("cut", cut, "fewer than the"),
+        ];
+        for (name, text, expected) in cases {
+            let run = dir.join(format!("edited-log-{name}"));
+            copy_dir(&base, &run);
+            std::fs::write(run.join("history.jsonl"), text).unwrap();
+            let before = contents(&run);
+            let err = one_line_error(&metagame(&["run", "--resume", path(&run)]));
+            assert!(err.contains(expected), "{name}: {err}");
+            assert!(err.contains("history.jsonl") || err.contains("checkpoint"), "{name}: {err}");
+            assert_eq!(contents(&run), before, "{name}: the folder changed");
+        }
+        // Records past the checkpoint's mark (appended by a run killed before its checkpoint,
+        // the last one torn) are cut off by the resume.
+        let run = dir.join("log-ahead");
+        copy_dir(&base, &run);
+        let ahead = format!("{log}{}\n{{\"checksum\":\"fnv1a64:00", lines[1]);
+        std::fs::write(run.join("history.jsonl"), ahead).unwrap();
+        ok(&["run", "--resume", path(&run), "--json"]);
+        assert_eq!(std::fs::read_to_string(run.join("history.jsonl")).unwrap(), log);
         // The untouched checkpoint resumes (to the iteration it is at).
         ok(&["run", "--resume", path(&base), "--json"]);
     }
@@ -518,7 +569,7 @@ mod run_folders {
         // One run's folder: its config, a report and checkpoint of that config that agree.
         let config = std::fs::read_to_string(run.join("config.toml")).unwrap();
         assert!(config.contains("algorithm = \"psro\""), "{config}");
-        let saved: RunCheckpoint = checkpoint::load(&run.join("checkpoint.json")).unwrap();
+        let saved = RunCheckpoint::read(&run).unwrap();
         let report: RunReport =
             serde_json::from_slice(&std::fs::read(run.join("report.json")).unwrap()).unwrap();
         assert_eq!(saved.config, report.config);
@@ -573,7 +624,7 @@ mod run_folders {
             let text = String::from_utf8_lossy(&bytes);
             match name.as_str() {
                 "checkpoint.json" => {
-                    let saved: RunCheckpoint = checkpoint::load(&entry.path()).unwrap();
+                    let saved = RunCheckpoint::read(run).unwrap();
                     let reports: Vec<IterationReport> =
                         saved.reports.iter().map(IterationReport::without_times).collect();
                     assert!(!reports.is_empty());
@@ -585,6 +636,25 @@ mod run_folders {
                     );
                 }
                 "report.json" => assert_eq!(report_of(&bytes), reference.report, "{}", run.display()),
+                // Appended before the checkpoint that covers it: complete lines are a prefix
+                // of the reference's, the last may be torn (resuming cuts it off).
+                "history.jsonl" => {
+                    let whole = &reference.files["history.jsonl"];
+                    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |k| k + 1);
+                    let lines = |b: &[u8]| -> Vec<IterationReport> {
+                        String::from_utf8_lossy(b)
+                            .lines()
+                            .map(|l| {
+                                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                                serde_json::from_value::<IterationReport>(v["report"].clone())
+                                    .unwrap()
+                                    .without_times()
+                            })
+                            .collect()
+                    };
+                    let ours = lines(&bytes[..complete]);
+                    assert_eq!(ours[..], lines(whole)[..ours.len()], "{}", run.display());
+                }
                 _ if name.ends_with(".html") => {
                     assert!(
                         text.starts_with("<!DOCTYPE html>") && text.trim_end().ends_with("</html>"),

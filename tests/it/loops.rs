@@ -42,6 +42,31 @@ fn every_loop_has_an_example_that_names_its_fields_and_a_readme_row() {
     }
 }
 
+/// Every loop reads its own fields and the run limits, and refuses every field another loop
+/// reads (naming the field and who reads it) and any unknown one.
+#[test]
+fn every_loop_refuses_the_fields_it_does_not_read() {
+    let all: std::collections::BTreeSet<&str> = Algorithm::ALL.iter().flat_map(|a| a.fields()).collect();
+    for &algorithm in Algorithm::ALL {
+        let name = algorithm.as_str();
+        let own = algorithm.fields();
+        let path = Path::new("foreign.toml");
+        for field in all.iter().filter(|f| !own.contains(f)).chain(&["no_such_field"]) {
+            // A field name before any table header, so it lands at the top level.
+            let text = format!("{field} = 1\n{}", algorithm.example());
+            let err = ExperimentConfig::from_toml_str(&text, path)
+                .map(|_| ())
+                .expect_err(&format!("{name}: `{field}` accepted"))
+                .to_string();
+            assert!(err.contains(&format!("`{field}`")), "{name}: {field}: {err}");
+            assert!(err.contains("not read by algorithm") || err.contains("unknown field"), "{name}: {err}");
+            assert_eq!(err.lines().count(), 1, "{err}");
+        }
+        // Its own fields and the limits are read: the example names them all and parses.
+        assert!(ExperimentConfig::from_toml_str(algorithm.example(), path).is_ok(), "{name}");
+    }
+}
+
 fn run(config: &ExperimentConfig, dir: &Path, resume: bool, stop_after: Option<usize>) -> Option<RunReport> {
     let options = RunOptions::new(dir).resume(resume).stop_after(stop_after);
     run_experiment(config, &options, &mut |_| ControlFlow::Continue(())).unwrap()
@@ -74,8 +99,9 @@ fn every_loop_resumes_from_a_checkpoint_with_the_reports_in_its_state() {
         let dir = temp_dir(&format!("loops-{name}-old-checkpoint"));
         assert!(run(&config, &dir, false, Some(1)).is_none(), "{name}");
         let path = dir.join(metagame::CHECKPOINT_FILE);
-        let saved: RunCheckpoint = checkpoint::load(&path).unwrap();
-        assert!(!saved.reports.is_empty(), "{name}: the checkpoint holds the reports");
+        let saved = RunCheckpoint::read(&dir).unwrap();
+        assert!(!saved.reports.is_empty(), "{name}: the history log holds the reports");
+        std::fs::remove_file(dir.join(metagame::HISTORY_FILE)).unwrap();
         let mut state = saved.state.clone();
         state["reports"] = serde_json::to_value(&saved.reports).unwrap();
         let old = serde_json::json!({ "config": saved.config, "state": state });

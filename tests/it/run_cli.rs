@@ -395,11 +395,70 @@ fn json_lines_are_printed_only_after_their_checkpoint() {
         let Some(iteration) = line["iteration"].as_u64() else { continue };
         let saved: Value =
             serde_json::from_slice(&std::fs::read(run.join("checkpoint.json")).unwrap()).unwrap();
-        let last =
-            saved["payload"]["reports"].as_array().unwrap().last().unwrap()["iteration"].as_u64().unwrap();
+        // The checkpoint covers the history log's first `records` iterations.
+        let last = saved["payload"]["history"]["records"].as_u64().unwrap() - 1;
         assert!(last >= iteration, "line of iteration {iteration} printed with the checkpoint at {last}");
         checked += 1;
     }
     assert!(child.wait().unwrap().success());
     assert_eq!(checked, 301);
+}
+
+/// A 2 000-round league (about 1 000 members) killed with SIGKILL at 20 moments, resumed after
+/// each: the report equals the uninterrupted run's. Half the legs print `--json` (each
+/// checkpoint waited for), half let the checkpoints lag behind the loop, so kills land
+/// between a history record and the checkpoint that covers it, too.
+#[test]
+fn a_long_league_killed_at_twenty_moments_resumes_to_the_uninterrupted_run() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let dir = temp_dir("league-kills");
+    let cfg = write_config(
+        &dir,
+        "league.toml",
+        "game = \"kuhn_poker\"\nalgorithm = \"league\"\nepisodes_per_round = 200\nepisodes_per_match = 100\n\
+         snapshot_min_episodes = 600\nsnapshot_max_episodes = 1200\neval_every = 0\nmax_iterations = 2000\n\
+         [learner]\nbatch_size = 50\n",
+    );
+    let whole = dir.join("whole");
+    let o = metagame(&["run", &cfg, "--out", whole.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let run = dir.join("killed");
+    let rounds_logged =
+        || std::fs::read(run.join("history.jsonl")).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count());
+    let mut kills = 0;
+    for k in 0..20 {
+        let target = 50 + 97 * k;
+        let mut args = vec!["run".to_string()];
+        if k == 0 {
+            args.extend([cfg.clone(), "--out".into(), run.to_string_lossy().into_owned()]);
+        } else {
+            args.extend(["--resume".into(), run.to_string_lossy().into_owned()]);
+        }
+        if k % 2 == 1 {
+            args.push("--json".into());
+        }
+        let mut child = Command::new(env!("CARGO_BIN_EXE_metagame"))
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        while rounds_logged() < target && started.elapsed() < Duration::from_secs(120) {
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        if child.try_wait().unwrap().is_none() {
+            child.kill().unwrap();
+            kills += 1;
+        }
+        child.wait().unwrap();
+    }
+    assert!(kills >= 15, "only {kills} of 20 kills landed before the run ended");
+    let o = metagame(&["run", "--resume", run.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(report(&whole), report(&run));
 }

@@ -221,8 +221,9 @@ fn a_failing_step_leaves_a_checkpoint_that_resumes_to_the_uninterrupted_report()
         .to_string();
     assert!(err.contains("iteration 4") && err.contains("the backend went away"), "{err}");
     // The checkpoint is the last committed iteration's, and nothing else was written.
-    let saved: RunCheckpoint = metagame::populations::checkpoint::load(&dir.join("checkpoint.json")).unwrap();
+    let saved = RunCheckpoint::read(&dir).unwrap();
     assert_eq!(saved.state["iteration"], 3);
+    assert_eq!(saved.reports.len(), 4);
     assert!(!dir.join("report.json").exists());
 
     let resume = options(&dir).resume(true);

@@ -33,7 +33,7 @@ impl LoopSection for LeagueSection {
     const ABOUT: &'static str =
         "an AlphaStar league: main agents, main exploiters and league exploiters with PFSP";
     const EXAMPLE: &'static str = include_str!("../../../examples/config/league.toml");
-    const FILES: &'static [&'static str] = &["config.toml", "checkpoint.json", "report.json", "meta_game.nfg", "lineage.dot", "exploitability.svg", "payoffs.svg", "nash_conv.svg", "elo.svg", "win_rates.svg", "report.html"];
+    const FILES: &'static [&'static str] = &["config.toml", "checkpoint.json", "history.jsonl", "report.json", "meta_game.nfg", "lineage.dot", "exploitability.svg", "payoffs.svg", "nash_conv.svg", "elo.svg", "win_rates.svg", "report.html"];
 
     fn fields() -> Vec<&'static str> {
         let mut fields = LeagueConfigBuilder::FIELDS.to_vec();
