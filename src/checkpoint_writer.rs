@@ -3,11 +3,14 @@
 //! are new since the last one: the thread appends the records to the history log
 //! ([`crate::history_log`]), fsyncs it, then writes the checkpoint (atomically) with the log's
 //! new mark. When iterations finish faster than the disk, the records pile up in order and
-//! only the newest pending state is written (older ones would be replaced anyway).
+//! only the newest pending state is written (older ones would be replaced anyway); after each
+//! write the thread rests three times as long as the write took, so a state that grows large
+//! (a league's members) is written less often rather than taking a core from the loop.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
+use std::time::Instant;
 
 use metagame_populations::checkpoint;
 use serde::Serialize;
@@ -15,6 +18,9 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::history_log::{HistoryAppender, HistoryMark};
 use crate::run_report::RunCheckpoint;
+
+/// How long the writer rests after each write, in multiples of the write's own time.
+const REST_PER_WRITE: u32 = 3;
 
 struct Slot<S> {
     /// The newest state not yet written.
@@ -80,6 +86,7 @@ impl<S: Serialize + Send + 'static> CheckpointWriter<S> {
                         None => return,
                     }
                 };
+                let started = Instant::now();
                 let written = appender.append(&records, count).and_then(|mark| {
                     let cp = RunCheckpoint { history: Some(mark), ..cp };
                     checkpoint::save(&path, &cp)
@@ -98,6 +105,11 @@ impl<S: Serialize + Send + 'static> CheckpointWriter<S> {
                     }
                 }
                 cv.notify_all();
+                // Rest for three times as long as the write took (unless the run is ending), so
+                // that writing a large state takes at most a quarter of the run's time, never
+                // a core of its own; the iterations finished meanwhile go into the next write.
+                let rest = started.elapsed().saturating_mul(REST_PER_WRITE);
+                drop(cv.wait_timeout_while(slot, rest, |s| !s.closed).unwrap_or_else(|p| p.into_inner()));
             }
         });
         Ok(Self { shared, handle: Some(handle) })

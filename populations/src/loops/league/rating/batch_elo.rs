@@ -2,6 +2,7 @@
 
 use metagame_solvers::Status;
 use ndarray::ArrayView2;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{Rating, check_finite, check_positive, expected_score};
@@ -254,18 +255,20 @@ fn minorise_maximise(config: &BatchEloConfig, n: usize, w: &[f64]) -> (Vec<f64>,
         return (gamma, Status::Solved, 0);
     }
     let total: Vec<f64> = (0..n).map(|i| (0..n).map(|j| w[i * n + j]).sum()).collect();
+    // Games between each pair, row-major, so that a member's update reads one row (the
+    // column `w[j * n + i]` strides through the whole matrix); the diagonal is unused.
+    let games: Vec<f64> = (0..n * n).map(|k| w[k] + w[(k % n) * n + k / n]).collect();
     let mut next = vec![0.0; n];
     // The smallest positive f64 (OpenSpiel floors at `denorm_min` too).
     let floor = f64::from_bits(1);
     for iteration in 1..=config.max_iterations {
-        for i in 0..n {
-            let ratio: f64 = (0..n)
-                .filter(|&j| j != i)
-                .map(|j| (w[i * n + j] + w[j * n + i]) / (gamma[i] + gamma[j]))
-                .sum();
+        // Members in parallel, each sum in order: the same bits on any number of threads.
+        next.par_iter_mut().enumerate().for_each(|(i, next)| {
+            let row = &games[i * n..(i + 1) * n];
+            let ratio: f64 = (0..n).filter(|&j| j != i).map(|j| row[j] / (gamma[i] + gamma[j])).sum();
             // A member that never played keeps its strength.
-            next[i] = if ratio > 0.0 { total[i] / ratio } else { gamma[i] };
-        }
+            *next = if ratio > 0.0 { total[i] / ratio } else { gamma[i] };
+        });
         let sum: f64 = next.iter().sum();
         if !(sum > 0.0 && sum.is_finite()) {
             // No member ever scored: every strength is as good as any other.
