@@ -256,4 +256,5 @@ loops! {
     League(league::LeagueSection),
     Fxp(fxp::FxpSection),
     Cfr(cfr::CfrSection),
+    Mccfr(mccfr::MccfrSection),
 }

@@ -16,6 +16,7 @@ mod library_guide;
 mod loops;
 mod lp_robust;
 mod matches;
+mod mccfr;
 mod meta_game_corpus;
 mod minimax_ttt_study;
 mod nfg_files;

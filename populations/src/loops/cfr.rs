@@ -76,6 +76,7 @@
 
 use std::time::Instant;
 
+use metagame_games::flat::cumulate;
 use metagame_games::{GameTree, InfosetId, NodeKind, PlayerId, TabularPolicy, nash_conv_report};
 use serde::{Deserialize, Serialize};
 
@@ -299,9 +300,10 @@ pub struct CfrState {
     pub cumulative_policy: Vec<f64>,
 }
 
-/// One node of the walk's compact copy of the tree.
+/// One node of the walk's compact copy of the tree (shared with the sampled walks of
+/// [`super::mccfr`]).
 #[derive(Clone, Copy)]
-enum Node {
+pub(super) enum Node {
     /// Utilities at `utilities[offset..offset + num_players]`.
     Terminal { offset: u32 },
     /// Children `first..first + count`, probabilities in `chance_prob`.
@@ -312,16 +314,21 @@ enum Node {
 }
 
 /// The tree as the walks read it: nodes in one array, no accessor calls.
-struct Arena {
-    nodes: Vec<Node>,
-    chance_prob: Vec<f64>,
-    utilities: Vec<f64>,
+pub(super) struct Arena {
+    pub(super) nodes: Vec<Node>,
+    /// By child node: the probability of a chance node's child.
+    pub(super) chance_prob: Vec<f64>,
+    /// By child node: a chance node's children's probabilities accumulated left to right,
+    /// the last positive one's entry and those after it set to 2
+    /// ([`metagame_games::flat::cumulate`]), for sampling.
+    pub(super) chance_cum: Vec<f64>,
+    pub(super) utilities: Vec<f64>,
     /// `seq_start[i]..seq_start[i + 1]`: infoset `i`'s sequences.
-    seq_start: Vec<usize>,
+    pub(super) seq_start: Vec<usize>,
 }
 
 impl Arena {
-    fn new(tree: &GameTree) -> Self {
+    pub(super) fn new(tree: &GameTree) -> Self {
         let n = tree.num_players();
         let mut seq_start = Vec::with_capacity(tree.num_infosets() + 1);
         seq_start.push(0);
@@ -330,7 +337,7 @@ impl Arena {
             seq_start.push(last + tree.legal_actions(InfosetId(i)).len());
         }
         let mut utilities = Vec::with_capacity(tree.num_terminals() * n);
-        let nodes = (0..tree.num_nodes())
+        let nodes: Vec<Node> = (0..tree.num_nodes())
             .map(|node| {
                 let children = tree.children(node);
                 let (first, count) = (children.start as u32, children.len() as u32);
@@ -350,8 +357,54 @@ impl Arena {
                 }
             })
             .collect();
-        let chance_prob = (0..tree.num_nodes()).map(|node| tree.chance_prob(node)).collect();
-        Arena { nodes, chance_prob, utilities, seq_start }
+        let chance_prob: Vec<f64> = (0..tree.num_nodes()).map(|node| tree.chance_prob(node)).collect();
+        let mut chance_cum = vec![0.0; tree.num_nodes()];
+        for node in &nodes {
+            if let Node::Chance { first, count } = *node {
+                let children = first as usize..(first + count) as usize;
+                cumulate(chance_prob[children.clone()].iter().copied(), &mut chance_cum[children]);
+            }
+        }
+        Arena { nodes, chance_prob, chance_cum, utilities, seq_start }
+    }
+
+    /// The average policy of a cumulative policy (by sequence): normalised per infoset,
+    /// uniform where it is all zero.
+    pub(super) fn average_policy(&self, tree: &GameTree, cumulative_policy: &[f64]) -> TabularPolicy {
+        self.policy_from(tree, cumulative_policy, |cum, row| {
+            let sum: f64 = cum.iter().sum();
+            if sum == 0.0 {
+                row.fill(1.0 / cum.len() as f64);
+            } else {
+                for (r, &c) in row.iter_mut().zip(cum) {
+                    *r = c / sum;
+                }
+            }
+        })
+    }
+
+    /// A tabular policy whose row at each infoset `fill` computes from `table`'s entries of
+    /// the infoset's sequences (in legal-action order).
+    pub(super) fn policy_from(
+        &self,
+        tree: &GameTree,
+        table: &[f64],
+        mut fill: impl FnMut(&[f64], &mut [f64]),
+    ) -> TabularPolicy {
+        let mut policy = TabularPolicy::uniform(tree);
+        let mut row = Vec::new();
+        for i in 0..tree.num_infosets() {
+            let id = InfosetId(i);
+            let s = self.seq_start[i]..self.seq_start[i + 1];
+            row.clear();
+            row.resize(s.len(), 0.0);
+            fill(&table[s], &mut row);
+            let out = policy.row_mut(id);
+            for (a, &p) in tree.legal_actions(id).iter().zip(&row) {
+                out[a.0] = p;
+            }
+        }
+        policy
     }
 
     /// A player's sequences (infosets are grouped by player, so they are contiguous).
@@ -465,7 +518,7 @@ impl Walk<'_> {
 
 /// Regret matching on `regrets` into `policy` (same length): positive regrets normalised,
 /// uniform when none is positive.
-fn regret_matching(regrets: &[f64], policy: &mut [f64]) {
+pub(super) fn regret_matching(regrets: &[f64], policy: &mut [f64]) {
     let positive: f64 = regrets.iter().filter(|&&r| r > 0.0).sum();
     if positive > 0.0 {
         for (p, &r) in policy.iter_mut().zip(regrets) {
@@ -616,35 +669,11 @@ impl<'t> Cfr<'t> {
     }
 
     fn average_of(&self, cumulative_policy: &[f64]) -> TabularPolicy {
-        self.policy_from(cumulative_policy, |cum, row| {
-            let sum: f64 = cum.iter().sum();
-            if sum == 0.0 {
-                row.fill(1.0 / cum.len() as f64);
-            } else {
-                for (r, &c) in row.iter_mut().zip(cum) {
-                    *r = c / sum;
-                }
-            }
-        })
+        self.arena.average_policy(self.tree, cumulative_policy)
     }
 
-    /// A tabular policy whose row at each infoset `fill` computes from `table`'s entries of
-    /// the infoset's sequences (in legal-action order).
-    fn policy_from(&self, table: &[f64], mut fill: impl FnMut(&[f64], &mut [f64])) -> TabularPolicy {
-        let mut policy = TabularPolicy::uniform(self.tree);
-        let mut row = Vec::new();
-        for i in 0..self.tree.num_infosets() {
-            let id = InfosetId(i);
-            let s = self.arena.seq_start[i]..self.arena.seq_start[i + 1];
-            row.clear();
-            row.resize(s.len(), 0.0);
-            fill(&table[s], &mut row);
-            let out = policy.row_mut(id);
-            for (a, &p) in self.tree.legal_actions(id).iter().zip(&row) {
-                out[a.0] = p;
-            }
-        }
-        policy
+    fn policy_from(&self, table: &[f64], fill: impl FnMut(&[f64], &mut [f64])) -> TabularPolicy {
+        self.arena.policy_from(self.tree, table, fill)
     }
 
     /// One CFR iteration; nothing is committed unless it succeeds.

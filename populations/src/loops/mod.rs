@@ -6,5 +6,6 @@ pub mod cfr;
 pub mod double_oracle;
 pub mod fxp;
 pub mod league;
+pub mod mccfr;
 pub mod psro;
 pub mod xfp;
