@@ -4,6 +4,8 @@
 //! is the acting player's own reach probability of s under π_j (Heinrich & Silver 2016,
 //! arXiv:1603.01121, Eq. 1).
 
+use serde::{Deserialize, Serialize};
+
 use crate::error::{Error, Result};
 use crate::game::PlayerId;
 use crate::policy::TabularPolicy;
@@ -63,7 +65,8 @@ pub fn aggregate_into(
 /// assert_eq!(sum.policy(&tree)?, aggregate(&tree, &[&u, &z], &[1.0, 1.0])?);
 /// # Ok::<(), metagame_games::Error>(())
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(try_from = "MixtureSumState")]
 pub struct MixtureSum {
     game: String,
     /// `[infoset · actions + action]`: Σ_j w_j·x_j(s)·π_j(s, a).
@@ -73,8 +76,57 @@ pub struct MixtureSum {
     /// `[infoset · actions + action]`: Σ_j w_j·π_j(s, a), for infosets no policy reaches.
     fallback: Vec<f64>,
     total_weight: f64,
-    /// Scratch: own reach of every sequence under the policy being added.
+    /// Scratch: own reach of every sequence under the policy being added (not saved; sized
+    /// by [`MixtureSum::add`]).
+    #[serde(skip)]
     seq_reach: Vec<f64>,
+}
+
+/// Equal sums: the same game, numerators, denominators, fallbacks and total weight (the
+/// scratch is not part of the sum).
+impl PartialEq for MixtureSum {
+    fn eq(&self, other: &Self) -> bool {
+        self.game == other.game
+            && self.numer == other.numer
+            && self.denom == other.denom
+            && self.fallback == other.fallback
+            && self.total_weight == other.total_weight
+    }
+}
+
+/// The unchecked serde form of [`MixtureSum`].
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MixtureSumState {
+    game: String,
+    numer: Vec<f64>,
+    denom: Vec<f64>,
+    fallback: Vec<f64>,
+    total_weight: f64,
+}
+
+impl TryFrom<MixtureSumState> for MixtureSum {
+    type Error = Error;
+    fn try_from(s: MixtureSumState) -> Result<Self> {
+        let cells = s.numer.len();
+        // `infosets × actions` numerators and fallbacks for `infosets` denominators.
+        if s.fallback.len() != cells
+            || !cells.is_multiple_of(s.denom.len())
+            || (cells == 0) != s.denom.is_empty()
+        {
+            return Err(Error::Shape(format!(
+                "a mixture sum with {cells} numerators, {} fallbacks and {} denominators",
+                s.fallback.len(),
+                s.denom.len()
+            )));
+        }
+        let sums = s.numer.iter().chain(&s.denom).chain(&s.fallback).chain([&s.total_weight]);
+        if sums.copied().any(|x| !x.is_finite() || x < 0.0) {
+            return Err(Error::Shape("a mixture sum's sums must be finite and non-negative".into()));
+        }
+        let MixtureSumState { game, numer, denom, fallback, total_weight } = s;
+        Ok(MixtureSum { game, numer, denom, fallback, total_weight, seq_reach: Vec::new() })
+    }
 }
 
 impl MixtureSum {
@@ -104,6 +156,8 @@ impl MixtureSum {
         if !weight.is_finite() || weight < 0.0 {
             return Err(Error::Unsupported(format!("mixture weight {weight} is not a probability mass")));
         }
+        // A loaded sum comes without its scratch.
+        self.seq_reach.resize(tree.num_sequences(), 0.0);
         for p in 0..tree.num_players() {
             self.add_rows(tree, PlayerId(p), policy, weight);
         }
@@ -131,7 +185,8 @@ impl MixtureSum {
         Ok(out)
     }
 
-    fn fits(&self, tree: &GameTree) -> bool {
+    /// Whether this is a sum for `tree` (its game and shapes).
+    pub fn fits(&self, tree: &GameTree) -> bool {
         self.game == tree.name()
             && self.denom.len() == tree.num_infosets()
             && self.numer.len() == tree.num_infosets() * tree.num_actions()
@@ -206,4 +261,31 @@ pub fn aggregate(tree: &GameTree, policies: &[&TabularPolicy], weights: &[f64]) 
         aggregate_into(tree, PlayerId(p), policies, weights, &mut out)?;
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry;
+
+    /// A sum saved and loaded between two additions ends as the unsaved one, bit for bit; a
+    /// malformed saved sum is refused.
+    #[test]
+    fn a_saved_sum_goes_on_bit_for_bit() {
+        let tree = GameTree::build(&registry::load("kuhn_poker").unwrap()).unwrap();
+        let (u, z) = (TabularPolicy::uniform(&tree), TabularPolicy::first_action(&tree));
+        let mut sum = MixtureSum::new(&tree);
+        sum.add(&tree, &u, 1.0).unwrap();
+        let json = serde_json::to_string(&sum).unwrap();
+        let mut loaded: MixtureSum = serde_json::from_str(&json).unwrap();
+        assert!(loaded.fits(&tree) && loaded == sum);
+        sum.add(&tree, &z, 1.0).unwrap();
+        loaded.add(&tree, &z, 1.0).unwrap();
+        let bits = |p: TabularPolicy| p.as_slice().iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(loaded.policy(&tree).unwrap()), bits(sum.policy(&tree).unwrap()));
+        let short = json.replacen("\"denom\":[", "\"denom\":[1.0,", 1);
+        assert!(serde_json::from_str::<MixtureSum>(&short).is_err());
+        let negative = json.replacen("\"total_weight\":1.0", "\"total_weight\":-1.0", 1);
+        assert!(serde_json::from_str::<MixtureSum>(&negative).is_err());
+    }
 }

@@ -172,6 +172,13 @@ fn bad_league_configs_fail_in_one_line() {
         ("episodes_per_round = 100\nepisodes_per_match = 101", "episodes_per_match: 101 is not in 2..=100"),
         ("[matchmaking]\nmain_agent = { kind = \"elo\", target_min = -0.1 }", "target_min"),
         ("[matchmaking]\nmain_agent = { kind = \"elo\", target_max = 1.5 }", "target_max"),
+        ("max_members = 0", "max_members: 0 leaves no snapshot to evict; it must be at least 5"),
+        ("max_members = 4", "max_members: 4 leaves no snapshot to evict; it must be at least 5"),
+        (
+            "main_agents = 2\nmax_members = 6",
+            "max_members: 6 leaves no snapshot to evict; it must be at least 7",
+        ),
+        ("max_members = -3", "-3"),
     ] {
         let path = dir.join("bad.toml");
         std::fs::write(&path, format!("game = \"kuhn_poker\"\nalgorithm = \"league\"\n{extra}\n")).unwrap();
@@ -528,4 +535,223 @@ fn a_time_budget_cuts_a_huge_round_between_matches() {
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
     assert_eq!(report["stop_reason"], "time_budget", "{}", report["stop_reason"]);
     assert_eq!(report["iterations"].as_array().unwrap().len(), 1, "only round 0 was committed");
+}
+
+/// The capped league of the tests below: Kuhn, the default roles (3 learning agents),
+/// `max_members` = agents + 5, snapshots every 3 to 6 rounds per agent.
+fn capped(seed: u64) -> LeagueConfig {
+    small_builder(seed).max_members(8).build().unwrap()
+}
+
+/// Member ids of the snapshots taken so far, with their learning agent, read from the
+/// reports: ids are handed out in the order members join, 0..3 the learning agents and 3 the
+/// main agent's initial snapshot, then each round's `snapshots` in order.
+fn snapshot_agents(reports: &[metagame::populations::IterationReport]) -> Vec<(usize, usize)> {
+    let mut next = 4;
+    let mut out = vec![(3, 0)];
+    for r in &reports[1..] {
+        for &agent in &part(r).snapshots {
+            out.push((next, agent));
+            next += 1;
+        }
+    }
+    out
+}
+
+/// A league capped at 8 members (3 learning agents + 5) over 60 rounds never holds more,
+/// evicts only frozen snapshots (keeping one per main agent), and every table stays aligned
+/// with the members as they stand: win rates and Elo have a row per member, no match names a
+/// member evicted before it, the ids of `elo` and `batch_elo` are the members', and the
+/// payoff table of each evaluation point is the exact payoffs among the members then.
+#[test]
+fn a_capped_league_stays_within_its_cap_and_its_tables_follow_the_members() {
+    use metagame::populations::{Rating, TrainingLoop};
+    use std::collections::BTreeSet;
+    let tree = tree("kuhn_poker");
+    let mut league = League::new(&tree, capped(7)).unwrap();
+    let mut reports = vec![league.last_report().clone()];
+    let mut evicted: BTreeSet<usize> = BTreeSet::new();
+    let mut checked_payoffs = 0;
+    for round in 1..=60 {
+        let r = league.step().unwrap().clone();
+        reports.push(r.clone());
+        let l = part(&r);
+        let state = league.state();
+        let members = state.members();
+        let ids: Vec<usize> = members.iter().map(|m| m.id).collect();
+        assert!(members.len() <= 8 && l.members == members.len(), "round {round}: {} members", members.len());
+        assert_eq!(
+            (state.win_rates().num_members(), state.elo().ratings().len()),
+            (members.len(), members.len())
+        );
+        for m in &l.matches {
+            assert!(!evicted.contains(&m.opponent), "round {round}: {m:?} plays a member evicted before");
+            assert!(ids.contains(&m.member), "round {round}: {m:?}");
+        }
+        for &id in &l.evicted {
+            assert!(evicted.insert(id) && !ids.contains(&id) && id >= 3, "round {round}: evicted {id}");
+        }
+        assert_eq!(l.evictions, evicted.len());
+        assert_eq!(state.evicted(), evicted.len());
+        // Ids in the order members joined, none reused, the learning agents first.
+        assert!(ids.windows(2).all(|w| w[0] < w[1]) && ids[..3] == [0, 1, 2], "{ids:?}");
+        let all: BTreeSet<usize> = ids.iter().copied().chain(evicted.iter().copied()).collect();
+        assert_eq!(all, (0..ids.len() + evicted.len()).collect());
+        assert!(members.iter().any(|m| m.snapped_at.is_some() && m.role == Role::MainAgent), "round {round}");
+        assert!(members[..3].iter().all(|m| m.snapped_at.is_none()));
+        if !l.batch_elo.is_empty() {
+            assert_eq!(l.batch_elo.len(), members.len());
+            assert_eq!(l.elo.len(), members.len());
+            if !evicted.is_empty() {
+                assert_eq!(l.member_ids, ids, "round {round}");
+            }
+            let game = league.meta_game().unwrap().expect("a complete payoff table after evaluation");
+            let policy = |i: usize| match &members[i].policy {
+                Some(p) => p.as_ref().clone(),
+                None => league.agent_policy(i),
+            };
+            for i in 0..members.len() {
+                for j in (0..members.len()).filter(|&j| j != i) {
+                    let (a, b) = (policy(i), policy(j));
+                    let first = metagame::games::expected_returns(&tree, &[&a, &b]).unwrap()[0];
+                    let second = metagame::games::expected_returns(&tree, &[&b, &a]).unwrap()[1];
+                    let entry = game.payoff(0, &[i, j]);
+                    assert!((entry - 0.5 * (first + second)).abs() < 1e-12, "round {round}: ({i}, {j})");
+                }
+            }
+            checked_payoffs += 1;
+        }
+    }
+    assert!(evicted.len() >= 20, "{} evictions", evicted.len());
+    assert_eq!(checked_payoffs, 6);
+    let main_snapshots: BTreeSet<usize> =
+        snapshot_agents(&reports).into_iter().filter(|&(_, a)| a == 0).map(|(id, _)| id).collect();
+    assert!(evicted.intersection(&main_snapshots).count() > 0, "main-agent snapshots were evicted too");
+    // The lineage names the evicted opponents as such.
+    let dot = league.lineage_dot(&reports).unwrap();
+    assert!(dot.contains("(evicted)"), "{dot}");
+}
+
+/// A capped league checkpointed after its first evictions (through JSON) resumes to the
+/// uninterrupted run, its main agents' average policies (which keep evicted snapshots)
+/// included.
+#[test]
+fn a_capped_league_resumes_bit_identically() {
+    let tree = tree("kuhn_poker");
+    let mut league = League::new(&tree, capped(3)).unwrap();
+    let whole: Vec<_> = rounds(&mut league, 40).iter().map(|r| r.without_times()).collect();
+    let mut league = League::new(&tree, capped(3)).unwrap();
+    let mut reports = rounds(&mut league, 25);
+    let before: Vec<usize> = reports.iter().flat_map(|r| part(r).evicted).collect();
+    let main_snapshots: Vec<usize> =
+        snapshot_agents(&reports).into_iter().filter(|&(_, a)| a == 0).map(|(id, _)| id).collect();
+    assert!(before.iter().any(|id| main_snapshots.contains(id)), "a main-agent snapshot evicted: {before:?}");
+    let json = serde_json::to_string(league.state()).unwrap();
+    let mut resumed =
+        League::resume(&tree, capped(3), serde_json::from_str(&json).unwrap(), &reports).unwrap();
+    reports.extend(rounds(&mut resumed, 15).into_iter().skip(1));
+    let again: Vec<_> = reports.iter().map(|r| r.without_times()).collect();
+    assert_eq!(whole, again);
+    assert!(again.iter().skip(26).any(|r| !part(r).evicted.is_empty()), "evictions after the resume");
+}
+
+/// A checkpoint from before the cap (no member ids, no saved snapshot sums) resumes to the
+/// same run: without evictions, ids are positions and the sums are rebuilt from the members.
+#[test]
+fn a_league_checkpoint_from_before_the_cap_resumes() {
+    let tree = tree("kuhn_poker");
+    let mut league = League::new(&tree, small(7)).unwrap();
+    let whole: Vec<_> = rounds(&mut league, 12).iter().map(|r| r.without_times()).collect();
+    let mut league = League::new(&tree, small(7)).unwrap();
+    let mut reports = rounds(&mut league, 6);
+    let mut state = serde_json::to_value(league.state()).unwrap();
+    let object = state.as_object_mut().unwrap();
+    assert!(object.remove("snapshot_sums").is_some() && object.remove("evicted").is_some());
+    for member in state["members"].as_array_mut().unwrap() {
+        assert!(member.as_object_mut().unwrap().remove("id").is_some());
+    }
+    let mut resumed =
+        League::resume(&tree, small(7), serde_json::from_value(state).unwrap(), &reports).unwrap();
+    reports.extend(rounds(&mut resumed, 6).into_iter().skip(1));
+    assert_eq!(whole, reports.iter().map(|r| r.without_times()).collect::<Vec<_>>());
+}
+
+/// From the CLI: a capped league run killed after a checkpoint resumes to the uninterrupted
+/// run's report, and its config keeps `max_members` through the run folder's config.toml.
+#[test]
+fn a_capped_league_run_resumes_from_the_cli() {
+    use crate::cli::{metagame, temp_dir};
+    use crate::run_cli::report;
+    let dir = temp_dir("league-cap-resume");
+    let config = dir.join("capped.toml");
+    std::fs::write(
+        &config,
+        "game = \"kuhn_poker\"\nalgorithm = \"league\"\nepisodes_per_round = 10000\n\
+         snapshot_min_episodes = 30000\nsnapshot_max_episodes = 60000\nmax_members = 8\nmax_iterations = 30\n",
+    )
+    .unwrap();
+    let (whole, killed) = (dir.join("whole"), dir.join("killed"));
+    let cfg = config.to_str().unwrap();
+    assert!(metagame(&["run", cfg, "--out", whole.to_str().unwrap()]).status.success());
+    let o = metagame(&["run", cfg, "--out", killed.to_str().unwrap(), "--stop-after", "17"]);
+    assert_eq!(o.status.code(), Some(130));
+    let o = metagame(&["run", "--resume", killed.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(report(&killed), report(&whole));
+    let written = std::fs::read_to_string(whole.join("config.toml")).unwrap();
+    assert!(written.contains("max_members = 8"), "{written}");
+    let r = report(&whole);
+    let last = r["iterations"].as_array().unwrap().last().unwrap().clone();
+    assert!(last["members"].as_u64().unwrap() <= 8 && last["evictions"].as_u64().unwrap() > 5, "{last}");
+}
+
+/// An evaluator that fails at its call `fail_at` (counting from 0) and evaluates exactly
+/// otherwise.
+struct FailsAt {
+    calls: std::sync::atomic::AtomicUsize,
+    fail_at: usize,
+}
+
+impl metagame::games::MatchEvaluator for FailsAt {
+    fn name(&self) -> &'static str {
+        "fails-at"
+    }
+    fn evaluate(
+        &self,
+        tree: &GameTree,
+        policies: &[&metagame::games::TabularPolicy],
+        matchups: &[metagame::games::Matchup],
+        episodes: u64,
+        seed: u64,
+    ) -> metagame::games::Result<Vec<metagame::games::MatchTotals>> {
+        if self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == self.fail_at {
+            return Err(metagame::games::Error::Unsupported("the backend went away".into()));
+        }
+        metagame::games::ExactEvaluator.evaluate(tree, policies, matchups, episodes, seed)
+    }
+}
+
+/// A capped league's round that evicts and then fails (its evaluation point) commits
+/// nothing: the state is as before the round, evictions, win rates, Elo and payoffs
+/// included, and the league goes on as if the failure had not happened.
+#[test]
+fn a_failed_round_of_a_capped_league_puts_its_evictions_back() {
+    let tree = tree("kuhn_poker");
+    let config = || small_builder(3).max_members(8).eval_every(1).build().unwrap();
+    let mut league = League::new(&tree, config()).unwrap();
+    let whole: Vec<_> = rounds(&mut league, 30).iter().map(|r| r.without_times()).collect();
+    // A round past the first evictions that evicts again.
+    let round = (13..=30)
+        .find(|&r| !part(&whole[r]).evicted.is_empty() && part(&whole[r - 1]).evictions > 0)
+        .unwrap();
+    // One evaluation a round: call `round - 1` is that round's.
+    let evaluator = FailsAt { calls: Default::default(), fail_at: round - 1 };
+    let mut league = League::new(&tree, config()).unwrap().with_evaluator(Box::new(evaluator));
+    let mut reports = rounds(&mut league, round - 1);
+    let before = serde_json::to_value(league.state()).unwrap();
+    let err = league.step().unwrap_err().to_string();
+    assert!(err.contains("the backend went away"), "{err}");
+    assert_eq!(serde_json::to_value(league.state()).unwrap(), before, "round {round} committed nothing");
+    reports.extend(rounds(&mut league, 30 - (round - 1)).into_iter().skip(1));
+    assert_eq!(whole, reports.iter().map(|r| r.without_times()).collect::<Vec<_>>());
 }

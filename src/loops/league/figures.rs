@@ -344,12 +344,13 @@ fn league_elo_figure(c: &LeagueConfig, report: &Run<'_>, parts: &[LeagueReport])
     }))
 }
 
-/// A member as the win-rate figure groups it: its role, its learning agent, the round it
-/// was snapped at (`None` for the learning agent itself) and, for a snapshot, its agent's
-/// generation then (how many times the agent had reset before that round; `None` when the
-/// reports do not cover that round).
+/// A member as the win-rate figure groups it: its id, its role, its learning agent, the
+/// round it was snapped at (`None` for the learning agent itself) and, for a snapshot, its
+/// agent's generation then (how many times the agent had reset before that round; `None`
+/// when the reports do not cover that round).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct MemberInfo {
+    pub(crate) id: usize,
     pub(crate) role: Role,
     pub(crate) agent: usize,
     pub(crate) snapped_at: Option<usize>,
@@ -371,6 +372,7 @@ fn member_infos(members: &[LeagueMember], iterations: &[IterationReport], parts:
     members
         .iter()
         .map(|m| MemberInfo {
+            id: m.id,
             role: m.role,
             agent: m.agent,
             snapped_at: m.snapped_at,
@@ -386,15 +388,15 @@ fn member_infos(members: &[LeagueMember], iterations: &[IterationReport], parts:
 pub(crate) struct Group {
     /// Its row label.
     pub(crate) label: String,
-    /// Its members' ids.
+    /// Its members' positions (in the league's member order).
     pub(crate) members: Vec<usize>,
     /// Groups of one block share this key (learning agents, or one agent's snapshots); a
     /// line separates blocks in the figure.
     block: Option<usize>,
 }
 
-/// Members cut into at most `max_groups` groups (each member its own group while there are
-/// at most `max_groups` members). Beyond that:
+/// Members cut into at most `max_groups` groups (each member its own group, labelled with its
+/// id, while there are at most `max_groups` members). Beyond that:
 ///
 /// - each learning agent is a group;
 /// - each agent's snapshots, in the order they were taken, are cut into consecutive windows,
@@ -414,7 +416,8 @@ pub(crate) fn member_groups(members: &[MemberInfo], max_groups: usize) -> Vec<Gr
         return members
             .iter()
             .enumerate()
-            .map(|(id, m)| {
+            .map(|(position, m)| {
+                let id = m.id;
                 let label = match (m.snapped_at, m.generation) {
                     (None, _) => format!("{id}: {} (learning)", agent_name(m)),
                     (Some(r), Some(g)) if m.role != Role::MainAgent => {
@@ -423,7 +426,7 @@ pub(crate) fn member_groups(members: &[MemberInfo], max_groups: usize) -> Vec<Gr
                     (Some(r), _) => format!("{id}: {}, round {r}", agent_name(m)),
                 };
                 // In member order, snapshots of all agents alternate: one block for them all.
-                Group { label, members: vec![id], block: m.snapped_at.map(|_| 0) }
+                Group { label, members: vec![position], block: m.snapped_at.map(|_| 0) }
             })
             .collect();
     }
@@ -562,6 +565,9 @@ fn by_role(members: &[MemberInfo]) -> Vec<Group> {
 pub(crate) struct GroupTable {
     pub(crate) members: usize,
     pub(crate) groups: Vec<Group>,
+    /// Each group's number on the axes: its member's id with a group per member, else the
+    /// group's index.
+    numbers: Vec<usize>,
     /// Row-major `groups × groups`: decayed points of the row's members against the column's.
     points: Vec<f64>,
     /// Row-major: decayed games.
@@ -582,6 +588,14 @@ impl GroupTable {
     ) -> GroupTable {
         let groups = member_groups(members, max_groups);
         let k = groups.len();
+        let numbers = groups
+            .iter()
+            .enumerate()
+            .map(|(g, group)| match group.members[..] {
+                [only] if k == members.len() => members[only].id,
+                _ => g,
+            })
+            .collect();
         let mut of = vec![0; members.len()];
         for (g, group) in groups.iter().enumerate() {
             for &m in &group.members {
@@ -598,7 +612,7 @@ impl GroupTable {
                 }
             }
         }
-        GroupTable { members: members.len(), groups, points, games }
+        GroupTable { members: members.len(), groups, numbers, points, games }
     }
 
     /// The games-weighted win rate of group `g` against group `h` (`None` when they never
@@ -615,7 +629,7 @@ impl GroupTable {
 }
 
 /// A `k × k` heat map of `value(row, column)` (grey where `None`), row 0 at the top, the rows
-/// labelled by `row_label`, the columns by number, lines between blocks of groups.
+/// labelled by `row_label`, the columns by `column_label`, lines between blocks of groups.
 #[allow(clippy::too_many_arguments)]
 fn heat_map<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -623,6 +637,7 @@ fn heat_map<DB: DrawingBackend>(
     k: usize,
     row_label_size: u32,
     row_label: &dyn Fn(usize) -> String,
+    column_label: &dyn Fn(usize) -> String,
     boundaries: &[usize],
     value: &dyn Fn(usize, usize) -> Option<RGBColor>,
 ) -> Drawn {
@@ -644,7 +659,7 @@ fn heat_map<DB: DrawingBackend>(
         .x_desc("opponent (numbered as the rows)")
         .axis_desc_style(DESC_FONT)
         .label_style(font)
-        .x_label_formatter(&|v| format!("{}", (v - 0.5).round() as i64))
+        .x_label_formatter(&|v| column_label((v - 0.5).round().max(0.0) as usize))
         .y_label_formatter(&|v| row_label((kf - v - 0.5).round().max(0.0) as usize))
         .draw()
         .map_err(text_err)?;
@@ -699,6 +714,7 @@ fn win_rates_figure(game: &str, table: &GroupTable) -> Option<Drawn<String>> {
     let label_width = table.groups.iter().map(|g| g.label.chars().count()).max().unwrap_or(0);
     let label_size = (label_width as u32 * 6 + 16).clamp(40, 260);
     let title = format!("{game}: league win rates");
+    let number = |g: usize| table.numbers.get(g).map_or(String::new(), |n| n.to_string());
     Some(svg_text((1560, 780), |root| {
         let root = root.titled(&title, TITLE_FONT).map_err(text_err)?;
         let (left, right) = root.split_horizontally(160 + 600 + label_size);
@@ -709,6 +725,7 @@ fn win_rates_figure(game: &str, table: &GroupTable) -> Option<Drawn<String>> {
             k,
             label_size,
             &|g| table.groups.get(g).map_or(String::new(), |x| x.label.clone()),
+            &number,
             &boundaries,
             &|i, j| table.win_rate(i, j).map(|w| diverging((w - 0.5) * 2.0)),
         )?;
@@ -723,7 +740,7 @@ fn win_rates_figure(game: &str, table: &GroupTable) -> Option<Drawn<String>> {
         )?;
         let (games_area, games_bar) = right.split_horizontally(right.dim_in_pixel().0.saturating_sub(85));
         let shade = |v: f64| sequential_log(v, lo, hi);
-        heat_map(&games_area, &games_caption, k, 40, &|g| g.to_string(), &boundaries, &|i, j| {
+        heat_map(&games_area, &games_caption, k, 40, &number, &number, &boundaries, &|i, j| {
             let n = table.games(i, j);
             (n > 0.0).then(|| shade(n.log10()))
         })?;
@@ -760,12 +777,13 @@ mod tests {
     fn league(rounds: usize) -> Vec<MemberInfo> {
         let roles = [Role::MainAgent, Role::MainExploiter, Role::LeagueExploiter];
         let mut members: Vec<MemberInfo> = (0..3)
-            .map(|agent| MemberInfo { role: roles[agent], agent, snapped_at: None, generation: None })
+            .map(|agent| MemberInfo { id: agent, role: roles[agent], agent, snapped_at: None, generation: None })
             .collect();
-        members.push(MemberInfo { role: Role::MainAgent, agent: 0, snapped_at: Some(0), generation: Some(0) });
+        members.push(MemberInfo { id: 3, role: Role::MainAgent, agent: 0, snapped_at: Some(0), generation: Some(0) });
         for r in 1..=rounds {
             for (agent, generation) in [(0, 0), (1, r - 1), (2, (r - 1) / 4)] {
                 members.push(MemberInfo {
+                    id: members.len(),
                     role: roles[agent],
                     agent,
                     snapped_at: Some(r),
@@ -785,6 +803,21 @@ mod tests {
         assert!(groups.iter().enumerate().all(|(i, g)| g.members == [i]));
         assert_eq!(groups[0].label, "0: main 0 (learning)");
         assert_eq!(groups[5].label, "5: main expl. 0, gen 0, round 1");
+    }
+
+    /// After evictions (members 5 and 7 gone) rows and columns name members by id.
+    #[test]
+    fn a_small_league_after_evictions_numbers_rows_and_columns_by_member_id() {
+        let mut members = league(12);
+        members.remove(7);
+        members.remove(5);
+        let table = GroupTable::new(&members, MAX_GROUPS, |_, _| (0.0, 0.0));
+        assert_eq!(table.groups.len(), 38);
+        assert_eq!(table.groups[5].label, "6: league expl. 0, gen 0, round 1");
+        assert_eq!((table.numbers[4], table.numbers[5], table.numbers[6]), (4, 6, 8));
+        // Grouped, the numbers are the groups'.
+        let grouped = GroupTable::new(&league(100), MAX_GROUPS, |_, _| (0.0, 0.0));
+        assert!(grouped.numbers.iter().enumerate().all(|(g, &n)| g == n));
     }
 
     #[test]

@@ -26,8 +26,18 @@
 //! that have played (O(agents · members)); the main agents' average policies are running
 //! sums (O(policy size) per round, not per snapshot). What grows as members²: the evaluation
 //! table every `eval_every` rounds (payoff entries among all members, batch Elo fitted on
-//! them) and with it the checkpoint; `eval_every = 0` goes without it. AlphaStar keeps every
-//! historical player, and so does this league: there is no member cap.
+//! them) and with it the checkpoint; `eval_every = 0` goes without it.
+//!
+//! AlphaStar keeps every historical player, and so does this league by default, growing
+//! without bound (a 5 000-round Kuhn league had 2 497 members). `max_members` caps it: when a
+//! snapshot makes the league one larger than the cap, one frozen snapshot is evicted — the
+//! one the learning agents' PFSP draws from history give the least probability (the
+//! eviction that changes matchmaking least), ties to the oldest, never the snapshot just
+//! taken nor a main agent's only snapshot (the rule, and why not "the least chosen so far":
+//! `eviction.rs`). Its win rates, Elo rating and payoff entries go with it; the
+//! main agents' average policies keep every snapshot ever taken. Members keep their ids
+//! ([`LeagueMember::id`], the order they joined, never reused), which reports name them by;
+//! tables index the members as they stand ([`LeagueState::members`] order).
 //!
 //! Main exploiters are Minimax Exploiters when `exploiter_alpha > 0`: their reward is shaped
 //! by the action values of the main agent they target — its own learned Q-values by default,
@@ -54,9 +64,11 @@
 //! seed = 0
 //! eval_every = 10                   # rounds between evaluation points (0: none)
 //! episodes_per_entry = 1000         # sampled evaluators only
+//! # max_members = 200               # a cap on members (default: none)
 //! [learner]                         # Q-learning settings (episodes_per_response unused)
 //! ```
 
+mod eviction;
 pub mod matchmaking;
 pub mod rating;
 pub mod win_rates;
@@ -129,6 +141,7 @@ pub struct LeagueConfig {
     seed: u64,
     eval_every: usize,
     episodes_per_entry: u64,
+    max_members: Option<usize>,
     learner: QLearningConfig,
     matchmaking: RoleMatchmaking,
 }
@@ -192,6 +205,14 @@ pub struct LeagueConfigBuilder {
     /// Episodes per payoff entry when the evaluator samples (exact evaluators ignore it).
     /// Default 1000.
     pub episodes_per_entry: Option<u64>,
+    /// The most members (learning agents and snapshots) the league holds: a snapshot that
+    /// makes it one more evicts a frozen snapshot, the one the learning agents' PFSP draws
+    /// from history give the least probability (ties to the oldest), never the snapshot just
+    /// taken nor a main agent's only snapshot (see the module docs). At least the learning
+    /// agents + one snapshot per main agent + 1. Default none: every snapshot stays
+    /// (AlphaStar's league).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_members: Option<usize>,
     /// The learners' settings (a `[learner]` table). Default Q-learning's defaults.
     pub learner: Option<QLearningConfig>,
     /// Per role, a matchmaker that replaces AlphaStar's rule for that role's opponents
@@ -220,6 +241,7 @@ impl LeagueConfigBuilder {
         "seed",
         "eval_every",
         "episodes_per_entry",
+        "max_members",
         "learner",
         "matchmaking",
     ];
@@ -242,6 +264,7 @@ impl LeagueConfigBuilder {
         seed: u64,
         eval_every: usize,
         episodes_per_entry: u64,
+        max_members: usize,
         learner: QLearningConfig,
         matchmaking: RoleMatchmaking,
     );
@@ -271,6 +294,7 @@ impl LeagueConfigBuilder {
             seed: self.seed.unwrap_or(0),
             eval_every: self.eval_every.unwrap_or(10),
             episodes_per_entry: self.episodes_per_entry.unwrap_or(1000),
+            max_members: self.max_members,
             learner: self.learner.unwrap_or_default(),
             matchmaking: self.matchmaking.unwrap_or_default(),
         };
@@ -301,6 +325,7 @@ impl From<LeagueConfig> for LeagueConfigBuilder {
             seed: Some(c.seed),
             eval_every: Some(c.eval_every),
             episodes_per_entry: Some(c.episodes_per_entry),
+            max_members: c.max_members,
             learner: Some(c.learner),
             // The default (AlphaStar's rule for every role) is written as no table.
             matchmaking: (!c.matchmaking.is_default()).then_some(c.matchmaking),
@@ -412,6 +437,14 @@ impl LeagueConfig {
     pub fn seed(&self) -> u64 {
         self.seed
     }
+    /// The most members the league holds (`None`: no cap).
+    pub fn max_members(&self) -> Option<usize> {
+        self.max_members
+    }
+    /// Learning agents of every role.
+    pub fn num_agents(&self) -> usize {
+        self.main_agents + self.main_exploiters + self.league_exploiters
+    }
     /// The learners' settings.
     pub fn learner(&self) -> &QLearningConfig {
         &self.learner
@@ -427,7 +460,7 @@ impl LeagueConfig {
         if self.main_agents == 0 {
             return bad("main_agents: a league needs at least one main agent".into());
         }
-        if self.main_agents + self.main_exploiters + self.league_exploiters > 64 {
+        if self.num_agents() > 64 {
             return bad(
                 "main_agents + main_exploiters + league_exploiters: at most 64 learning agents".into()
             );
@@ -459,6 +492,18 @@ impl LeagueConfig {
                 self.matches_per_round()
             ));
         }
+        // The learning agents and each main agent's only snapshot stay, and so does the
+        // snapshot just taken: one more leaves a snapshot to evict.
+        let least = self.num_agents() + self.main_agents + 1;
+        if let Some(cap) = self.max_members
+            && cap < least
+        {
+            return bad(format!(
+                "max_members: {cap} leaves no snapshot to evict; it must be at least {least} \
+                 (the {} learning agents, a snapshot per main agent and one more)",
+                self.num_agents()
+            ));
+        }
         if self.snapshot_max_episodes < self.snapshot_min_episodes {
             return bad("snapshot_max_episodes: below snapshot_min_episodes".into());
         }
@@ -482,6 +527,12 @@ impl LeagueConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct LeagueMember {
+    /// Its id: members are numbered in the order they joined and an id is never reused, so
+    /// reports name a member by the same id in every round, evictions or not
+    /// (`max_members`). With no eviction it is the member's position in
+    /// [`LeagueState::members`].
+    #[serde(default)]
+    pub id: usize,
     /// Its role (a snapshot keeps its agent's role).
     pub role: Role,
     /// The learning agent it is or was snapped from.
@@ -520,6 +571,15 @@ pub struct LeagueState {
     /// not copy members² numbers every round.
     #[serde(default)]
     payoffs: Arc<Vec<Vec<Option<f64>>>>,
+    /// Members evicted so far (`max_members`); the next member's id is members + this.
+    #[serde(default)]
+    evicted: usize,
+    /// Per learning agent, for main agents, the running sum of every snapshot's policy it
+    /// has taken, evicted ones included (its average policy without re-aggregating them each
+    /// round); `None` for exploiters. Empty in checkpoints from before the cap, which had
+    /// every snapshot among their members to rebuild it from.
+    #[serde(default)]
+    snapshot_sums: Vec<Option<Arc<MixtureSum>>>,
 }
 
 impl LeagueState {
@@ -538,6 +598,14 @@ impl LeagueState {
     /// Completed rounds.
     pub fn round(&self) -> usize {
         self.round
+    }
+    /// Members evicted so far (`max_members`).
+    pub fn evicted(&self) -> usize {
+        self.evicted
+    }
+    /// The id the next member to join gets.
+    fn next_id(&self) -> usize {
+        self.members.len() + self.evicted
     }
 }
 
@@ -570,9 +638,9 @@ pub enum Branch {
 pub struct LeagueMatch {
     /// The learning agent.
     pub agent: usize,
-    /// Its member id.
+    /// Its member id ([`LeagueMember::id`]).
     pub member: usize,
-    /// The opponent's member id.
+    /// The opponent's member id ([`LeagueMember::id`]).
     pub opponent: usize,
     /// How the opponent was chosen.
     pub branch: Branch,
@@ -588,6 +656,10 @@ pub struct LeagueMatch {
 
 fn one() -> u64 {
     1
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// How hard the opponents that win-rate-weighted draws (PFSP, or a configured matchmaker)
@@ -618,6 +690,7 @@ struct RoundEvents {
     snapshots: Vec<usize>,
     win_rate_snapshots: Vec<usize>,
     resets: Vec<usize>,
+    evicted: Vec<usize>,
     hardness: Option<PfspHardness>,
     batch_elo: Vec<f64>,
     evaluated_entries: usize,
@@ -659,14 +732,16 @@ impl RoundEvents {
 pub struct LeagueReport {
     /// Exact NashConv of each main agent's current policy (both seats), in agent order.
     pub main_nash_conv: Vec<f64>,
-    /// Exact NashConv of each main agent's average policy: the uniform mixture of its
-    /// snapshots and its current policy, mixed as behaviour (reach-weighted, as fictitious
-    /// self-play averages). A greedy learner's current policy is pure and stays exploitable
-    /// in poker; its average is what approaches an equilibrium.
+    /// Exact NashConv of each main agent's average policy: the uniform mixture of every
+    /// snapshot it has taken (evicted ones included) and its current policy, mixed as
+    /// behaviour (reach-weighted, as fictitious self-play averages). A greedy learner's
+    /// current policy is pure and stays exploitable in poker; its average is what approaches
+    /// an equilibrium.
     pub main_average_nash_conv: Vec<f64>,
-    /// Online Elo rating per member id (updated after every match, K = 32), at round 0 and
-    /// at evaluation points only (every round it would make the reports grow as rounds ×
-    /// members); empty between them. [`LeagueState::elo`] has the current ratings.
+    /// Online Elo rating per member (updated after every match, K = 32), in
+    /// [`LeagueState::members`] order (ids in `member_ids`), at round 0 and at evaluation
+    /// points only (every round it would make the reports grow as rounds × members); empty
+    /// between them. [`LeagueState::elo`] has the current ratings.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub elo: Vec<f64>,
     /// Online Elo rating of each learning agent, in agent order, every round.
@@ -676,6 +751,16 @@ pub struct LeagueReport {
     pub matches_by_role: BTreeMap<Role, u64>,
     /// Members (learning agents and snapshots).
     pub members: usize,
+    /// Where `elo` and `batch_elo` are listed, once a member has been evicted: the id of
+    /// each of their entries' members. Empty while the ids are `0..members`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub member_ids: Vec<usize>,
+    /// The ids of the snapshots evicted this round (`max_members`), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evicted: Vec<usize>,
+    /// Snapshots evicted so far.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub evictions: usize,
     /// This round's matches, one line per agent, opponent and branch, in the order first
     /// played.
     pub matches: Vec<LeagueMatch>,
@@ -726,9 +811,6 @@ pub struct League<'t> {
     config: LeagueConfig,
     state: LeagueState,
     learners: Vec<[QLearner; 2]>,
-    /// Per learning agent, the running sum of its snapshots' policies (main agents' average
-    /// policies without re-aggregating every snapshot each round); rebuilt on resume.
-    snapshot_sums: Vec<Option<MixtureSum>>,
     evaluator: Box<dyn MatchEvaluator>,
     trainer: Box<dyn LeagueTrainer>,
     /// When a round in progress gives up (checked between matches).
@@ -806,7 +888,7 @@ impl<'t> League<'t> {
         let mut agents = Vec::new();
         let mut learners = Vec::new();
         for (i, role) in roles.enumerate() {
-            members.push(LeagueMember { role, agent: i, snapped_at: None, policy: None });
+            members.push(LeagueMember { id: i, role, agent: i, snapped_at: None, policy: None });
             let pair = fresh_learners(play, &config, i, 0)?;
             agents.push(AgentState {
                 role,
@@ -821,6 +903,7 @@ impl<'t> League<'t> {
         for (i, a) in agents.iter().enumerate() {
             if a.role == Role::MainAgent {
                 members.push(LeagueMember {
+                    id: members.len(),
                     role: Role::MainAgent,
                     agent: i,
                     snapped_at: Some(0),
@@ -829,7 +912,7 @@ impl<'t> League<'t> {
             }
         }
         let win_rates = WinRates::new(WinRatesConfig::default(), members.len());
-        let state = LeagueState {
+        let mut state = LeagueState {
             round: 0,
             elo: Elo::new(EloConfig::default(), members.len()),
             members,
@@ -837,7 +920,10 @@ impl<'t> League<'t> {
             win_rates,
             matches_by_role: BTreeMap::new(),
             payoffs: Arc::default(),
+            evicted: 0,
+            snapshot_sums: Vec::new(),
         };
+        state.snapshot_sums = snapshot_sums_of_members(tree, &state)?;
         let last = IterationReport::new(0, vec![state.members.len()], 0.0, None);
         let mut league = Self::with_parts(tree, wins, config, state, learners, last)?;
         let mut report = league.report(0, 0, PhaseTimes::default(), RoundEvents::default())?;
@@ -855,16 +941,56 @@ impl<'t> League<'t> {
     pub fn resume(
         tree: &'t GameTree,
         config: LeagueConfig,
-        state: LeagueState,
+        mut state: LeagueState,
         reports: &[IterationReport],
     ) -> Result<Self> {
         config.validate()?;
         crate::checkpoint::check_reports(reports, 0, state.round)?;
         // INVARIANT: check_reports saw round + 1 ≥ 1 reports.
         let last = reports.last().expect("a report").clone();
-        let expected = config.main_agents + config.main_exploiters + config.league_exploiters;
-        if state.agents.len() != expected || state.elo.num_members() != state.members.len() {
+        let n = state.members.len();
+        if state.agents.len() != config.num_agents()
+            || n < state.agents.len()
+            || state.elo.num_members() != n
+            || state.win_rates.num_members() != n
+            || state.agents.iter().enumerate().any(|(a, x)| x.member != a || state.members[a].agent != a)
+        {
             return Err(Error::Config("the saved league has other agents than the config".into()));
+        }
+        if let Some(cap) = config.max_members
+            && n > cap
+        {
+            return Err(Error::Config(format!(
+                "the saved league has {n} members, more than max_members = {cap}"
+            )));
+        }
+        if state.evicted == 0 {
+            // Without evictions ids are positions (checkpoints from before ids have none).
+            state.members.iter_mut().enumerate().for_each(|(i, m)| m.id = i);
+        } else if state.members.windows(2).any(|w| w[0].id >= w[1].id)
+            || state.members.last().is_some_and(|m| m.id >= state.next_id())
+        {
+            return Err(Error::Config(
+                "the saved league's member ids are not in the order they joined".into(),
+            ));
+        }
+        if state.snapshot_sums.is_empty() {
+            if state.evicted > 0 {
+                return Err(Error::Config(
+                    "the saved league has evicted members but no snapshot sums".into(),
+                ));
+            }
+            state.snapshot_sums = snapshot_sums_of_members(tree, &state)?;
+        }
+        let sums_fit = state.snapshot_sums.len() == state.agents.len()
+            && state.agents.iter().zip(&state.snapshot_sums).all(|(a, sum)| match sum {
+                Some(sum) => a.role == Role::MainAgent && sum.fits(tree),
+                None => a.role != Role::MainAgent,
+            });
+        if !sums_fit {
+            return Err(Error::Config(
+                "the saved league's snapshot sums do not fit its agents and game".into(),
+            ));
         }
         let wins = config.outcome.own_tree(tree);
         let play = wins.as_ref().unwrap_or(tree);
@@ -883,8 +1009,7 @@ impl<'t> League<'t> {
         Self::with_parts(tree, wins, config, state, learners, last)
     }
 
-    /// A league of these parts with the default evaluator and trainer; the main agents'
-    /// snapshot sums are built from the members, in member order.
+    /// A league of these parts with the default evaluator and trainer.
     fn with_parts(
         tree: &'t GameTree,
         wins: Option<GameTree>,
@@ -893,16 +1018,9 @@ impl<'t> League<'t> {
         learners: Vec<[QLearner; 2]>,
         last: IterationReport,
     ) -> Result<Self> {
-        let mut snapshot_sums: Vec<Option<MixtureSum>> =
-            state.agents.iter().map(|a| (a.role == Role::MainAgent).then(|| MixtureSum::new(tree))).collect();
-        for m in &state.members {
-            if let (Some(policy), Some(Some(sum))) = (&m.policy, snapshot_sums.get_mut(m.agent)) {
-                sum.add(tree, policy, 1.0)?;
-            }
-        }
         let (evaluator, trainer) = (Box::new(ExactEvaluator), Box::new(LocalTrainer));
         let cutoff = Cutoff::default();
-        Ok(Self { tree, wins, config, state, learners, snapshot_sums, evaluator, trainer, cutoff, last })
+        Ok(Self { tree, wins, config, state, learners, evaluator, trainer, cutoff, last })
     }
 
     /// The tree matches are trained, played and scored on (see [`Outcome`]).
@@ -910,8 +1028,9 @@ impl<'t> League<'t> {
         self.wins.as_ref().unwrap_or(self.tree)
     }
 
-    /// The win-rate table among all members: entry `[i][j]` is how often member `i` beats
-    /// member `j` (ties ½), `None` for pairs that never played.
+    /// The win-rate table among all members, in [`LeagueState::members`] order: entry
+    /// `[i][j]` is how often member `i` beats member `j` (ties ½), `None` for pairs that
+    /// never played.
     pub fn win_rate_table(&self) -> Vec<Vec<Option<f64>>> {
         let w = &self.state.win_rates;
         let n = self.state.members.len();
@@ -1083,6 +1202,14 @@ impl<'t> League<'t> {
         config: &MatchmakingConfig,
         rng: &mut MatchmakingRng,
     ) -> (usize, Draw) {
+        let candidates = self.configured_candidates(role);
+        let request = MatchRequest::new(me, &candidates, &self.state.win_rates).with_ratings(&self.state.elo);
+        self.weighted_draw(config.matchmaker().as_ref(), &request, rng)
+    }
+
+    /// The candidates of a configured matchmaker for a learning agent of `role` (see
+    /// [`League::configured_choice`]), in member order.
+    fn configured_candidates(&self, role: Role) -> Vec<usize> {
         let mains = self.main_agent_members();
         let mut candidates: Vec<usize> = match role {
             Role::MainExploiter => {
@@ -1098,8 +1225,7 @@ impl<'t> League<'t> {
         };
         candidates.sort_unstable();
         candidates.dedup();
-        let request = MatchRequest::new(me, &candidates, &self.state.win_rates).with_ratings(&self.state.elo);
-        self.weighted_draw(config.matchmaker().as_ref(), &request, rng)
+        candidates
     }
 
     /// One round (see the module docs): `matches_per_round` matches per learning agent.
@@ -1110,19 +1236,20 @@ impl<'t> League<'t> {
     /// Learner or game errors, wrapped in [`Error::AtIteration`].
     pub fn step(&mut self) -> Result<&mut IterationReport> {
         let round = self.state.round + 1;
-        // What the round changes, to put back if it fails: the win rates keep a journal,
-        // members are only appended, and the rest is small (O(agents + members)).
+        // What the round changes, to put back if it fails: the win rates keep a journal, and
+        // the rest is small (O(agents + members); policies, payoffs and sums are shared).
         let backup = (
             self.state.round,
             self.state.agents.clone(),
             self.state.elo.clone(),
             self.state.matches_by_role.clone(),
-            self.state.members.len(),
+            self.state.members.clone(),
             self.learners.clone(),
-            self.snapshot_sums.clone(),
+            self.state.snapshot_sums.clone(),
+            self.state.payoffs.clone(),
+            self.state.evicted,
         );
         let evaluates = self.config.eval_every > 0 && round.is_multiple_of(self.config.eval_every);
-        let payoffs = evaluates.then(|| self.state.payoffs.clone());
         self.state.win_rates.open_journal();
         match self.play_round(round, evaluates) {
             Ok(report) => {
@@ -1132,17 +1259,16 @@ impl<'t> League<'t> {
             }
             Err(e) => {
                 self.state.win_rates.roll_back();
-                let (r, agents, elo, by_role, members, learners, sums) = backup;
+                let (r, agents, elo, by_role, members, learners, sums, payoffs, evicted) = backup;
                 self.state.round = r;
                 self.state.agents = agents;
                 self.state.elo = elo;
                 self.state.matches_by_role = by_role;
-                self.state.members.truncate(members);
+                self.state.members = members;
                 self.learners = learners;
-                self.snapshot_sums = sums;
-                if let Some(p) = payoffs {
-                    self.state.payoffs = p;
-                }
+                self.state.snapshot_sums = sums;
+                self.state.payoffs = payoffs;
+                self.state.evicted = evicted;
                 match e {
                     Error::CutOff => Err(e),
                     e => Err(Error::AtIteration { iteration: round, source: Box::new(e) }),
@@ -1255,7 +1381,15 @@ impl<'t> League<'t> {
             let result = MatchResult::new(me, opponent, s).expect("a score in [0, 1]");
             self.state.win_rates.record(&result);
             self.state.elo.update(&result);
-            events.add_match(LeagueMatch { agent: a, member: me, opponent, branch, score: s, count: 1 });
+            let ids = (self.state.members[me].id, self.state.members[opponent].id);
+            events.add_match(LeagueMatch {
+                agent: a,
+                member: ids.0,
+                opponent: ids.1,
+                branch,
+                score: s,
+                count: 1,
+            });
             events.add_draw(draw);
             *self.state.matches_by_role.entry(self.state.agents[a].role).or_default() += 1;
         }
@@ -1288,10 +1422,12 @@ impl<'t> League<'t> {
             if by_win_rate {
                 events.win_rate_snapshots.push(a);
             }
-            if let Some(sum) = &mut self.snapshot_sums[a] {
-                sum.add(self.tree, &policy, 1.0)?;
+            if let Some(sum) = &mut self.state.snapshot_sums[a] {
+                Arc::make_mut(sum).add(self.tree, &policy, 1.0)?;
             }
+            let id = self.state.next_id();
             self.state.members.push(LeagueMember {
+                id,
                 role,
                 agent: a,
                 snapped_at: Some(round),
@@ -1299,6 +1435,17 @@ impl<'t> League<'t> {
             });
             self.state.win_rates.add_member();
             self.state.elo.add_member();
+            if let Some(cap) = self.config.max_members
+                && self.state.members.len() > cap
+            {
+                let newest = self.state.members.len() - 1;
+                // validate() keeps a candidate: a cap of at least the agents, a snapshot per
+                // main agent and one more.
+                let victim = self
+                    .eviction_choice(newest)
+                    .ok_or_else(|| Error::Config(format!("max_members = {cap}: no snapshot to evict")))?;
+                events.evicted.push(self.state.evict(victim));
+            }
             let agent = &mut self.state.agents[a];
             agent.episodes_since_snapshot = 0;
             let reset = match role {
@@ -1408,7 +1555,10 @@ impl<'t> League<'t> {
             main_nash_conv.push(r.nash_conv);
             // Its snapshots' running sum plus its current policy, uniformly: O(policy size)
             // however many snapshots it has.
-            let mut sum = self.snapshot_sums[a].clone().unwrap_or_else(|| MixtureSum::new(self.tree));
+            let mut sum = match &self.state.snapshot_sums[a] {
+                Some(sum) => MixtureSum::clone(sum),
+                None => MixtureSum::new(self.tree),
+            };
             sum.add(self.tree, &policy, 1.0)?;
             let average = sum.policy(self.tree)?;
             let r = metagame_games::nash_conv_report(self.tree, &[&average, &average])?;
@@ -1419,6 +1569,7 @@ impl<'t> League<'t> {
         }
         times.nash_conv_s = t.elapsed().as_secs_f64();
         let evaluated = !events.batch_elo.is_empty();
+        let listed = round == 0 || evaluated;
         let mut report = IterationReport::new(
             round,
             vec![self.state.members.len()],
@@ -1430,10 +1581,17 @@ impl<'t> League<'t> {
         report.details = Details::of(&LeagueReport {
             main_nash_conv,
             main_average_nash_conv,
-            elo: if round == 0 || evaluated { self.state.elo.ratings().to_vec() } else { Vec::new() },
+            elo: if listed { self.state.elo.ratings().to_vec() } else { Vec::new() },
             agent_elo: self.state.agents.iter().map(|a| self.state.elo.ratings()[a.member]).collect(),
             matches_by_role: self.state.matches_by_role.clone(),
             members: self.state.members.len(),
+            member_ids: if listed && self.state.evicted > 0 {
+                self.state.members.iter().map(|m| m.id).collect()
+            } else {
+                Vec::new()
+            },
+            evicted: events.evicted,
+            evictions: self.state.evicted,
             matches: events.matches,
             pfsp: events.hardness,
             snapshots: events.snapshots,
@@ -1444,6 +1602,20 @@ impl<'t> League<'t> {
         });
         Ok(report)
     }
+}
+
+/// Per learning agent, the running sum of its snapshots among `state`'s members (main agents
+/// only), added in member order, as the league adds them: exact while no snapshot has been
+/// evicted.
+fn snapshot_sums_of_members(tree: &GameTree, state: &LeagueState) -> Result<Vec<Option<Arc<MixtureSum>>>> {
+    let mut sums: Vec<Option<MixtureSum>> =
+        state.agents.iter().map(|a| (a.role == Role::MainAgent).then(|| MixtureSum::new(tree))).collect();
+    for m in &state.members {
+        if let (Some(policy), Some(Some(sum))) = (&m.policy, sums.get_mut(m.agent)) {
+            sum.add(tree, policy, 1.0)?;
+        }
+    }
+    Ok(sums.into_iter().map(|s| s.map(Arc::new)).collect())
 }
 
 /// Fresh learners for both seats of agent `agent` at reset `generation`.
@@ -1616,9 +1788,10 @@ impl TrainingLoop for League<'_> {
     fn set_cutoff(&mut self, cutoff: Cutoff) {
         self.cutoff = cutoff;
     }
-    /// Members as nodes (learning agents as boxes, snapshots as ellipses with their round),
-    /// snapshot edges (dashed) from each agent to its snapshots, and for each agent the
-    /// opponents it trained against with the number of rounds; resets in the agents' labels.
+    /// Members as nodes by id (learning agents as boxes, snapshots as ellipses with their
+    /// round, evicted snapshots dotted), snapshot edges (dashed) from each agent to its
+    /// snapshots, and for each agent the opponents it trained against with the number of
+    /// matches; resets in the agents' labels.
     /// The payoff table among all members from the last evaluation point (member `i`'s mean
     /// payoff against member `j`, both seats averaged), when it covers every member; `None`
     /// without evaluation points or when members joined after the last one.
@@ -1639,7 +1812,8 @@ impl TrainingLoop for League<'_> {
     fn lineage_dot(&self, reports: &[IterationReport]) -> Option<String> {
         use std::fmt::Write;
         let mut dot = String::from("digraph league {\n  rankdir=LR;\n");
-        for (id, m) in self.state.members.iter().enumerate() {
+        for m in &self.state.members {
+            let id = m.id;
             let label = match m.snapped_at {
                 None => {
                     let resets = self.state.agents[m.agent].generation;
@@ -1654,10 +1828,17 @@ impl TrainingLoop for League<'_> {
             }
         }
         let mut trained: BTreeMap<(usize, usize), u64> = BTreeMap::new();
-        for r in reports {
-            for m in r.details.get::<LeagueReport>().iter().flat_map(|l| &l.matches) {
+        let mut evicted = std::collections::BTreeSet::new();
+        for l in reports.iter().filter_map(|r| r.details.get::<LeagueReport>()) {
+            for m in &l.matches {
                 *trained.entry((m.member, m.opponent)).or_default() += m.count;
             }
+            evicted.extend(l.evicted);
+        }
+        // Opponents evicted since: the reports name them, the state has them no more.
+        let opponents: std::collections::BTreeSet<usize> = trained.keys().map(|&(_, b)| b).collect();
+        for id in evicted.intersection(&opponents) {
+            let _ = writeln!(dot, "  m{id} [label=\"member {id} (evicted)\", shape=ellipse, style=dotted];");
         }
         for ((a, b), n) in trained {
             let _ = writeln!(dot, "  m{a} -> m{b} [label=\"{n}\", color=gray40];");
@@ -1685,6 +1866,7 @@ mod tests {
             agent: 1,
             snapped_at: Some(0),
             policy: Some(Arc::new(TabularPolicy::uniform(&tree))),
+            id: 4,
         });
         league.state.win_rates.add_member();
         let n = 20_000;
@@ -1724,6 +1906,7 @@ mod tests {
                 agent: 0,
                 snapped_at: Some(0),
                 policy: Some(Arc::new(TabularPolicy::uniform(&tree))),
+                id: league.state.next_id(),
             });
             league.state.win_rates.add_member();
         }

@@ -79,7 +79,8 @@ impl WinRatesConfig {
 /// `away`'s). `win_rate(home, away)` is points / games, or the prior before any game; so
 /// `win_rate(a, b) + win_rate(b, a) = 1` once they have played.
 ///
-/// Members are indices `0..num_members()` in the order they joined. As a [`Rating`] the
+/// Members are indices `0..num_members()` in the order they joined; removing one
+/// ([`WinRates::remove_member`]) moves the members after it down one index. As a [`Rating`] the
 /// table predicts its own win rates (an empirical baseline for the Brier score, and the
 /// predictions [Elo matchmaking](crate::loops::league::matchmaking::EloMatchmaker) uses when given no
 /// other rating).
@@ -109,8 +110,8 @@ pub struct WinRates {
     /// O(learning agents · members) cells, not members².
     cells: BTreeMap<(u32, u32), Cell>,
     /// While a journal is open ([`WinRates::open_journal`]): the members before it and each
-    /// touched cell's value before its first change, so that [`WinRates::roll_back`] can
-    /// restore the table exactly.
+    /// touched cell's value before its first change (or, once a member has been removed, the
+    /// whole table as it was), so that [`WinRates::roll_back`] can restore the table exactly.
     journal: Option<Journal>,
 }
 
@@ -124,6 +125,9 @@ struct Cell {
 struct Journal {
     num_members: usize,
     before: BTreeMap<(u32, u32), Option<Cell>>,
+    /// The cells when the journal opened, taken at the first removal (which re-keys the
+    /// table, so that cell notes no longer describe it); later changes need no notes.
+    whole: Option<BTreeMap<(u32, u32), Cell>>,
 }
 
 impl PartialEq for WinRates {
@@ -234,6 +238,38 @@ impl WinRates {
         }
     }
 
+    /// Remove `member` and every game it played (both orderings); the members after it move
+    /// down one index. O(cells), as the table is re-keyed; under an open journal the first
+    /// removal also copies the table as it was when the journal opened.
+    ///
+    /// # Panics
+    ///
+    /// If `member` is not in the table (a caller bug).
+    #[track_caller]
+    pub fn remove_member(&mut self, member: usize) {
+        assert!(member < self.num_members, "member {member}, but the table has {}", self.num_members);
+        if let Some(journal) = &mut self.journal
+            && journal.whole.is_none()
+        {
+            let mut whole = self.cells.clone();
+            for (key, before) in std::mem::take(&mut journal.before) {
+                match before {
+                    Some(c) => whole.insert(key, c),
+                    None => whole.remove(&key),
+                };
+            }
+            journal.whole = Some(whole);
+        }
+        let m = member as u32;
+        let down = |i: u32| if i > m { i - 1 } else { i };
+        self.cells = std::mem::take(&mut self.cells)
+            .into_iter()
+            .filter(|&((h, a), _)| h != m && a != m)
+            .map(|((h, a), c)| ((down(h), down(a)), c))
+            .collect();
+        self.num_members -= 1;
+    }
+
     /// Record one match (both orderings decay, then count it).
     ///
     /// # Panics
@@ -316,7 +352,7 @@ impl WinRates {
     /// Start recording changes, so that [`WinRates::roll_back`] can undo them (a league
     /// round commits only on success). An open journal is replaced.
     pub fn open_journal(&mut self) {
-        self.journal = Some(Journal { num_members: self.num_members, before: BTreeMap::new() });
+        self.journal = Some(Journal { num_members: self.num_members, ..Journal::default() });
     }
 
     /// Keep the changes since [`WinRates::open_journal`] and stop recording.
@@ -324,10 +360,13 @@ impl WinRates {
         self.journal = None;
     }
 
-    /// Undo every change since [`WinRates::open_journal`] (members added, games recorded or
-    /// cleared) and stop recording; nothing happens without an open journal.
+    /// Undo every change since [`WinRates::open_journal`] (members added or removed, games
+    /// recorded or cleared) and stop recording; nothing happens without an open journal.
     pub fn roll_back(&mut self) {
         if let Some(journal) = self.journal.take() {
+            if let Some(whole) = journal.whole {
+                self.cells = whole;
+            }
             for (key, before) in journal.before {
                 match before {
                     Some(c) => self.cells.insert(key, c),
@@ -338,9 +377,12 @@ impl WinRates {
         }
     }
 
-    /// Note `key`'s value before its first change under an open journal.
+    /// Note `key`'s value before its first change under an open journal (unless the journal
+    /// holds the whole table).
     fn note(&mut self, key: (u32, u32)) {
-        if let Some(journal) = &mut self.journal {
+        if let Some(journal) = &mut self.journal
+            && journal.whole.is_none()
+        {
             let old = self.cells.get(&key).copied();
             journal.before.entry(key).or_insert(old);
         }
@@ -455,5 +497,31 @@ mod tests {
         t.close_journal();
         t.roll_back();
         assert_eq!(t.win_rate(1, 2), 1.0, "a closed journal has nothing to undo");
+    }
+
+    /// Removing a member drops its games and moves the later members down one index; a
+    /// journal opened before rolls back changes made before and after the removal exactly.
+    #[test]
+    fn a_removed_member_takes_its_games_and_a_journal_rolls_the_removal_back() {
+        let mut t = WinRates::new(WinRatesConfig::default(), 4);
+        t.record(&MatchResult::win(0, 1));
+        t.record(&MatchResult::new(0, 3, 0.25).unwrap());
+        t.record(&MatchResult::win(2, 3));
+        let before = t.clone();
+        t.open_journal();
+        t.record(&MatchResult::win(0, 3));
+        t.remove_member(1);
+        assert_eq!(t.num_members(), 3);
+        // Old member 3 is member 2 now, old 2 is 1; nothing of old member 1 is left.
+        assert_eq!(t.games(0, 2), before.games(0, 3) * 0.99 + 1.0);
+        assert_eq!((t.win_rate(1, 2), t.games(0, 1)), (1.0, 0.0));
+        assert_eq!(t.played().count(), 4, "the pairs (0, 2) and (1, 2), both orderings");
+        t.record(&MatchResult::loss(1, 0));
+        t.add_member();
+        t.roll_back();
+        assert_eq!(t, before);
+        let mut plain = before.clone();
+        plain.remove_member(3);
+        assert_eq!(plain.played().map(|(k, _)| k).collect::<Vec<_>>(), [(0, 1), (1, 0)]);
     }
 }

@@ -76,7 +76,7 @@ impl EloConfig {
 /// Online Elo: after a match between `i` and `j` with `i`'s score `S ∈ [0, 1]`,
 /// `R_i ← R_i + K·(S − E)` and `R_j ← R_j − K·(S − E)`, where
 /// `E = 1/(1 + 10^((R_j − R_i)/scale))` is `i`'s [expected score](super::expected_score).
-/// The sum of all ratings never changes.
+/// Updates never change the sum of all ratings (removing a member takes its rating out).
 ///
 /// Elo fits only the transitive part of a game: on rock–paper–scissors it predicts ½
 /// everywhere (see [`MElo`](super::MElo) for cycles).
@@ -130,6 +130,19 @@ impl Elo {
     /// Every member's rating, by index.
     pub fn ratings(&self) -> &[f64] {
         &self.ratings
+    }
+
+    /// Remove member `member`; the members after it move down one index (as a league's
+    /// other tables do when it evicts a member). O(members).
+    ///
+    /// # Panics
+    ///
+    /// If `member` is not rated (a caller bug).
+    #[track_caller]
+    pub fn remove_member(&mut self, member: usize) {
+        let n = self.ratings.len();
+        assert!(member < n, "member {member}, but only {n} are rated");
+        self.ratings.remove(member);
     }
 }
 
@@ -222,6 +235,14 @@ mod tests {
         let after: f64 = elo.ratings().iter().sum();
         assert!((before - after).abs() < 1e-9, "{before} vs {after}");
         assert!(elo.ratings()[0] > elo.ratings()[3]);
+    }
+
+    #[test]
+    fn a_removed_member_moves_the_later_ones_down() {
+        let mut elo = Elo::new(EloConfig::default(), 3);
+        elo.update(&MatchResult::win(2, 0));
+        elo.remove_member(1);
+        assert_eq!(elo.ratings(), &[984.0, 1016.0]);
     }
 
     #[test]
