@@ -40,6 +40,19 @@ GAMES = [
     ("leduc_poker", "leduc_poker"),
     ("liars_dice", "liars_dice"),
     ("liars_dice_2d2s", "liars_dice(numdice=2,dice_sides=2)"),
+    ("leduc_poker_3p", "leduc_poker(players=3)"),
+    # Goofspiel is simultaneous-move: these are its turn-based form
+    # (pyspiel.load_game_as_turn_based), the game OpenSpiel's CFR and NashConv
+    # walk. Specs are metagame's canonical names (OpenSpiel's parameter order).
+    ("goofspiel_3", "goofspiel(num_cards=3)"),
+    ("goofspiel_4_imp_desc",
+     "goofspiel(imp_info=True,num_cards=4,points_order=descending)"),
+    ("goofspiel_4_imp", "goofspiel(imp_info=True,num_cards=4)"),
+    ("goofspiel_3p", "goofspiel(imp_info=True,num_cards=3,players=3,"
+                     "returns_type=point_difference)"),
+    ("goofspiel_5_imp_asc_total", "goofspiel(imp_info=True,num_cards=5,"
+                                  "points_order=ascending,returns_type=total_points)"),
+    ("goofspiel_4", "goofspiel(num_cards=4)"),
 ]
 SEEDS = [0, 1, 2]
 
@@ -48,9 +61,27 @@ SEEDS = [0, 1, 2]
 # (in sorted order) of each player instead of all of them, `uniform_file`
 # False to evaluate the uniform policy without writing its file. liars_dice has
 # 12288 infosets per player and 13 actions: a policy file would be ~8 MB.
+#
+# `evaluate` False writes the infosets file only: goofspiel(num_cards=4)'s
+# perfect-information strings have imperfect recall (metagame's GameTree
+# refuses them), so only its counts, strings and legal actions are compared;
+# `imperfect_recall` in its file counts the information states whose histories
+# differ in the player's own earlier information states and actions.
+# `python_nash_conv` False skips OpenSpiel's Python best response, which takes
+# too long on leduc_poker(players=3) (1.8 M histories): its C++ NashConv and
+# best responses are kept, the Python fields are null.
 GAME_OPTIONS = {
     "liars_dice": {"seeds": [], "sample_every": 64, "uniform_file": False},
     "liars_dice_2d2s": {"seeds": [0]},
+    "leduc_poker_3p": {"seeds": [], "sample_every": 256, "uniform_file": False,
+                       "python_nash_conv": False},
+    "goofspiel_3": {"seeds": [0]},
+    "goofspiel_4_imp_desc": {"seeds": [0]},
+    "goofspiel_4_imp": {"seeds": [], "sample_every": 16, "uniform_file": False},
+    "goofspiel_3p": {"seeds": [0], "sample_every": 4, "uniform_file": False},
+    "goofspiel_5_imp_asc_total": {"seeds": [], "sample_every": 64,
+                                  "uniform_file": False},
+    "goofspiel_4": {"seeds": [], "sample_every": 32, "evaluate": False},
 }
 
 # Known closed-form / published uniform-policy NashConvs (sanity checks).
@@ -92,6 +123,35 @@ def walk_tree(game):
     return counts, infosets
 
 
+def count_imperfect_recall(game):
+    """Information states reached with different own histories of their player.
+
+    A player's own history is the sequence of (information state, action) of
+    their earlier decisions; perfect recall means one per information state.
+    """
+    own_history = {}
+    bad = set()
+
+    def rec(state, own):
+        if state.is_terminal():
+            return
+        if state.is_chance_node():
+            for action, _ in state.chance_outcomes():
+                rec(state.child(action), own)
+            return
+        player = state.current_player()
+        key = state.information_state_string(player)
+        if own_history.setdefault(key, own[player]) != own[player]:
+            bad.add(key)
+        for action in state.legal_actions():
+            child_own = list(own)
+            child_own[player] = own[player] + ((key, int(action)),)
+            rec(state.child(action), tuple(child_own))
+
+    rec(game.new_initial_state(), tuple(() for _ in range(game.num_players())))
+    return len(bad)
+
+
 def policy_to_json_dict(tabular_policy):
     """Exactly TabularPolicy.to_dict(), with numpy types made plain Python."""
     out = {}
@@ -114,14 +174,17 @@ def random_policy(game, seed):
     return pol
 
 
-def evaluate(game, pol):
+def evaluate(game, pol, python_nash_conv=True):
     n = game.num_players()
     root = game.new_initial_state()
-    nc_full = exploitability.nash_conv(game, pol, return_only_nash_conv=False)
-    nash_conv_py = float(nc_full.nash_conv)
-    improvements = [float(x) for x in nc_full.player_improvements]
-    br_values = [float(best_response_lib.BestResponsePolicy(game, p, pol)
-                       .value(root)) for p in range(n)]
+    nash_conv_py, improvements, br_values = None, None, None
+    if python_nash_conv:
+        nc_full = exploitability.nash_conv(game, pol,
+                                           return_only_nash_conv=False)
+        nash_conv_py = float(nc_full.nash_conv)
+        improvements = [float(x) for x in nc_full.player_improvements]
+        br_values = [float(best_response_lib.BestResponsePolicy(game, p, pol)
+                           .value(root)) for p in range(n)]
     expected = [float(x) for x in
                 expected_game_score.policy_value(root, [pol] * n)]
     cpp_policy = policy_lib.python_policy_to_pyspiel_policy(pol)
@@ -129,13 +192,19 @@ def evaluate(game, pol):
     nash_conv_cpp_dict = float(pyspiel.nash_conv(game, pol.to_dict()))
     br_values_cpp = [float(pyspiel.TabularBestResponse(game, p, cpp_policy)
                            .value(root.history_str())) for p in range(n)]
+    constant_sum = game.get_type().utility in (
+        pyspiel.GameType.Utility.ZERO_SUM, pyspiel.GameType.Utility.CONSTANT_SUM)
     expl_os = (float(exploitability.exploitability(game, pol))
-               if n == 2 else None)
+               if n == 2 and constant_sum and python_nash_conv else None)
+    if nash_conv_py is None:
+        nash_conv_py_or_cpp = nash_conv_cpp
+    else:
+        nash_conv_py_or_cpp = nash_conv_py
     return {
         "nash_conv": nash_conv_py,
         "nash_conv_cpp": nash_conv_cpp,
         "nash_conv_cpp_from_dict": nash_conv_cpp_dict,
-        "exploitability": nash_conv_py / n,
+        "exploitability": nash_conv_py_or_cpp / n,
         "exploitability_openspiel": expl_os,
         "best_response_values": br_values,
         "best_response_values_cpp": br_values_cpp,
@@ -208,8 +277,11 @@ benches/peers/.venv/bin/pip install open_spiel==2.0.2 numpy
 benches/peers/.venv/bin/python benches/peers/make_fixtures.py
 ```
 
-Games: `kuhn_poker`, `kuhn_poker(players=3)` (files `kuhn_poker_3p_*`), `leduc_poker`,
-`liars_dice`, `liars_dice(numdice=2,dice_sides=2)` (files `liars_dice_2d2s_*`).
+Games (file base name: OpenSpiel game string; goofspiel, a simultaneous-move
+game, in its turn-based form `pyspiel.load_game_as_turn_based(spec)`, the game
+OpenSpiel's CFR and NashConv walk):
+
+{games_list}
 
 ## Files
 
@@ -217,13 +289,15 @@ Games: `kuhn_poker`, `kuhn_poker(players=3)` (files `kuhn_poker_3p_*`), `leduc_p
   tree: chance + decision + terminal), `num_terminals`, `num_decision`,
   `num_chance`, `num_infosets` (per player), `infosets`: one list per player of
   `{{"key": information_state_string(player), "legal_actions": [...]}}` sorted by key
-  (Python string sort = byte order). For `liars_dice` (12288 infosets per player)
-  only every 64th key of each player's sorted list is kept, and
-  `infosets_sample_every` is 64; `num_infosets` still counts them all.
-* `<name>_random_<seed>.json` (seeds 0, 1, 2; seed 0 only for `liars_dice_2d2s`,
-  none for `liars_dice`, whose policy files would be ~8 MB) and
-  `<name>_uniform.json` (not for `liars_dice`: its `expected.json` entry has
-  `"file": null`): exactly
+  (Python string sort = byte order). For large games only every k-th key of
+  each player's sorted list is kept, and `infosets_sample_every` is k
+  ({sampling}); `num_infosets` still counts them all. `goofspiel_4`'s strings
+  have imperfect recall: its file has `imperfect_recall`, the number of
+  information states reached with different earlier (information state,
+  action) pairs of their player, and it has no policies or NashConv.
+* `<name>_random_<seed>.json` (seeds 0, 1, 2, except {seeds}) and
+  `<name>_uniform.json` (not for {no_uniform}, whose policy files would be
+  large: their `expected.json` entries have `"file": null`): exactly
   `open_spiel.python.policy.TabularPolicy.to_dict()`: info-state string ->
   list of `[action, probability]` for **every** action `0..num_distinct_actions-1`
   (illegal ones with probability 0). Floats are written with Python `repr`
@@ -241,8 +315,11 @@ Games: `kuhn_poker`, `kuhn_poker(players=3)` (files `kuhn_poker_3p_*`), `leduc_p
   value, from `nash_conv(..., return_only_nash_conv=False)`), `expected_returns`
   (`expected_game_score.policy_value(root, [p]*n)`), `exploitability`
   (= nash_conv / num_players; `exploitability_openspiel` is OpenSpiel's
-  `exploitability()` which only exists for 2 players, null otherwise).
-  `nash_conv = sum(best_response_values) - sum(expected_returns)`.
+  `exploitability()` which only exists for 2-player constant-sum games, null
+  otherwise). `nash_conv = sum(best_response_values) - sum(expected_returns)`.
+  For `leduc_poker(players=3)` OpenSpiel's Python best response is skipped (too
+  slow on 1.8 M histories): `nash_conv`, `best_response_values` and
+  `player_improvements` are null, the C++ values are there.
 
 ## Tree sizes
 
@@ -316,6 +393,30 @@ reverse.
 Examples (`liars_dice`): {liars_examples}
 
 Examples (`liars_dice(numdice=2,dice_sides=2)`): {liars2_examples}
+
+### Goofspiel, turn-based (OpenSpiel's `goofspiel` through `turn_based_simultaneous_game`)
+
+Lines, each ending in `\\n`; lists print every number followed by a space:
+
+* `Current player: P` (the turn-based state's: `-1` at chance, `-4` at
+  terminals), then, for a player who has already bid this turn,
+  `Observer's action this turn: A`.
+* With `imp_info=True`: `P<p> hand: ` (the player's card values), `P<p> action
+  sequence: ` (their earlier bids as action ids), `Point card sequence: `
+  (values), `Win sequence: ` (the winner of each turn, `-3` for a tie),
+  `Points: ` (every player's), `Terminal?: 0|1`.
+* With `imp_info=False`: `Point card sequence: `, `P<q> hand: ` for every
+  player, `Win sequence: `, `Points: `.
+
+Action `c` bids card `c + 1`; chance outcome `c` reveals point card `c + 1`
+(uniform among those left, `points_order=random`). Within a turn players bid in
+order 0, 1, ...; the single highest bid takes the point card's value, a tie for
+the highest discards it. The last turn is played without a choice and is not in
+the history.
+
+Examples (`goofspiel(imp_info=True,num_cards=4,points_order=descending)`):
+
+{goof_examples}
 """
 
 
@@ -337,7 +438,9 @@ def main():
     examples = {}
 
     for name, spec in GAMES:
-        game = pyspiel.load_game(spec)
+        # The game itself for turn-based games, the turn-based form of a
+        # simultaneous-move one (goofspiel).
+        game = pyspiel.load_game_as_turn_based(spec)
         n = game.num_players()
         options = GAME_OPTIONS.get(name, {})
         every = options.get("sample_every", 1)
@@ -349,6 +452,8 @@ def main():
                                   for d in infosets]}
         if every > 1:
             info_json["infosets_sample_every"] = every
+        if not options.get("evaluate", True):
+            info_json["imperfect_recall"] = count_imperfect_recall(game)
         dump_json(os.path.join(args.out, f"{name}_infosets.json"), info_json)
         tree_rows.append(
             f"| `{spec}` | {counts['num_histories']} | {counts['num_terminals']}"
@@ -362,6 +467,8 @@ def main():
         if set(probe.state_lookup) != all_keys:
             raise RuntimeError(f"{spec}: TabularPolicy keys != tree infosets")
 
+        if not options.get("evaluate", True):
+            continue
         pols = [("uniform", None, policy_lib.TabularPolicy(game))]
         pols += [(f"random_{s}", s, random_policy(game, s))
                  for s in options.get("seeds", SEEDS)]
@@ -380,10 +487,11 @@ def main():
                 for k, pairs in ref.items():
                     assert [(a, p) for a, p in back[k]] == [
                         (int(a), float(p)) for a, p in pairs], k
-            ev = evaluate(game, pol)
+            ev = evaluate(game, pol, options.get("python_nash_conv", True))
             entry = {"game": spec, "file": fname, "seed": seed,
                      "num_players": n, **ev}
-            if abs(ev["nash_conv"] - ev["nash_conv_cpp"]) > 1e-9:
+            if (ev["nash_conv"] is not None
+                    and abs(ev["nash_conv"] - ev["nash_conv_cpp"]) > 1e-9):
                 raise RuntimeError(f"python/C++ NashConv mismatch: {entry}")
             if seed is None:
                 ref_nc = UNIFORM_REFERENCE.get(name)
@@ -392,7 +500,8 @@ def main():
                     raise RuntimeError(f"uniform NashConv off: {entry}")
                 expected["uniform"].append(entry)
                 uniform_rows.append(
-                    f"| `{spec}` | {ev['nash_conv']!r} | "
+                    f"| `{spec}` | "
+                    f"{'-' if ev['nash_conv'] is None else repr(ev['nash_conv'])} | "
                     f"{ev['nash_conv_cpp']!r} | "
                     f"{'-' if ref_nc is None else repr(ref_nc)} |")
             else:
@@ -438,7 +547,19 @@ def main():
         leduc_examples="\n".join(leduc_md),
         liars_examples=", ".join(f"`{k}`" for k in examples["liars_dice"][::1024]),
         liars2_examples=", ".join(
-            f"`{k}`" for k in examples["liars_dice_2d2s"][::64]))
+            f"`{k}`" for k in examples["liars_dice_2d2s"][::64]),
+        goof_examples="\n".join(
+            f"* `{k!r}`" for k in examples["goofspiel_4_imp_desc"][::40]),
+        games_list="\n".join(f"* `{name}`: `{spec}`" for name, spec in GAMES),
+        sampling=", ".join(
+            f"`{name}` {o['sample_every']}" for name, o in GAME_OPTIONS.items()
+            if "sample_every" in o),
+        seeds=", ".join(
+            f"`{name}` {o['seeds'] or 'none'}" for name, o in GAME_OPTIONS.items()
+            if "seeds" in o),
+        no_uniform=", ".join(
+            f"`{name}`" for name, o in GAME_OPTIONS.items()
+            if not o.get("uniform_file", True)))
     with open(os.path.join(args.out, "README.md"), "w") as f:
         f.write(readme)
     print(f"wrote fixtures to {args.out}")

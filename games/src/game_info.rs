@@ -18,7 +18,7 @@ pub trait Registered: Game + Sized {
     const GAMES: &'static [GameInfo];
 
     /// Build the game `info` (one of [`Registered::GAMES`]) with `params`, which the registry
-    /// has already checked against `info.params` (unknown names, integers, ranges) and
+    /// has already checked against `info.params` (unknown names, integers, ranges, choices) and
     /// completed with the defaults.
     ///
     /// # Errors
@@ -45,7 +45,8 @@ pub struct GameInfo {
     pub conformance: Conformance,
 }
 
-/// One integer parameter of a registered game.
+/// One parameter of a registered game. Its value is a `usize` whatever its [`ParamKind`]: the
+/// integer, 0 or 1 for a boolean, the index of a choice.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct ParamInfo {
@@ -55,19 +56,111 @@ pub struct ParamInfo {
     pub about: &'static str,
     /// The value when the game string does not give one.
     pub default: usize,
-    /// The values accepted.
-    pub range: RangeInclusive<usize>,
+    /// The values accepted and how game strings write them.
+    pub kind: ParamKind,
+}
+
+/// The values a [`ParamInfo`] accepts, written in game strings as OpenSpiel writes them
+/// (`open_spiel/game_parameters.cc`).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum ParamKind {
+    /// An integer in this range.
+    Integer(RangeInclusive<usize>),
+    /// `True` (value 1) or `False` (0); `true` and `false` are read too, as OpenSpiel does.
+    Bool,
+    /// One of these names (`points_order=descending`); the value is its index.
+    Choice(&'static [&'static str]),
+}
+
+impl ParamInfo {
+    /// Whether `value` is one this parameter takes.
+    pub fn accepts(&self, value: usize) -> bool {
+        match &self.kind {
+            ParamKind::Integer(range) => range.contains(&value),
+            ParamKind::Bool => value <= 1,
+            ParamKind::Choice(names) => value < names.len(),
+        }
+    }
+
+    /// `value` as a game string writes it: `4`, `True`, `descending`.
+    ///
+    /// # Panics
+    ///
+    /// If this parameter does not take `value` ([`ParamInfo::accepts`]).
+    #[track_caller]
+    pub fn format(&self, value: usize) -> String {
+        assert!(self.accepts(value), "{} does not take the value {value}", self.name);
+        match &self.kind {
+            ParamKind::Integer(_) => value.to_string(),
+            ParamKind::Bool => if value == 1 { "True" } else { "False" }.to_string(),
+            ParamKind::Choice(names) => names[value].to_string(),
+        }
+    }
+
+    /// The values accepted, as `metagame games` lists them: `2..=10`, `True|False`,
+    /// `random|descending|ascending`.
+    pub fn accepted(&self) -> String {
+        match &self.kind {
+            ParamKind::Integer(range) => format!("{}..={}", range.start(), range.end()),
+            ParamKind::Bool => "True|False".to_string(),
+            ParamKind::Choice(names) => names.join("|"),
+        }
+    }
+
+    /// Read a value from a game string; the error is the reason, without the game string.
+    fn parse(&self, text: &str) -> std::result::Result<usize, String> {
+        match &self.kind {
+            ParamKind::Integer(range) => {
+                let n: usize =
+                    text.parse().map_err(|_| format!("{} must be an integer, got `{text}`", self.name))?;
+                if !range.contains(&n) {
+                    return Err(format!(
+                        "{} must be in {}..={}, got {n}",
+                        self.name,
+                        range.start(),
+                        range.end()
+                    ));
+                }
+                Ok(n)
+            }
+            ParamKind::Bool => match text {
+                "True" | "true" => Ok(1),
+                "False" | "false" => Ok(0),
+                _ => Err(format!("{} must be True or False, got `{text}`", self.name)),
+            },
+            ParamKind::Choice(names) => names
+                .iter()
+                .position(|n| *n == text)
+                .ok_or_else(|| format!("{} must be one of {}, got `{text}`", self.name, names.join(", "))),
+        }
+    }
 }
 
 /// How much of `testing::check_game` the registry's conformance test runs on a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Conformance {
-    /// Random playouts and the whole tree (every game registered so far).
+    /// Random playouts and the whole tree, on the defaults and on every example.
     Full,
+    /// The whole check on every example, random playouts only on the defaults, whose tree
+    /// does not fit the test budget; the text says why.
+    ExampleTrees(&'static str),
     /// Random playouts only, for a game whose tree does not fit the test budget; the text
     /// says why.
     PlayoutsOnly(&'static str),
+}
+
+impl Conformance {
+    /// Whether the conformance test builds the whole tree of the defaults (`defaults`) or of
+    /// an example (`!defaults`).
+    pub fn builds_tree(self, defaults: bool) -> bool {
+        match self {
+            Conformance::Full => true,
+            Conformance::ExampleTrees(_) => !defaults,
+            Conformance::PlayoutsOnly(_) => false,
+        }
+    }
 }
 
 impl GameInfo {
@@ -80,7 +173,7 @@ impl GameInfo {
             .iter()
             .zip(values)
             .filter(|(p, v)| p.default != **v)
-            .map(|(p, v)| format!("{}={v}", p.name))
+            .map(|(p, v)| format!("{}={}", p.name, p.format(*v)))
             .collect();
         if set.is_empty() { self.name.to_string() } else { format!("{}({})", self.name, set.join(",")) }
     }
@@ -100,7 +193,8 @@ pub struct Params {
 }
 
 impl Params {
-    /// The value of parameter `name`.
+    /// The value of parameter `name`: the integer, 0 or 1 for a [`ParamKind::Bool`], the index
+    /// of the name for a [`ParamKind::Choice`].
     ///
     /// # Panics
     ///
@@ -129,19 +223,7 @@ pub(crate) fn check_params(spec: &str, info: &GameInfo, given: &BTreeMap<String,
     for p in info.params {
         let value = match given.get(p.name) {
             None => p.default,
-            Some(v) => {
-                let n: usize =
-                    v.parse().map_err(|_| bad(format!("{} must be an integer, got `{v}`", p.name)))?;
-                if !p.range.contains(&n) {
-                    return Err(bad(format!(
-                        "{} must be in {}..={}, got {n}",
-                        p.name,
-                        p.range.start(),
-                        p.range.end()
-                    )));
-                }
-                n
-            }
+            Some(v) => p.parse(v).map_err(bad)?,
         };
         values.push((p.name, value));
     }

@@ -8,7 +8,7 @@
 
 use crate::error::Result;
 use crate::game::{ActionId, Game, PlayerId, State, Turn};
-use crate::game_info::{Conformance, GameInfo, ParamInfo, Params, Registered};
+use crate::game_info::{Conformance, GameInfo, ParamInfo, ParamKind, Params, Registered};
 
 const PASS: usize = 0;
 const BET: usize = 1;
@@ -74,7 +74,7 @@ impl Registered for KuhnPoker {
             name: "players",
             about: "number of players",
             default: 2,
-            range: KuhnPoker::PLAYERS,
+            kind: ParamKind::Integer(KuhnPoker::PLAYERS),
         }],
         // 4 players is 7886 nodes; 6 would be 1.9 million.
         examples: &["players=3", "players=4"],

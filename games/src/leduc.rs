@@ -8,7 +8,7 @@
 
 use crate::error::Result;
 use crate::game::{ActionId, Game, PlayerId, State, Turn};
-use crate::game_info::{Conformance, GameInfo, ParamInfo, Params, Registered};
+use crate::game_info::{Conformance, GameInfo, ParamInfo, ParamKind, Params, Registered};
 
 const FOLD: usize = 0;
 const CALL: usize = 1;
@@ -93,7 +93,7 @@ impl Registered for LeducPoker {
             name: "players",
             about: "number of players",
             default: 2,
-            range: LeducPoker::PLAYERS,
+            kind: ParamKind::Integer(LeducPoker::PLAYERS),
         }],
         // 3 players is 1.8 million nodes, the largest tree the conformance test builds.
         examples: &["players=3"],

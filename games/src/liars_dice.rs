@@ -16,13 +16,13 @@
 
 use crate::error::Result;
 use crate::game::{ActionId, Game, PlayerId, State, Turn};
-use crate::game_info::{Conformance, GameInfo, ParamInfo, Params, Registered};
+use crate::game_info::{Conformance, GameInfo, ParamInfo, ParamKind, Params, Registered};
 
 /// Liar's dice (`liars_dice(numdice=N,dice_sides=S)`), for 2 players as in OpenSpiel.
 ///
 /// OpenSpiel's `bidding_rule=reset-quantity` and per-player `numdiceX` are not offered: the
-/// first is a string parameter (the registry takes integers), and OpenSpiel 2.0.2 rejects the
-/// second as an unknown parameter.
+/// first is not implemented here, and OpenSpiel 2.0.2 rejects the second as an unknown
+/// parameter.
 #[derive(Clone, Debug)]
 pub struct LiarsDice {
     num_dice: usize,
@@ -93,13 +93,23 @@ impl Registered for LiarsDice {
         name: "liars_dice",
         about: "Liar's dice: each player rolls dice in secret, then they bid until one calls liar",
         params: &[
-            ParamInfo { name: "players", about: "number of players", default: 2, range: LiarsDice::PLAYERS },
-            ParamInfo { name: "numdice", about: "dice per player", default: 1, range: LiarsDice::NUM_DICE },
+            ParamInfo {
+                name: "players",
+                about: "number of players",
+                default: 2,
+                kind: ParamKind::Integer(LiarsDice::PLAYERS),
+            },
+            ParamInfo {
+                name: "numdice",
+                about: "dice per player",
+                default: 1,
+                kind: ParamKind::Integer(LiarsDice::NUM_DICE),
+            },
             ParamInfo {
                 name: "dice_sides",
                 about: "faces per die; the highest is wild",
                 default: 6,
-                range: LiarsDice::DICE_SIDES,
+                kind: ParamKind::Integer(LiarsDice::DICE_SIDES),
             },
         ],
         // The default is 294,883 nodes; 2 dice of 2 faces (8191) has rolls sorted after the

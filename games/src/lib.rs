@@ -40,6 +40,7 @@ mod explicit;
 pub mod flat;
 mod game;
 mod game_info;
+pub mod goofspiel;
 mod kuhn;
 mod leduc;
 pub mod liars_dice;

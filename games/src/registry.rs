@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use crate::error::{Error, Result};
 use crate::game::{ActionId, Game, PlayerId, State, Turn};
 use crate::game_info::check_params;
-pub use crate::game_info::{Conformance, GameInfo, ParamInfo, Params, Registered};
+pub use crate::game_info::{Conformance, GameInfo, ParamInfo, ParamKind, Params, Registered};
 use crate::kuhn::KuhnPoker;
 use crate::leduc::LeducPoker;
 use crate::matrix::MatrixGame;
@@ -117,6 +117,7 @@ registry! {
     Leduc(LeducPoker),
     Matrix(MatrixGame),
     LiarsDice(crate::liars_dice::LiarsDice),
+    Goofspiel(crate::goofspiel::Goofspiel),
     TicTacToe(crate::tic_tac_toe::TicTacToe),
     TeamRps(crate::team_rps::TeamRps),
 }
@@ -219,7 +220,7 @@ mod tests {
         assert_eq!(sorted.len(), names.len(), "{names:?}");
         for g in games() {
             for p in g.params {
-                assert!(p.range.contains(&p.default), "{} {}", g.name, p.name);
+                assert!(p.accepts(p.default), "{} {}", g.name, p.name);
             }
         }
     }

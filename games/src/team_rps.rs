@@ -17,7 +17,7 @@
 
 use crate::error::Result;
 use crate::game::{ActionId, Game, PlayerId, State, Turn};
-use crate::game_info::{Conformance, GameInfo, ParamInfo, Params, Registered};
+use crate::game_info::{Conformance, GameInfo, ParamInfo, ParamKind, Params, Registered};
 
 /// Team rock-paper-scissors with `members` independent players per team.
 #[derive(Clone, Copy, Debug)]
@@ -64,7 +64,12 @@ impl Registered for TeamRps {
     const GAMES: &'static [GameInfo] = &[GameInfo {
         name: "team_rps",
         about: "decentralised team rock-paper-scissors of the Fictitious Cross-Play paper (two teams)",
-        params: &[ParamInfo { name: "members", about: "players per team", default: 2, range: 2..=4 }],
+        params: &[ParamInfo {
+            name: "members",
+            about: "players per team",
+            default: 2,
+            kind: ParamKind::Integer(2..=4),
+        }],
         examples: &["members=3"],
         conformance: Conformance::Full,
     }];

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crate::error::{Error, Result};
 use crate::game::{ActionId, Game, PlayerId, State, Turn};
-use crate::registry::{self, Conformance};
+use crate::registry;
 use crate::tree::GameTree;
 
 /// What [`check_game`] looked at.
@@ -16,7 +16,7 @@ pub struct ConformanceReport {
     /// States visited in those playouts.
     pub states_checked: usize,
     /// Nodes in the full tree; `None` when only playouts were checked
-    /// ([`check_playouts`], or a game registered with [`Conformance::PlayoutsOnly`]).
+    /// ([`check_playouts`], or a game registered with [`Conformance::PlayoutsOnly`](registry::Conformance::PlayoutsOnly)).
     pub tree_nodes: Option<usize>,
 }
 
@@ -149,7 +149,8 @@ pub fn check_playouts<G: Game>(game: &G, playouts: usize, seed: u64) -> Result<C
 /// Run [`check_game`] on every registered game, with its default parameters and with each
 /// example parameter set it lists ([`registry::GameInfo::specs`]), so that no game skips the
 /// check (as OpenSpiel's `python/tests/api_test.py` runs over its registry). Games
-/// registered with [`Conformance::PlayoutsOnly`] get [`check_playouts`]. Each game's
+/// registered with [`Conformance::PlayoutsOnly`](registry::Conformance::PlayoutsOnly) get [`check_playouts`], and so do the
+/// defaults of those registered with [`Conformance::ExampleTrees`](registry::Conformance::ExampleTrees). Each game's
 /// [`Game::name`] must also load back a game of the same name.
 ///
 /// Returns the game strings checked with their reports, in registration order.
@@ -165,14 +166,15 @@ pub fn check_playouts<G: Game>(game: &G, playouts: usize, seed: u64) -> Result<C
 pub fn check_registry(playouts: usize, seed: u64) -> Result<Vec<(String, ConformanceReport)>> {
     let mut checked = Vec::new();
     for info in registry::games() {
-        for spec in info.specs() {
+        for (k, spec) in info.specs().enumerate() {
             let game = registry::load(&spec)?;
             if registry::load(&game.name())?.name() != game.name() {
                 return Err(fail(&spec, format!("its name {:?} loads a different game", game.name())));
             }
-            let report = match info.conformance {
-                Conformance::PlayoutsOnly(_) => check_playouts(&game, playouts, seed)?,
-                Conformance::Full => check_game(&game, playouts, seed)?,
+            let report = if info.conformance.builds_tree(k == 0) {
+                check_game(&game, playouts, seed)?
+            } else {
+                check_playouts(&game, playouts, seed)?
             };
             checked.push((spec, report));
         }
@@ -207,12 +209,12 @@ mod tests {
     #[test]
     fn every_registered_spec_passes_the_playouts_and_small_trees_pass_the_whole_check() {
         for info in registry::games() {
-            for spec in info.specs() {
+            for (k, spec) in info.specs().enumerate() {
                 let game = registry::load(&spec).unwrap();
                 let report = check_playouts(&game, 50, 3).unwrap_or_else(|e| panic!("{spec}: {e}"));
                 assert!(report.states_checked > 50, "{spec}");
                 if game.count_histories(100_000).is_none_or(|n| n <= 100_000)
-                    && info.conformance == Conformance::Full
+                    && info.conformance.builds_tree(k == 0)
                 {
                     check_game(&game, 20, 4).unwrap_or_else(|e| panic!("{spec}: {e}"));
                 }

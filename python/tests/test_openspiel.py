@@ -163,6 +163,22 @@ def test_liars_dice_builtin_equals_openspiel_walk(random_policy):
                                                                          abs=TOLERANCE)
 
 
+def test_goofspiel_builtin_equals_openspiel_turn_based_walk(random_policy):
+    # The built-in goofspiel is OpenSpiel's turn-based form: the same information states
+    # and legal actions as convert_to_turn_based's, and the same NashConv.
+    for name in ["goofspiel(num_cards=3)", "goofspiel(imp_info=True,num_cards=4,points_order=descending)"]:
+        builtin = metagame.load_game(name)
+        spiel = converted(name)
+        walked = mos.from_pyspiel(spiel, progress=False)
+        assert (walked.num_nodes, walked.num_infosets) == (builtin.num_nodes, builtin.num_infosets)
+        assert sorted(builtin.infosets()) == sorted(walked.infosets())
+        for key in builtin.infosets():
+            assert builtin.legal_actions(key) == walked.legal_actions(key)
+        policy = metagame.Policy(builtin, random_policy(builtin, 10))
+        expected = pyspiel.nash_conv(spiel, policy.to_dict())
+        assert metagame.nash_conv(builtin, policy) == pytest.approx(expected, abs=TOLERANCE)
+
+
 def test_tic_tac_toe():
     # 549 946 histories, 294 778 of them decisions (255 168 finished games). The uniform
     # policy's NashConv is pyspiel.nash_conv's (open_spiel 2.0.2, 23 s on 2 cores).
