@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use metagame_populations::checkpoint;
 use serde::Serialize;
@@ -48,12 +48,13 @@ fn lock<S>(m: &Mutex<Slot<S>>) -> std::sync::MutexGuard<'_, Slot<S>> {
 
 impl<S: Serialize + Send + 'static> CheckpointWriter<S> {
     /// A writer of the checkpoint at `path` whose history goes to `log` (opened after its
-    /// first `mark.records` records, the rest cut off).
+    /// first `mark.records` records, the rest cut off); it rests between writes when `rests`
+    /// (not when the loop waits for each write).
     ///
     /// # Errors
     ///
     /// The log cannot be opened.
-    pub(crate) fn new(path: PathBuf, log: PathBuf, mark: HistoryMark) -> Result<Self> {
+    pub(crate) fn new(path: PathBuf, log: PathBuf, mark: HistoryMark, rests: bool) -> Result<Self> {
         let mut appender = HistoryAppender::open(log, mark)?;
         let slot = Slot {
             pending: None,
@@ -108,8 +109,11 @@ impl<S: Serialize + Send + 'static> CheckpointWriter<S> {
                 // Rest for three times as long as the write took (unless the run is ending), so
                 // that writing a large state takes at most a quarter of the run's time, never
                 // a core of its own; the iterations finished meanwhile go into the next write.
-                let rest = started.elapsed().saturating_mul(REST_PER_WRITE);
-                drop(cv.wait_timeout_while(slot, rest, |s| !s.closed).unwrap_or_else(|p| p.into_inner()));
+                let rest =
+                    if rests { started.elapsed().saturating_mul(REST_PER_WRITE) } else { Duration::ZERO };
+                if !rest.is_zero() {
+                    drop(cv.wait_timeout_while(slot, rest, |s| !s.closed).unwrap_or_else(|p| p.into_inner()));
+                }
             }
         });
         Ok(Self { shared, handle: Some(handle) })

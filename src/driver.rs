@@ -249,6 +249,7 @@ pub struct RunOptions {
     out_dir: PathBuf,
     resume: bool,
     durable: bool,
+    lockstep: bool,
     interrupt: Option<Arc<AtomicBool>>,
     stop_after: Option<usize>,
 }
@@ -263,6 +264,7 @@ impl RunOptions {
             out_dir: out_dir.into(),
             resume: false,
             durable: false,
+            lockstep: false,
             interrupt: None,
             stop_after: None,
         }
@@ -277,11 +279,23 @@ impl RunOptions {
     }
 
     /// Show the observer an iteration only once its checkpoint is on disk (`true`), so that
-    /// what it printed or kept (the CLI's `--json` lines, Python's reports) never runs ahead
-    /// of what a resume continues from. Default `false`: checkpoints are written on a
-    /// thread of their own while the next iteration runs.
+    /// what it printed or kept (the CLI's `--json` lines) never runs ahead of what a resume
+    /// continues from. The loop does not wait for the disk: it runs on while the checkpoints
+    /// are written on a thread of their own, and the observer sees each iteration as its
+    /// checkpoint lands (so an observer's stop can come an iteration or more late). Default
+    /// `false`: the observer sees each iteration at once.
     pub fn durable(mut self, durable: bool) -> Self {
         self.durable = durable;
+        self
+    }
+
+    /// Step in lockstep with the observer (`true`; implies [`RunOptions::durable`]): after
+    /// each iteration the loop waits until its checkpoint is on disk and the observer has
+    /// answered, so an observer's stop stops the run right there (Python's `Experiment`
+    /// iterator). Default `false`.
+    pub fn lockstep(mut self, lockstep: bool) -> Self {
+        self.lockstep = lockstep;
+        self.durable |= lockstep;
         self
     }
 
@@ -461,7 +475,8 @@ impl Drive for Driver<'_> {
         }
         checkpoint::write_atomic(&dir.join(CONFIG_FILE), config.to_toml().as_bytes())?;
         let log = dir.join(HISTORY_FILE);
-        let writer = CheckpointWriter::new(dir.join(CHECKPOINT_FILE), log.clone(), mark)?;
+        // In lockstep the loop waits for every write, so the writer must not rest between them.
+        let writer = CheckpointWriter::new(dir.join(CHECKPOINT_FILE), log.clone(), mark, !options.lockstep)?;
         // Reports `..logged` are in the log or queued for it.
         let logged = Cell::new(mark.records);
         let save = |state: &L::State, reports: &[IterationReport]| -> Result<()> {
@@ -525,7 +540,7 @@ impl Drive for Driver<'_> {
                 return Ok(ControlFlow::Break(()));
             }
             kill.set(kill_at(lp));
-            if kill.get() {
+            if kill.get() || options.lockstep {
                 // Killed here: only once this iteration is on disk, and shown.
                 if let Err(e) = writer.wait_written() {
                     failed = Some(e);

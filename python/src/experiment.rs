@@ -430,9 +430,10 @@ impl PyExperiment {
             components = components.with_trainer(Box::new(PythonTrainer { callable }));
         }
         let interrupt = Arc::new(AtomicBool::new(false));
-        // A report reaches Python once its checkpoint is on disk (what a resume continues from).
+        // A report reaches Python once its checkpoint is on disk (what a resume continues
+        // from), and the run steps on only when Python asks for the next one.
         let options =
-            RunOptions::new(out.clone()).resume(resume).durable(true).interrupt(Arc::clone(&interrupt));
+            RunOptions::new(out.clone()).resume(resume).lockstep(true).interrupt(Arc::clone(&interrupt));
         let (report_tx, reports) = mpsc::sync_channel::<String>(1);
         let (commands, command_rx) = mpsc::sync_channel::<Command>(1);
         let thread = std::thread::spawn(move || {
