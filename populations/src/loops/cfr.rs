@@ -583,21 +583,7 @@ impl<'t> Cfr<'t> {
         reports: &[IterationReport],
     ) -> Result<Self> {
         let bad = |why: String| Error::SavedState(why);
-        let m = tree.num_sequences();
-        for (name, table) in [("regrets", &state.regrets), ("cumulative policy", &state.cumulative_policy)] {
-            if table.len() != m {
-                return Err(bad(format!("the {name} have {} entries, the tree {m} sequences", table.len())));
-            }
-            if let Some(k) = table.iter().position(|x| !x.is_finite()) {
-                return Err(bad(format!("the {name} hold {} at sequence {k}", table[k])));
-            }
-        }
-        if let Some(k) = state.cumulative_policy.iter().position(|&x| x < 0.0) {
-            return Err(bad(format!(
-                "the cumulative policy holds {} at sequence {k}",
-                state.cumulative_policy[k]
-            )));
-        }
+        check_saved_tables(tree, &state.regrets, &state.cumulative_policy)?;
         if config.variant == CfrVariant::CfrPlus
             && let Some(k) = state.regrets.iter().position(|&x| x < 0.0)
         {
@@ -798,6 +784,25 @@ impl TrainingLoop for Cfr<'_> {
     fn last_report(&self) -> Option<&IterationReport> {
         Some(&self.last)
     }
+}
+
+/// Check a saved CFR-family state's tables: one finite entry per sequence of `tree` in both,
+/// a non-negative cumulative policy.
+pub(super) fn check_saved_tables(tree: &GameTree, regrets: &[f64], cumulative_policy: &[f64]) -> Result<()> {
+    let bad = |why: String| Error::SavedState(why);
+    let m = tree.num_sequences();
+    for (name, table) in [("regrets", regrets), ("cumulative policy", cumulative_policy)] {
+        if table.len() != m {
+            return Err(bad(format!("the {name} have {} entries, the tree {m} sequences", table.len())));
+        }
+        if let Some(k) = table.iter().position(|x| !x.is_finite()) {
+            return Err(bad(format!("the {name} hold {} at sequence {k}", table[k])));
+        }
+    }
+    if let Some(k) = cumulative_policy.iter().position(|&x| x < 0.0) {
+        return Err(bad(format!("the cumulative policy holds {} at sequence {k}", cumulative_policy[k])));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -98,7 +98,7 @@ use metagame_games::philox::EpisodeStream;
 use metagame_games::{GameTree, PlayerId, TabularPolicy, nash_conv_report};
 use serde::{Deserialize, Serialize};
 
-use super::cfr::{Arena, Node, regret_matching};
+use super::cfr::{Arena, Node, check_saved_tables, regret_matching};
 use crate::error::{Error, Result};
 use crate::report::{Details, IterationReport, PhaseTimes};
 use crate::settings::{built_by, setters};
@@ -615,21 +615,7 @@ impl<'t> Mccfr<'t> {
         reports: &[IterationReport],
     ) -> Result<Self> {
         let bad = |why: String| Error::SavedState(why);
-        let m = tree.num_sequences();
-        for (name, table) in [("regrets", &state.regrets), ("cumulative policy", &state.cumulative_policy)] {
-            if table.len() != m {
-                return Err(bad(format!("the {name} have {} entries, the tree {m} sequences", table.len())));
-            }
-            if let Some(k) = table.iter().position(|x| !x.is_finite()) {
-                return Err(bad(format!("the {name} hold {} at sequence {k}", table[k])));
-            }
-        }
-        if let Some(k) = state.cumulative_policy.iter().position(|&x| x < 0.0) {
-            return Err(bad(format!(
-                "the cumulative policy holds {} at sequence {k}",
-                state.cumulative_policy[k]
-            )));
-        }
+        check_saved_tables(tree, &state.regrets, &state.cumulative_policy)?;
         crate::checkpoint::check_reports(reports, 0, state.iteration)?;
         let mut parts = Vec::with_capacity(reports.len());
         for r in reports {
