@@ -16,8 +16,11 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
-use metagame_populations::{IterationReport, RunLimits, StopReason, TrainingLoop, checkpoint, run_loop_with};
+use metagame_populations::{
+    Cutoff, IterationReport, RunLimits, StopReason, TrainingLoop, checkpoint, run_loop_with,
+};
 use serde::de::DeserializeOwned;
 
 use crate::checkpoint_writer::CheckpointWriter;
@@ -331,6 +334,27 @@ impl RunOptions {
     }
 }
 
+/// Make the run folder `dir` ready for a run of `config` and hold its lock: created if
+/// missing, a killed run's temporary files removed, a previous run's files removed unless
+/// the run `resumed`, the config written.
+///
+/// # Errors
+///
+/// [`Error::FolderInUse`], [`Error::Output`].
+fn open_folder(config: &ExperimentConfig, dir: &Path, resumed: bool) -> Result<RunLock> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(output_err(dir, "not a folder"));
+    }
+    fs::create_dir_all(dir).map_err(|e| output_err(dir, e))?;
+    let lock = RunLock::acquire(dir)?;
+    remove_stale_temporaries(dir)?;
+    if !resumed {
+        clear_previous_run(dir)?;
+    }
+    checkpoint::write_atomic(&dir.join(CONFIG_FILE), config.to_toml().as_bytes())?;
+    Ok(lock)
+}
+
 pub(crate) fn output_err(path: &Path, e: impl Into<crate::error::BoxError>) -> Error {
     Error::Output { path: path.into(), source: e.into() }
 }
@@ -426,13 +450,30 @@ impl Drive for Driver<'_> {
         Ok(Some((state, reports.clone())))
     }
 
-    /// Run `lp` to a stop and write the run folder. `None` when stopped by
-    /// [`RunOptions::stop_after`].
-    ///
-    /// # Errors
-    ///
-    /// The loop's errors (the folder then keeps the checkpoint of the last committed
-    /// iteration), I/O errors.
+    fn start_cutoff(&self) -> Cutoff {
+        let budget = self.config.limits().time_budget_seconds();
+        let deadline = budget
+            .and_then(|b| std::time::Duration::try_from_secs_f64(b).ok())
+            .and_then(|b| Instant::now().checked_add(b));
+        deadline.map_or_else(Cutoff::never, Cutoff::at)
+    }
+
+    fn cut_before_start(self) -> Result<Option<RunReport>> {
+        let Driver { config, options, .. } = self;
+        let dir = &options.out_dir;
+        let _lock = open_folder(config, dir, false)?;
+        let report = RunReport {
+            config: config.clone(),
+            stop_reason: StopReason::TimeBudget,
+            iterations: Vec::new(),
+            meta_game: None,
+            meta_game_shape: Vec::new(),
+        };
+        let json = serde_json::to_vec_pretty(&report).map_err(|e| output_err(&dir.join(REPORT_FILE), e))?;
+        checkpoint::write_atomic(&dir.join(REPORT_FILE), &json)?;
+        Ok(Some(report))
+    }
+
     /// Run `lp` to a stop and write the run folder; `None` when stopped by
     /// [`RunOptions::stop_after`]. A failing step leaves the folder with the checkpoint of the
     /// last committed iteration.
@@ -463,17 +504,8 @@ impl Drive for Driver<'_> {
                 ),
             ));
         }
-        if dir.exists() && !dir.is_dir() {
-            return Err(output_err(dir, "not a folder"));
-        }
-        fs::create_dir_all(dir).map_err(|e| output_err(dir, e))?;
         // Held to the end of the run (dropped after the checkpoint writer, declared below).
-        let _lock = RunLock::acquire(dir)?;
-        remove_stale_temporaries(dir)?;
-        if !resumed {
-            clear_previous_run(dir)?;
-        }
-        checkpoint::write_atomic(&dir.join(CONFIG_FILE), config.to_toml().as_bytes())?;
+        let _lock = open_folder(config, dir, resumed)?;
         let log = dir.join(HISTORY_FILE);
         // In lockstep the loop waits for every write, so the writer must not rest between them.
         let writer = CheckpointWriter::new(dir.join(CHECKPOINT_FILE), log.clone(), mark, !options.lockstep)?;

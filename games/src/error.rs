@@ -95,6 +95,10 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// Work given a [`Cutoff`](crate::Cutoff) gave up because it passed (a time budget ran
+    /// out, a stop was asked for); nothing of it was returned.
+    #[error("cut off before it finished")]
+    CutOff,
 }
 
 /// `Result` with this crate's [`Error`].

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::cutoff::Cutoff;
 use crate::error::{Error, Result};
 use crate::exact::expected_returns;
 use crate::policy::TabularPolicy;
@@ -91,6 +92,27 @@ pub trait MatchEvaluator: Send + Sync {
         episodes: u64,
         seed: u64,
     ) -> Result<Vec<MatchTotals>>;
+
+    /// [`evaluate`](MatchEvaluator::evaluate), giving up once `cutoff` has passed: an
+    /// evaluator whose work is long checks it between its batches and returns
+    /// [`Error::CutOff`] (the [`SampledEvaluator`](crate::SampledEvaluator) between chunks of
+    /// blocks). The default ignores it (the exact evaluator's walk is one pass over the tree).
+    ///
+    /// # Errors
+    ///
+    /// As [`evaluate`](MatchEvaluator::evaluate); [`Error::CutOff`].
+    fn evaluate_until(
+        &self,
+        tree: &GameTree,
+        policies: &[&TabularPolicy],
+        matchups: &[Matchup],
+        episodes: u64,
+        seed: u64,
+        cutoff: &Cutoff,
+    ) -> Result<Vec<MatchTotals>> {
+        let _ = cutoff;
+        self.evaluate(tree, policies, matchups, episodes, seed)
+    }
 }
 
 /// Check matchups against the policy list and the tree (shared by all evaluators).

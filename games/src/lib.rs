@@ -33,6 +33,7 @@
 //! ```
 
 mod aggregate;
+mod cutoff;
 mod error;
 mod evaluator;
 mod exact;
@@ -61,6 +62,7 @@ mod tic_tac_toe;
 mod tree;
 
 pub use aggregate::{MixtureSum, aggregate, aggregate_into};
+pub use cutoff::Cutoff;
 pub use error::{Error, Result};
 pub use evaluator::{ExactEvaluator, MatchEvaluator, MatchTotals, Matchup, check_matchups};
 pub use exact::{

@@ -1,6 +1,6 @@
 //! Tabular actor-critic: a softmax policy trained by policy gradient against a learned critic.
 
-use metagame_games::{GameTree, TabularPolicy};
+use metagame_games::{Cutoff, GameTree, TabularPolicy};
 use serde::{Deserialize, Serialize};
 
 use crate::episodes::{Layout, OpponentSampler, Trajectory};
@@ -243,8 +243,14 @@ impl Learner for ActorCritic {
     fn seat(&self) -> usize {
         self.trainer.seat()
     }
-    fn train(&mut self, tree: &GameTree, opponents: &OpponentSampler<'_>, episodes: u64) -> Result<()> {
-        self.trainer.train(tree, opponents, episodes)
+    fn train_until(
+        &mut self,
+        tree: &GameTree,
+        opponents: &OpponentSampler<'_>,
+        episodes: u64,
+        cutoff: &Cutoff,
+    ) -> Result<()> {
+        self.trainer.train(tree, opponents, episodes, cutoff)
     }
     fn policy(&self) -> TabularPolicy {
         self.trainer.policy()

@@ -28,6 +28,10 @@ pub enum Error {
     /// Value estimates that were not made for this game or seat.
     #[error("value estimates do not fit: {0}")]
     Values(String),
+    /// Training given a [`Cutoff`](metagame_games::Cutoff) stopped because it passed; the
+    /// learner keeps the whole batches it trained before.
+    #[error("training cut off before its budget was spent")]
+    CutOff,
 }
 
 /// `Result` with this crate's [`Error`].

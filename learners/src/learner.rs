@@ -1,6 +1,6 @@
 //! The `Learner` trait and the training driver the tabular learners share.
 
-use metagame_games::{GameTree, InfosetId, TabularPolicy};
+use metagame_games::{Cutoff, GameTree, InfosetId, TabularPolicy};
 
 use crate::episodes::{Engine, Layout, OpponentSampler, Trajectory, cumulate};
 use crate::error::{Error, Result};
@@ -60,7 +60,25 @@ pub trait Learner: Send {
     ///
     /// [`Error::ZeroBudget`] for `episodes == 0`; a tree other than the learner's; opponents
     /// that do not fit (see [`OpponentSampler`]).
-    fn train(&mut self, tree: &GameTree, opponents: &OpponentSampler<'_>, episodes: u64) -> Result<()>;
+    fn train(&mut self, tree: &GameTree, opponents: &OpponentSampler<'_>, episodes: u64) -> Result<()> {
+        self.train_until(tree, opponents, episodes, &Cutoff::never())
+    }
+
+    /// [`train`](Learner::train), checking `cutoff` before each batch: once it has passed,
+    /// training stops with [`Error::CutOff`], the learner holding the whole batches it
+    /// trained (its [`stats`](Learner::stats) count them), so a later call continues from
+    /// there as if the budget had been split at that batch.
+    ///
+    /// # Errors
+    ///
+    /// As [`train`](Learner::train); [`Error::CutOff`].
+    fn train_until(
+        &mut self,
+        tree: &GameTree,
+        opponents: &OpponentSampler<'_>,
+        episodes: u64,
+        cutoff: &Cutoff,
+    ) -> Result<()>;
 
     /// The current policy as a full tabular policy of the game (the learner defines which:
     /// greedy, softmax or average); rows of other seats are uniform or the start policy's.
@@ -144,7 +162,13 @@ impl<C: Core> Trainer<C> {
         self.engine.seat()
     }
 
-    pub fn train(&mut self, tree: &GameTree, opponents: &OpponentSampler<'_>, episodes: u64) -> Result<()> {
+    pub fn train(
+        &mut self,
+        tree: &GameTree,
+        opponents: &OpponentSampler<'_>,
+        episodes: u64,
+        cutoff: &Cutoff,
+    ) -> Result<()> {
         if episodes == 0 {
             return Err(Error::ZeroBudget);
         }
@@ -158,6 +182,9 @@ impl<C: Core> Trainer<C> {
         let prepared = self.engine.prepare(tree, opponents)?;
         let mut left = episodes;
         while left > 0 {
+            if cutoff.passed() {
+                return Err(Error::CutOff);
+            }
             let n = left.min(self.batch_size as u64) as usize;
             let first = self.stats.episodes;
             self.core.fill_behaviour(&self.layout, first, &mut self.behaviour);

@@ -1,6 +1,6 @@
 //! The Minimax Exploiter: a learner whose reward is shaped by a frozen main agent's values.
 
-use metagame_games::{GameTree, TabularPolicy};
+use metagame_games::{Cutoff, GameTree, TabularPolicy};
 
 use crate::episodes::OpponentSampler;
 use crate::error::Result;
@@ -73,8 +73,14 @@ impl<L: ShapedLearner> Learner for MinimaxExploiter<L> {
     fn seat(&self) -> usize {
         self.inner.seat()
     }
-    fn train(&mut self, tree: &GameTree, opponents: &OpponentSampler<'_>, episodes: u64) -> Result<()> {
-        self.inner.train(tree, opponents, episodes)
+    fn train_until(
+        &mut self,
+        tree: &GameTree,
+        opponents: &OpponentSampler<'_>,
+        episodes: u64,
+        cutoff: &Cutoff,
+    ) -> Result<()> {
+        self.inner.train_until(tree, opponents, episodes, cutoff)
     }
     fn policy(&self) -> TabularPolicy {
         self.inner.policy()

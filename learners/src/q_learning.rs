@@ -1,6 +1,6 @@
 //! Tabular Q-learning over information states.
 
-use metagame_games::{GameTree, InfosetId, TabularPolicy};
+use metagame_games::{Cutoff, GameTree, InfosetId, TabularPolicy};
 use serde::{Deserialize, Serialize};
 
 use crate::episodes::{Layout, OpponentSampler, Trajectory};
@@ -289,8 +289,14 @@ impl Learner for QLearner {
     fn seat(&self) -> usize {
         self.trainer.seat()
     }
-    fn train(&mut self, tree: &GameTree, opponents: &OpponentSampler<'_>, episodes: u64) -> Result<()> {
-        self.trainer.train(tree, opponents, episodes)
+    fn train_until(
+        &mut self,
+        tree: &GameTree,
+        opponents: &OpponentSampler<'_>,
+        episodes: u64,
+        cutoff: &Cutoff,
+    ) -> Result<()> {
+        self.trainer.train(tree, opponents, episodes, cutoff)
     }
     fn policy(&self) -> TabularPolicy {
         self.trainer.policy()
@@ -341,5 +347,32 @@ mod tests {
         assert_eq!(once.values(), twice.values());
         assert_eq!(once.stats().episodes, 4096);
         assert_eq!(once.stats().batches, 4);
+    }
+
+    /// A cut keeps the whole batches trained: training on from there is training that
+    /// budget in one call.
+    #[test]
+    fn a_cut_training_keeps_whole_batches_and_continues() {
+        use std::time::{Duration, Instant};
+        let tree = GameTree::build(&registry::load("kuhn_poker").unwrap()).unwrap();
+        let uniform = TabularPolicy::uniform(&tree);
+        let sampler = OpponentSampler::fixed(&uniform);
+        let config = QLearningConfig::default();
+        let mut cut = QLearner::new(&tree, 1, 3, config.clone(), Start::Fresh).unwrap();
+        let passed = cut.train_until(&tree, &sampler, 4096, &Cutoff::at(Instant::now()));
+        assert!(matches!(passed, Err(Error::CutOff)), "{passed:?}");
+        assert_eq!(cut.stats().episodes, 0);
+        let started = Instant::now();
+        let soon = Cutoff::at(started + Duration::from_millis(100));
+        let huge = cut.train_until(&tree, &sampler, 1_000_000_000_000, &soon);
+        assert!(matches!(huge, Err(Error::CutOff)), "{huge:?}");
+        assert!(started.elapsed() < Duration::from_secs(5), "stopped after {:?}", started.elapsed());
+        let done = cut.stats().episodes;
+        assert!(done > 0 && done.is_multiple_of(config.batch_size as u64), "{done} episodes");
+        cut.train(&tree, &sampler, 2048).unwrap();
+        let mut whole = QLearner::new(&tree, 1, 3, config, Start::Fresh).unwrap();
+        whole.train(&tree, &sampler, done + 2048).unwrap();
+        assert_eq!(cut.values(), whole.values());
+        assert_eq!(cut.stats(), whole.stats());
     }
 }

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// Bad game input (from the games crate).
+    /// Bad game input (from the games crate; its cut-offs become [`Error::CutOff`]).
     #[error(transparent)]
-    Game(#[from] metagame_games::Error),
+    Game(metagame_games::Error),
     /// A meta-solver refused the meta-game.
     #[error("meta-solver {solver}: {source}")]
     MetaSolver {
@@ -61,8 +61,9 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
-    /// A step gave up before committing because its [`Cutoff`](crate::Cutoff) passed (the
-    /// time budget ran out inside it); the loop's state is as before the step.
+    /// A step (or the work of one: an evaluation, a learned response) gave up before
+    /// committing because its [`Cutoff`](crate::Cutoff) passed (the time budget ran out
+    /// inside it); the loop's state is as before the step.
     #[error("step cut off: the time budget ran out inside it")]
     CutOff,
     /// An error at a given iteration of a training loop.
@@ -73,6 +74,15 @@ pub enum Error {
         /// What went wrong.
         source: Box<Error>,
     },
+}
+
+impl From<metagame_games::Error> for Error {
+    fn from(e: metagame_games::Error) -> Self {
+        match e {
+            metagame_games::Error::CutOff => Error::CutOff,
+            e => Error::Game(e),
+        }
+    }
 }
 
 /// `Result` with this crate's [`Error`].

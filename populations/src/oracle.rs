@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use metagame_games::{
-    GameTree, PlayerId, TabularPolicy, TieBreak, best_response, best_response_with, expected_returns,
+    Cutoff, GameTree, PlayerId, TabularPolicy, TieBreak, best_response, best_response_with, expected_returns,
 };
 
 use crate::error::Result;
@@ -42,6 +42,10 @@ pub struct ResponseRequest<'a> {
     pub budget: Budget,
     /// A policy to start training from (e.g. the player's previous response), if any.
     pub warm_start: Option<&'a TabularPolicy>,
+    /// When to give up: an oracle that trains checks it between its batches and answers
+    /// [`Error::CutOff`](crate::Error::CutOff) once it has passed (exact oracles, one pass
+    /// over the tree, ignore it). Default: never.
+    pub cutoff: Cutoff,
 }
 
 impl<'a> ResponseRequest<'a> {
@@ -53,7 +57,16 @@ impl<'a> ResponseRequest<'a> {
         profile: &'a TabularPolicy,
         seed: u64,
     ) -> Self {
-        Self { tree, player, opponents, profile, seed, budget: Budget::Unlimited, warm_start: None }
+        Self {
+            tree,
+            player,
+            opponents,
+            profile,
+            seed,
+            budget: Budget::Unlimited,
+            warm_start: None,
+            cutoff: Cutoff::never(),
+        }
     }
     /// The same request with `budget`.
     pub fn with_budget(mut self, budget: Budget) -> Self {
@@ -63,6 +76,11 @@ impl<'a> ResponseRequest<'a> {
     /// The same request starting from `policy`.
     pub fn with_warm_start(mut self, policy: &'a TabularPolicy) -> Self {
         self.warm_start = Some(policy);
+        self
+    }
+    /// The same request giving up at `cutoff`.
+    pub fn with_cutoff(mut self, cutoff: Cutoff) -> Self {
+        self.cutoff = cutoff;
         self
     }
 }

@@ -1,7 +1,7 @@
 //! `PayoffTable`: the empirical meta-game, grown by rows and columns as members arrive.
 
 use metagame_games::{
-    GameTree, MatchEvaluator, MatchTotals, Matchup, NormalFormGame, PlayerId, TabularPolicy,
+    Cutoff, GameTree, MatchEvaluator, MatchTotals, Matchup, NormalFormGame, PlayerId, TabularPolicy,
 };
 use ndarray::{ArrayD, IxDyn};
 use serde::{Deserialize, Serialize};
@@ -139,11 +139,14 @@ impl PayoffTable {
     /// Evaluate every missing entry through `evaluator` and set it: player `p`'s member `k`
     /// is `policies[offsets[p] + k]` (offsets of 0 for every seat when the seats share one
     /// list of members). Returns the entries filled and the episodes the evaluator sampled
-    /// (0 for exact entries).
+    /// (0 for exact entries). The evaluator gives up once `cutoff` has passed (see
+    /// [`MatchEvaluator::evaluate_until`]).
     ///
     /// # Errors
     ///
-    /// The evaluator's errors; the table is then unchanged.
+    /// The evaluator's errors, [`Error::CutOff`] for a cut evaluation; the table is then
+    /// unchanged.
+    #[allow(clippy::too_many_arguments)]
     pub fn fill_missing(
         &mut self,
         tree: &GameTree,
@@ -152,6 +155,7 @@ impl PayoffTable {
         offsets: &[usize],
         episodes_per_entry: u64,
         seed: u64,
+        cutoff: &Cutoff,
     ) -> Result<(usize, u64)> {
         let missing = self.missing();
         if missing.is_empty() {
@@ -161,7 +165,7 @@ impl PayoffTable {
             .iter()
             .map(|profile| Matchup { seats: profile.iter().zip(offsets).map(|(&k, &o)| o + k).collect() })
             .collect();
-        let totals = evaluator.evaluate(tree, policies, &matchups, episodes_per_entry, seed)?;
+        let totals = evaluator.evaluate_until(tree, policies, &matchups, episodes_per_entry, seed, cutoff)?;
         let mut episodes = 0;
         for (profile, total) in missing.iter().zip(&totals) {
             if !total.exact {

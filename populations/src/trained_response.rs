@@ -45,7 +45,9 @@ enum Method {
 /// their weights become the learner's opponent sampler, `request.seed` its seed,
 /// [`Budget::Episodes`] its budget (the config's `episodes_per_response` when the budget is
 /// unlimited). The response is the learner's policy (its seat's rows; the other rows are
-/// uniform or the warm start's) and carries the episodes used.
+/// uniform or the warm start's) and carries the episodes used. The request's cutoff is
+/// checked before each of the learner's batches: a cut request answers
+/// [`Error::CutOff`] and leaves the oracle as it was.
 ///
 /// # Examples
 ///
@@ -72,10 +74,12 @@ pub struct TrainedResponse {
     values_by_seat: Vec<Option<ValueTable>>,
 }
 
-/// A learners error as a populations error (game errors keep their type).
+/// A learners error as a populations error (game errors keep their type, a cut training
+/// is a cut step).
 fn learner_error(e: metagame_learners::Error) -> Error {
     match e {
-        metagame_learners::Error::Game(g) => Error::Game(g),
+        metagame_learners::Error::Game(g) => Error::from(g),
+        metagame_learners::Error::CutOff => Error::CutOff,
         other => Error::Learner(other),
     }
 }
@@ -194,7 +198,7 @@ impl TrainedResponse {
         let opponents = OpponentSampler::new(
             request.opponents.iter().map(|m| Opponent::new(m.player.0, m.policy, m.weight)).collect(),
         );
-        learner.train(tree, &opponents, episodes)?;
+        learner.train_until(tree, &opponents, episodes, &request.cutoff)?;
         Ok((learner, episodes))
     }
 }

@@ -8,10 +8,29 @@
 //! The driver also owns the clock: a loop measures its phases, [`run_loop`] stamps each
 //! report's wall time (`elapsed_s`, counting the time before a checkpoint the run resumed;
 //! iteration 0's is the loop's construction, timed by its constructor).
+//!
+//! # The time budget inside a step
+//!
+//! [`run_loop`] checks the budget between steps, and hands the loop its end as a [`Cutoff`]
+//! ([`TrainingLoop::set_cutoff`]) so that a long step gives up inside itself: it returns
+//! [`Error::CutOff`] with its state unchanged, the run ends as [`StopReason::TimeBudget`] and
+//! the last committed iteration stays the last checkpoint. Which loops check it, and how far
+//! past the budget they stop:
+//!
+//! - PSRO: its learned responses before each of the learner's batches (`batch_size`
+//!   episodes), its sampled payoff entries before each chunk of evaluation blocks (256 blocks
+//!   of 4096 episodes per thread); [`Psro::new_until`](crate::Psro::new_until) cuts the
+//!   initial entry too (the umbrella's driver uses it for a fresh run).
+//! - FXP: before each of its policies' steps toward their best responses (one exact best
+//!   response per member), and its sampled entries as PSRO's.
+//! - The league: between the matches of a round.
+//! - XFP, Double Oracle and CFR: not inside a step, whose work is one exact pass over the
+//!   game or its meta-game.
 
 use std::ops::ControlFlow;
 use std::time::Instant;
 
+pub use metagame_games::Cutoff;
 use metagame_games::NormalFormGame;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -75,29 +94,12 @@ pub trait TrainingLoop {
 
     /// When a step in progress should give up ([`run_loop`] sets the time budget's end here
     /// before each step). A loop whose steps are long checks [`Cutoff::passed`] between its
-    /// batches and, once it has passed, returns [`Error::CutOff`] with its state unchanged;
-    /// the default ignores it (the budget is then checked between steps only).
+    /// batches (or passes the cutoff on to its evaluator and oracle) and, once it has passed,
+    /// returns [`Error::CutOff`] with its state unchanged; the default ignores it (the budget
+    /// is then checked between steps only). PSRO, FXP and the league check it; XFP, Double
+    /// Oracle and CFR, whose steps are one exact pass, do not.
     fn set_cutoff(&mut self, cutoff: Cutoff) {
         let _ = cutoff;
-    }
-}
-
-/// The moment a step in progress should give up (see [`TrainingLoop::set_cutoff`]); the
-/// default never passes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Cutoff {
-    deadline: Option<Instant>,
-}
-
-impl Cutoff {
-    /// A cutoff at `deadline`.
-    pub fn at(deadline: Instant) -> Self {
-        Self { deadline: Some(deadline) }
-    }
-
-    /// Whether it has passed.
-    pub fn passed(&self) -> bool {
-        self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 }
 

@@ -1,6 +1,10 @@
 //! `metagame respond --game G --against POLICY --seat N --learner NAME --episodes N`: train
 //! one learned response against fixed opponents and score it against the exact best
 //! response at evenly spaced points of training.
+//!
+//! Ctrl-C (or SIGTERM) stops training at the learner's next batch, as `metagame run` stops
+//! after its step: the response learned so far is scored, written (`--out`) and summed up,
+//! and the command exits 130 (143); a second signal ends it at once.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -10,11 +14,12 @@ use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use metagame::LearnerSettings;
 use metagame::OracleName;
-use metagame::games::{GameTree, PlayerId, TabularPolicy, best_response, expected_returns, registry};
+use metagame::games::{Cutoff, GameTree, PlayerId, TabularPolicy, best_response, expected_returns, registry};
 use metagame::learners::{OpponentSampler, ValueTable};
 use serde_json::json;
 
 use super::outln;
+use super::signals::Signals;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -100,6 +105,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         _ => None,
     };
     let mut learner = settings.learner(&tree, args.seat, args.seed, main_values.as_ref())?;
+    // Before anything is printed: from the first line on, Ctrl-C stops between batches.
+    let signals = Signals::install()?;
 
     let opponents = OpponentSampler::fixed(&against);
     let profile = vec![&against; n];
@@ -130,14 +137,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
         outln!("{:>12} {:>12} {:>12} {:>10} {:>10}", "episodes", "value", "best value", "gap", "gap/range");
     }
+    let stop = Cutoff::when_set(signals.flag());
+    let mut interrupted = false;
     let started = Instant::now();
     let mut done = 0;
     let mut last = (0.0, 0.0);
     for k in 1..=args.points {
         let target = args.episodes * k / args.points;
         if target > done {
-            learner.train(&tree, &opponents, target - done)?;
-            done = target;
+            match learner.train_until(&tree, &opponents, target - done, &stop) {
+                Ok(()) => {}
+                // Stopped between batches: score what the finished batches learned.
+                Err(metagame::learners::Error::CutOff) => interrupted = true,
+                Err(e) => return Err(e.into()),
+            }
+            done = learner.stats().episodes;
         }
         let policy = learner.policy();
         let mut seats = profile.clone();
@@ -167,6 +181,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 None => outln!("{line}"),
             }
         }
+        if interrupted {
+            break;
+        }
     }
     if let Some(bar) = bar {
         bar.finish_and_clear();
@@ -191,6 +208,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "payoff_range": [lo, hi],
             "seconds": seconds,
             "out": args.out,
+            "interrupted": interrupted,
         }));
     } else {
         outln!(
@@ -199,6 +217,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             100.0 * last.1 / range,
             args.out.as_ref().map(|p| format!("; policy written to {}", p.display())).unwrap_or_default()
         );
+    }
+    if interrupted {
+        super::eprint_line(format_args!("interrupted after {done} of {} episodes", args.episodes));
+        std::process::exit(signals.exit_code());
     }
     Ok(())
 }

@@ -100,6 +100,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "nash_conv": nash_conv,
             "elapsed_s": last.map_or(0.0, |r| r.elapsed_s),
         }));
+    } else if last.is_none() {
+        // Stopped before its first report (a time budget that cut PSRO's initial entry).
+        outln!(
+            "{} {}: no iteration committed ({}); results in {}",
+            config.game(),
+            config.algorithm().algorithm().title(),
+            stop_reason_name(report.stop_reason),
+            out_dir.display()
+        );
     } else {
         outln!(
             "{} {} after {iterations} iterations: NashConv {} ({}); results in {}",

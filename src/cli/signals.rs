@@ -1,7 +1,9 @@
-//! Ctrl-C and termination signals for `metagame run`: the first SIGINT or SIGTERM sets a
-//! flag the run checks after each committed step (it then writes its report, figures and
-//! page for what it did, and exits 130 or 143); a second one ends the process at once with
-//! the same code.
+//! Ctrl-C and termination signals for `metagame run` and `metagame respond`: the first
+//! SIGINT or SIGTERM sets a flag that a run checks after each committed step (it then
+//! writes its report, figures and page for what it did, and exits 130 or 143) and
+//! `respond` before each of its learner's batches (it then scores and writes the response
+//! learned so far, and exits the same way); a second one ends the process at once with the
+//! same code.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

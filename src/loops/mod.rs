@@ -13,7 +13,7 @@ use std::fmt::Debug;
 use std::path::Path;
 
 use metagame_games::{AnyGame, GameTree};
-use metagame_populations::{IterationReport, Oracle, TrainingLoop};
+use metagame_populations::{Cutoff, IterationReport, Oracle, TrainingLoop};
 use serde::de::DeserializeOwned;
 use toml::Table;
 
@@ -34,6 +34,20 @@ pub(crate) trait Drive {
     ///
     /// A saved state that is not a state of this loop.
     fn saved_state<S: DeserializeOwned>(&mut self) -> Result<Option<(S, Vec<IterationReport>)>>;
+
+    /// When the construction of a fresh loop should give up, for loops whose iteration 0 is
+    /// long work (PSRO's initial entry of many sampled episodes): the end of the time
+    /// budget counted from now, else never.
+    fn start_cutoff(&self) -> Cutoff;
+
+    /// End the run before iteration 0 was committed, the construction having been cut by
+    /// [`start_cutoff`](Drive::start_cutoff): the run folder holds the config and a report
+    /// without iterations (no checkpoint, so that `--resume` starts it again).
+    ///
+    /// # Errors
+    ///
+    /// I/O errors.
+    fn cut_before_start(self) -> Result<Self::Output>;
 
     /// Run `lp` to a stop and write the run folder; `figures(loop, reports, game, folder)`
     /// writes the loop's own figures after the common ones.

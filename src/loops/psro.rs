@@ -143,7 +143,13 @@ impl LoopSection for PsroSection {
         };
         let psro = match driver.saved_state()? {
             Some((state, reports)) => Psro::resume(tree, self.psro.clone(), meta_solver, oracle, evaluator, state, &reports)?,
-            None => Psro::new(tree, self.psro.clone(), meta_solver, oracle, evaluator)?,
+            None => {
+                let cutoff = driver.start_cutoff();
+                match Psro::new_until(tree, self.psro.clone(), meta_solver, oracle, evaluator, cutoff) {
+                    Err(metagame_populations::Error::CutOff) => return driver.cut_before_start(),
+                    built => built?,
+                }
+            }
         };
         driver.run(psro)
     }

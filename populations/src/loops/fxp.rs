@@ -87,7 +87,7 @@ use crate::error::{Error, Result};
 use crate::payoff_table::{Entry, PayoffTable};
 use crate::report::{Details, IterationReport, MetaGameReport, PhaseTimes};
 use crate::settings::{built_by, setters};
-use crate::training_loop::TrainingLoop;
+use crate::training_loop::{Cutoff, TrainingLoop};
 use metagame_solvers::nash::Nash;
 
 /// FXP settings; always valid (built by [`FxpConfig::builder`] or deserialised through it).
@@ -285,6 +285,8 @@ pub struct Fxp<'t> {
     state: FxpState,
     /// The last committed iteration's report.
     last: IterationReport,
+    /// When a step in progress gives up.
+    cutoff: Cutoff,
 }
 
 /// What a policy's steps toward its best response end with.
@@ -421,7 +423,7 @@ impl<'t> Fxp<'t> {
                 tree.name()
             ))
         })?;
-        Ok(Self { tree, teams, config, meta_solver, evaluator, state, last })
+        Ok(Self { tree, teams, config, meta_solver, evaluator, state, last, cutoff: Cutoff::never() })
     }
 
     /// The loop state (what a checkpoint saves).
@@ -469,12 +471,15 @@ impl<'t> Fxp<'t> {
     ///
     /// # Errors
     ///
-    /// [`Error::AtIteration`] wrapping an evaluator, meta-solver or NashConv failure; the
-    /// state is then the one before the call.
+    /// [`Error::AtIteration`] wrapping an evaluator, meta-solver or NashConv failure;
+    /// [`Error::CutOff`] once the cutoff has passed (checked before each of the policies'
+    /// steps and by the evaluator); the state is then the one before the call.
     pub fn step(&mut self) -> Result<&mut IterationReport> {
         let iteration = self.state.iteration + 1;
-        let Staged { new_members, table, coeff, report } =
-            self.stage(iteration).map_err(|e| Error::AtIteration { iteration, source: Box::new(e) })?;
+        let Staged { new_members, table, coeff, report } = self.stage(iteration).map_err(|e| match e {
+            Error::CutOff => e,
+            e => Error::AtIteration { iteration, source: Box::new(e) },
+        })?;
         // Commit: nothing below can fail.
         self.state.members.extend(new_members);
         self.state.table = table;
@@ -582,6 +587,10 @@ impl<'t> Fxp<'t> {
         let mut close_in_a_row = 0;
         let mut steps = 0;
         for step in 0..stopping.max_steps {
+            // Up to max_steps exact best responses: the time budget is honoured between them.
+            if self.cutoff.passed() {
+                return Err(Error::CutOff);
+            }
             let (answer, _) = self.answer(&policy, fixed, self_weight)?;
             let mut next = policy.clone();
             for s in 0..2 {
@@ -675,8 +684,14 @@ impl<'t> Fxp<'t> {
             .iter()
             .map(|e| Matchup { seats: (0..n).map(|p| e[self.teams.side_of(PlayerId(p))]).collect() })
             .collect();
-        let totals =
-            self.evaluator.evaluate(self.tree, policies, &matchups, Self::EPISODES_PER_ENTRY, seed)?;
+        let totals = self.evaluator.evaluate_until(
+            self.tree,
+            policies,
+            &matchups,
+            Self::EPISODES_PER_ENTRY,
+            seed,
+            &self.cutoff,
+        )?;
         let mut episodes = 0;
         for (e, total) in missing.iter().zip(&totals) {
             if !total.exact {
@@ -830,6 +845,11 @@ impl TrainingLoop for Fxp<'_> {
     }
     fn lineage_dot(&self, _reports: &[IterationReport]) -> Option<String> {
         Some(Fxp::lineage_dot(self))
+    }
+    /// Checked before each of a policy's steps toward its best response and by the
+    /// evaluator.
+    fn set_cutoff(&mut self, cutoff: Cutoff) {
+        self.cutoff = cutoff;
     }
 }
 

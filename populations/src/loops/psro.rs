@@ -35,7 +35,7 @@ use crate::payoff_table::PayoffTable;
 use crate::population::{PolicyId, Population, Provenance, Reuse, same_rows};
 use crate::report::{Details, IterationReport, MetaGameReport, PhaseTimes, StopReason};
 use crate::settings::{built_by, setters};
-use crate::training_loop::TrainingLoop;
+use crate::training_loop::{Cutoff, TrainingLoop};
 
 /// PSRO settings; always valid (built by [`PsroConfig::builder`] or deserialised through it).
 ///
@@ -365,6 +365,8 @@ pub struct Psro<'t> {
     last: IterationReport,
     /// The game's largest absolute terminal utility, for `convergence_tolerance`.
     payoff_scale: f64,
+    /// When a step (or the construction) in progress gives up.
+    cutoff: Cutoff,
 }
 
 /// A seed per iteration, so that entries evaluated in different iterations use different
@@ -421,6 +423,24 @@ impl<'t> Psro<'t> {
         oracle: Box<dyn Oracle>,
         evaluator: Box<dyn MatchEvaluator>,
     ) -> Result<Self> {
+        Self::new_until(tree, config, meta_solver, oracle, evaluator, Cutoff::never())
+    }
+
+    /// [`Psro::new`], whose evaluation of the initial entry gives up once `cutoff` has passed
+    /// (an entry of many sampled episodes is as long as a step); the steps then keep it until
+    /// [`TrainingLoop::set_cutoff`] sets another.
+    ///
+    /// # Errors
+    ///
+    /// As [`Psro::new`]; [`Error::CutOff`] when the cutoff passed first.
+    pub fn new_until(
+        tree: &'t GameTree,
+        config: PsroConfig,
+        meta_solver: Box<dyn MetaSolver>,
+        oracle: Box<dyn Oracle>,
+        evaluator: Box<dyn MatchEvaluator>,
+        cutoff: Cutoff,
+    ) -> Result<Self> {
         // Iteration 0 is the construction: its wall time is the report's.
         let started = Instant::now();
         let n = tree.num_players();
@@ -432,6 +452,7 @@ impl<'t> Psro<'t> {
         };
         let placeholder = IterationReport::new(0, vec![1; n], 0.0, None);
         let mut psro = Self::with_state(tree, config, meta_solver, oracle, evaluator, state, placeholder)?;
+        psro.cutoff = cutoff;
         let mut table = PayoffTable::new(n);
         for p in players(n) {
             table.grow(p);
@@ -495,6 +516,7 @@ impl<'t> Psro<'t> {
             state,
             last,
             payoff_scale: payoff_scale(tree),
+            cutoff: Cutoff::never(),
         })
     }
 
@@ -528,16 +550,20 @@ impl<'t> Psro<'t> {
     }
 
     /// One PSRO iteration: oracles, new payoff entries, meta-solve, NashConv. Nothing is
-    /// committed unless all of them succeed.
+    /// committed unless all of them succeed. The oracle's requests carry the loop's cutoff,
+    /// and the evaluator gets it: a learned response checks it between its batches, the
+    /// sampled evaluator between chunks of blocks.
     ///
     /// # Errors
     ///
-    /// [`Error::AtIteration`] wrapping an oracle, evaluator or meta-solver failure; the state
-    /// is then the one before the call.
+    /// [`Error::AtIteration`] wrapping an oracle, evaluator or meta-solver failure;
+    /// [`Error::CutOff`] once the cutoff has passed; the state is then the one before the call.
     pub fn step(&mut self) -> Result<&mut IterationReport> {
         let iteration = self.state.iteration + 1;
-        let staged =
-            self.stage(iteration).map_err(|e| Error::AtIteration { iteration, source: Box::new(e) })?;
+        let staged = self.stage(iteration).map_err(|e| match e {
+            Error::CutOff => e,
+            e => Error::AtIteration { iteration, source: Box::new(e) },
+        })?;
         // Commit: nothing below can fail.
         let Staged { members, reuses, table, meta_strategies, report } = staged;
         for NewMember { player, policy, answered } in members {
@@ -559,7 +585,7 @@ impl<'t> Psro<'t> {
     fn stage(&mut self, iteration: usize) -> Result<Staged> {
         let t = Instant::now();
         let Responses { members: responses, episodes: oracle_episodes, gaps } =
-            respond(self.tree, &self.config, &self.state, self.oracle.as_mut(), iteration)?;
+            respond(self.tree, &self.config, &self.state, self.oracle.as_mut(), iteration, &self.cutoff)?;
         let times = PhaseTimes { oracle_s: t.elapsed().as_secs_f64(), ..PhaseTimes::default() };
 
         let n = self.tree.num_players();
@@ -675,7 +701,7 @@ impl<'t> Psro<'t> {
         }
         let seed = iteration_seed(self.config.seed, iteration);
         let episodes = self.config.episodes_per_entry;
-        table.fill_missing(self.tree, self.evaluator.as_ref(), &flat, &offsets, episodes, seed)
+        table.fill_missing(self.tree, self.evaluator.as_ref(), &flat, &offsets, episodes, seed, &self.cutoff)
     }
 
     /// The meta-solve of `meta_game` (one strategy per member) as the meta-game of one
@@ -783,6 +809,11 @@ impl TrainingLoop for Psro<'_> {
     fn lineage_dot(&self, _reports: &[IterationReport]) -> Option<String> {
         Some(self.state.population.lineage_dot())
     }
+    /// Checked by the oracle's learned responses between batches and by the sampled
+    /// evaluator between chunks of blocks.
+    fn set_cutoff(&mut self, cutoff: Cutoff) {
+        self.cutoff = cutoff;
+    }
 }
 
 /// The responses of one iteration.
@@ -803,6 +834,7 @@ fn respond(
     state: &PsroState,
     oracle: &mut dyn Oracle,
     iteration: usize,
+    cutoff: &Cutoff,
 ) -> Result<Responses> {
     let n = tree.num_players();
     let pop = &state.population;
@@ -824,7 +856,8 @@ fn respond(
             opponents,
             profile,
             response_seed(config.seed, iteration, requests),
-        );
+        )
+        .with_cutoff(cutoff.clone());
         if let Some(last) = pop.members(player).last() {
             request = request.with_warm_start(&last.policy);
         }
