@@ -329,6 +329,12 @@ impl RunOptions {
         self.resume
     }
 
+    /// A cutoff that passes once the interrupt flag is set (never without one), so that a
+    /// step in progress gives up on Ctrl-C instead of running to its end.
+    fn interrupt_cutoff(&self) -> Cutoff {
+        self.interrupt.clone().map_or_else(Cutoff::never, Cutoff::when_set)
+    }
+
     fn interrupted(&self) -> bool {
         self.interrupt.as_ref().is_some_and(|f| f.load(Ordering::SeqCst))
     }
@@ -455,7 +461,11 @@ impl Drive for Driver<'_> {
         let deadline = budget
             .and_then(|b| std::time::Duration::try_from_secs_f64(b).ok())
             .and_then(|b| Instant::now().checked_add(b));
-        deadline.map_or_else(Cutoff::never, Cutoff::at)
+        let interrupt = self.options.interrupt_cutoff();
+        match deadline {
+            Some(d) => interrupt.or_at(d),
+            None => interrupt,
+        }
     }
 
     fn cut_before_start(self) -> Result<Option<RunReport>> {
@@ -566,27 +576,29 @@ impl Drive for Driver<'_> {
         let mut observe = |_: &IterationReport| {
             if broke.get() || kill.get() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
         };
-        let stopped = run_loop_with(&mut lp, &mut history, limits, &mut observe, &mut |lp, reports| {
-            if let Err(e) = save(lp.state(), reports) {
-                failed = Some(e);
-                return Ok(ControlFlow::Break(()));
-            }
-            kill.set(kill_at(lp));
-            if kill.get() || options.lockstep {
-                // Killed here: only once this iteration is on disk, and shown.
-                if let Err(e) = writer.wait_written() {
+        let interrupt = options.interrupt_cutoff();
+        let stopped =
+            run_loop_with(&mut lp, &mut history, limits, &interrupt, &mut observe, &mut |lp, reports| {
+                if let Err(e) = save(lp.state(), reports) {
                     failed = Some(e);
                     return Ok(ControlFlow::Break(()));
                 }
-            }
-            show(reports, shown_upto());
-            // Interrupted: stop here, with this iteration saved.
-            Ok(if options.interrupted() || kill.get() {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            })
-        });
+                kill.set(kill_at(lp));
+                if kill.get() || options.lockstep {
+                    // Killed here: only once this iteration is on disk, and shown.
+                    if let Err(e) = writer.wait_written() {
+                        failed = Some(e);
+                        return Ok(ControlFlow::Break(()));
+                    }
+                }
+                show(reports, shown_upto());
+                // Interrupted: stop here, with this iteration saved.
+                Ok(if options.interrupted() || kill.get() {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                })
+            });
         // Everything committed reaches the disk, and then the observer, however the loop
         // stopped.
         let finished = writer.finish();

@@ -28,6 +28,13 @@ use std::time::Instant;
 /// assert!(!cutoff.passed());
 /// stop.store(true, Ordering::SeqCst);
 /// assert!(cutoff.passed());
+/// // Both: a deadline an hour away, or the flag, whichever comes first.
+/// let flag = Arc::new(AtomicBool::new(false));
+/// let either = Cutoff::at(Instant::now() + Duration::from_secs(3600)).or_when_set(flag.clone());
+/// assert!(!either.passed());
+/// flag.store(true, Ordering::SeqCst);
+/// assert!(either.passed());
+/// assert!(Cutoff::never().or_at(Instant::now()).passed());
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Cutoff {
@@ -49,6 +56,18 @@ impl Cutoff {
     /// A cutoff that passes once `flag` is set (by a signal handler, a UI, another thread).
     pub fn when_set(flag: Arc<AtomicBool>) -> Self {
         Self { deadline: None, flag: Some(flag) }
+    }
+
+    /// This cutoff, passing also at `deadline` (whichever comes first).
+    pub fn or_at(mut self, deadline: Instant) -> Self {
+        self.deadline = Some(self.deadline.map_or(deadline, |d| d.min(deadline)));
+        self
+    }
+
+    /// This cutoff, passing also once `flag` is set; it replaces a flag set before.
+    pub fn or_when_set(mut self, flag: Arc<AtomicBool>) -> Self {
+        self.flag = Some(flag);
+        self
     }
 
     /// Whether it has passed.

@@ -253,8 +253,9 @@ pub fn run_loop<L: TrainingLoop + ?Sized>(
     observer: &mut dyn Observer,
 ) -> Result<Run> {
     let mut reports: Vec<IterationReport> = lp.last_report().cloned().into_iter().collect();
-    let stop_reason =
-        run_loop_with(lp, &mut reports, limits, observer, &mut |_, _| Ok(ControlFlow::Continue(())))?;
+    let stop_reason = run_loop_with(lp, &mut reports, limits, &Cutoff::never(), observer, &mut |_, _| {
+        Ok(ControlFlow::Continue(()))
+    })?;
     Ok(Run { stop_reason, reports })
 }
 
@@ -264,7 +265,11 @@ pub type Committed<'a, L> = dyn FnMut(&L, &[IterationReport]) -> Result<ControlF
 /// [`run_loop`] continuing the history `reports` (oldest first, ending with the loop's last
 /// report, if any; a resumed run's saved reports), which grows by a report per step; `committed`
 /// is called after each successful step with the history, before the observer (a driver
-/// writes its checkpoint there); its `Break` stops the run as an observer's does.
+/// writes its checkpoint there); its `Break` stops the run as an observer's does. `interrupt`
+/// (e.g. [`Cutoff::when_set`] on a Ctrl-C flag; [`Cutoff::never`] for none) is given to the
+/// loop with the time budget's deadline, so that a step in progress gives up once either
+/// passes; the run then stops as [`StopReason::TimeBudget`] (a caller that set the flag says
+/// why).
 ///
 /// # Errors
 ///
@@ -274,6 +279,7 @@ pub fn run_loop_with<L: TrainingLoop + ?Sized>(
     lp: &mut L,
     reports: &mut Vec<IterationReport>,
     limits: &RunLimits,
+    interrupt: &Cutoff,
     observer: &mut dyn Observer,
     committed: &mut Committed<'_, L>,
 ) -> Result<StopReason> {
@@ -287,14 +293,16 @@ pub fn run_loop_with<L: TrainingLoop + ?Sized>(
     let before = reports.last().map_or(0.0, |r| r.elapsed_s);
     let started = Instant::now();
     // Steps that check it stop inside themselves once the budget has run out.
+    let mut cutoff = interrupt.clone();
     if let Some(budget) = limits.time_budget_seconds {
         let left = (budget - before).max(0.0);
         if let Some(deadline) =
             std::time::Duration::try_from_secs_f64(left).ok().and_then(|d| started.checked_add(d))
         {
-            lp.set_cutoff(Cutoff::at(deadline));
+            cutoff = cutoff.or_at(deadline);
         }
     }
+    lp.set_cutoff(cutoff);
     loop {
         if let Some(reason) = limits.stop_reason(lp, reports.last()) {
             return Ok(reason);

@@ -1,6 +1,7 @@
 //! Ctrl-C and termination signals for `metagame run` and `metagame respond`: the first
-//! SIGINT or SIGTERM sets a flag that a run checks after each committed step (it then
-//! writes its report, figures and page for what it did, and exits 130 or 143) and
+//! SIGINT or SIGTERM sets a flag that a run checks after each committed step and, inside a
+//! step, between its batches (the step in progress is abandoned; the run then writes its
+//! report, figures and page for what it committed, and exits 130 or 143) and
 //! `respond` before each of its learner's batches (it then scores and writes the response
 //! learned so far, and exits the same way); a second one ends the process at once with the
 //! same code.
@@ -10,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The installed handlers' flags.
 pub struct Signals {
-    /// Set by either signal: the run stops after the step in progress.
+    /// Set by either signal: the run stops at the next batch, keeping its committed steps.
     stop: Arc<AtomicBool>,
     /// Set by SIGTERM: the exit code is 143 rather than 130.
     terminated: Arc<AtomicBool>,

@@ -1,13 +1,14 @@
 //! Time budgets honoured inside a step (issue 21 item 4): PSRO's sampled payoff entries and
 //! learned responses, FXP's steps toward its best responses, and `metagame respond`'s Ctrl-C,
-//! each given up at batch granularity with the state of the last committed iteration.
+//! each given up at batch granularity with the state of the last committed iteration; the
+//! league's rounds and evaluation points likewise, on the budget or on Ctrl-C.
 
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use metagame::games::{GameTree, SampledEvaluator, registry};
-use metagame::populations::ExactBestResponse;
+use metagame::populations::{Cutoff, ExactBestResponse};
 use metagame::populations::{
     Fxp, FxpConfig, IterationReport, Psro, PsroConfig, RunLimits, StopReason, run_loop, run_loop_with,
 };
@@ -129,9 +130,10 @@ fn a_cut_psro_step_leaves_the_state_of_the_last_committed_iteration() {
     .unwrap();
     let limits = RunLimits::builder().max_iterations(5).time_budget_seconds(1.0).build().unwrap();
     let started = Instant::now();
-    let stop =
-        run_loop_with(&mut huge, &mut reports, &limits, &mut (), &mut |_, _| Ok(ControlFlow::Continue(())))
-            .unwrap();
+    let stop = run_loop_with(&mut huge, &mut reports, &limits, &Cutoff::never(), &mut (), &mut |_, _| {
+        Ok(ControlFlow::Continue(()))
+    })
+    .unwrap();
     assert!(started.elapsed() < GENEROUS, "a 1 s budget stopped after {:?}", started.elapsed());
     assert_eq!(stop, StopReason::TimeBudget);
     assert_eq!(reports.len(), 3, "iterations 0 to 2, nothing of the cut step");
@@ -203,4 +205,82 @@ fn ctrl_c_stops_respond_between_batches_with_its_response() {
     assert!(episodes > 0 && episodes.is_multiple_of(1024), "{episodes}");
     assert!(summary["gap"].as_f64().unwrap() >= 0.0);
     assert!(out.is_file());
+}
+
+fn league_config(dir: &Path, extra: &str) -> String {
+    let text = format!("game = \"kuhn_poker\"\nalgorithm = \"league\"\nmax_iterations = 20\n{extra}");
+    write_config(dir, "league.toml", &text)
+}
+
+/// A league round of 10^12 episodes (the cap) in matches of 10^11 under a budget of 1 s:
+/// the first match's training is cut between its learners' batches, so the run stops as
+/// time budget with round 0 saved, and `--resume` is cut in the same place.
+#[test]
+fn a_league_round_of_the_cap_stops_at_its_time_budget_with_the_last_round_saved() {
+    let dir = temp_dir("budget-league");
+    let config = league_config(
+        &dir,
+        "episodes_per_round = 1000000000000\nepisodes_per_match = 100000000000\ntime_budget_seconds = 1\n",
+    );
+    let run = dir.join("run");
+    for args in
+        [vec!["run", &config, "--out", run.to_str().unwrap()], vec!["run", "--resume", run.to_str().unwrap()]]
+    {
+        let (o, took) = timed_run(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(took < GENEROUS, "a 1 s budget stopped after {took:?}");
+        let stopped = report(&run);
+        assert_eq!(stopped["stop_reason"], "time_budget");
+        assert_eq!(stopped["iterations"].as_array().unwrap().len(), 1, "round 1 was cut");
+        assert!(run.join("checkpoint.json").is_file());
+    }
+}
+
+/// A league whose evaluation point samples 10^12 episodes per entry: the rounds before it are
+/// committed, the point itself is cut by the budget, and the run stops with them saved.
+#[test]
+fn a_league_evaluation_point_is_cut_by_the_time_budget() {
+    let dir = temp_dir("budget-league-eval");
+    let config = league_config(
+        &dir,
+        "episodes_per_round = 2000\neval_every = 3\nevaluator = \"cpu\"\n\
+         episodes_per_entry = 1000000000000\ntime_budget_seconds = 2\n",
+    );
+    let run = dir.join("run");
+    let (o, took) = timed_run(&["run", &config, "--out", run.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(took < GENEROUS, "a 2 s budget stopped after {took:?}");
+    let stopped = report(&run);
+    assert_eq!(stopped["stop_reason"], "time_budget");
+    // Rounds 0, 1 and 2; round 3's evaluation point was cut.
+    assert_eq!(stopped["iterations"].as_array().unwrap().len(), 3);
+}
+
+/// Ctrl-C inside a league round of 10^12 episodes: the round in progress is abandoned at
+/// its learners' next batch, and the run writes its report and page for round 0 and exits
+/// 130.
+#[test]
+fn ctrl_c_inside_a_league_round_stops_the_run_with_its_report() {
+    use std::process::{Command, Stdio};
+    let dir = temp_dir("budget-league-ctrl-c");
+    let config =
+        league_config(&dir, "episodes_per_round = 1000000000000\nepisodes_per_match = 100000000000\n");
+    let run = dir.join("run");
+    let child = Command::new(env!("CARGO_BIN_EXE_metagame"))
+        .args(["run", &config, "--out", run.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let sent = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(sent.success());
+    let started = Instant::now();
+    let o = child.wait_with_output().unwrap();
+    assert!(started.elapsed() < GENEROUS, "stopped {:?} after the signal", started.elapsed());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("metagame run --resume"), "{stderr}");
+    assert_eq!(report(&run)["stop_reason"], "interrupted");
+    assert!(run.join("report.html").is_file());
 }

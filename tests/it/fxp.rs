@@ -11,7 +11,7 @@ use metagame::games::{
     GameTree, MatchEvaluator, MatchTotals, Matchup, PlayerId, TabularPolicy, best_response, registry,
 };
 use metagame::populations::{
-    Fxp, FxpConfig, FxpReport, FxpRole, FxpState, IterationReport, RunLimits, run_loop, run_loop_with,
+    Cutoff, Fxp, FxpConfig, FxpReport, FxpRole, FxpState, IterationReport, RunLimits, run_loop, run_loop_with,
 };
 use metagame::solvers::nash::Nash;
 
@@ -199,8 +199,10 @@ fn a_failed_step_commits_nothing_and_a_saved_state_resumes_to_the_same_run() {
     let mut resumed =
         Fxp::resume(&tree, FxpConfig::default(), Box::new(Nash), exact, saved, &reports).unwrap();
     let limits = RunLimits::iterations(6);
-    run_loop_with(&mut resumed, &mut reports, &limits, &mut (), &mut |_, _| Ok(ControlFlow::Continue(())))
-        .unwrap();
+    run_loop_with(&mut resumed, &mut reports, &limits, &Cutoff::never(), &mut (), &mut |_, _| {
+        Ok(ControlFlow::Continue(()))
+    })
+    .unwrap();
     assert_eq!(strip(&reports), strip(&whole_reports));
     assert_eq!(resumed.state().members, whole.state().members);
 }

@@ -1365,7 +1365,7 @@ impl<'t> League<'t> {
                 })
             })
             .collect::<Result<_>>()?;
-        let trained = self.trainer.train(play, jobs)?;
+        let trained = self.trainer.train_until(play, jobs, &self.cutoff)?;
         if trained.len() != n {
             return Err(Error::Config(format!(
                 "the trainer returned {} learning agents for {n}",
@@ -1516,8 +1516,14 @@ impl<'t> League<'t> {
                 .flat_map(|&(i, j)| [Matchup { seats: vec![i, j] }, Matchup { seats: vec![j, i] }])
                 .collect();
             let seed = self.config.seed ^ (round as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-            let totals =
-                self.evaluator.evaluate(play, &policies, &matchups, self.config.episodes_per_entry, seed)?;
+            let totals = self.evaluator.evaluate_until(
+                play,
+                &policies,
+                &matchups,
+                self.config.episodes_per_entry,
+                seed,
+                &self.cutoff,
+            )?;
             let table = Arc::make_mut(&mut state.payoffs);
             for (k, &(i, j)) in pairs.iter().enumerate() {
                 let (a, b) = (totals[2 * k].mean(), totals[2 * k + 1].mean());
@@ -1692,7 +1698,17 @@ impl TrainingJob {
     /// # Errors
     ///
     /// Learner errors.
-    pub fn run(mut self, tree: &GameTree) -> Result<[QLearner; 2]> {
+    pub fn run(self, tree: &GameTree) -> Result<[QLearner; 2]> {
+        self.run_until(tree, &Cutoff::never())
+    }
+
+    /// [`run`](TrainingJob::run), giving up with [`Error::CutOff`] once `cutoff` has passed
+    /// (checked before each of the learners' batches).
+    ///
+    /// # Errors
+    ///
+    /// Learner errors; [`Error::CutOff`].
+    pub fn run_until(mut self, tree: &GameTree, cutoff: &Cutoff) -> Result<[QLearner; 2]> {
         let opponent = &self.opponent;
         for (seat, learner) in self.learners.iter_mut().enumerate() {
             if let Some(minimax) = &self.minimax {
@@ -1701,8 +1717,11 @@ impl TrainingJob {
                 learner.set_reward_shaping(Some(shaping));
             }
             learner
-                .train(tree, &OpponentSampler::fixed(opponent), self.episodes[seat])
-                .map_err(Error::Learner)?;
+                .train_until(tree, &OpponentSampler::fixed(opponent), self.episodes[seat], cutoff)
+                .map_err(|e| match e {
+                    metagame_learners::Error::CutOff => Error::CutOff,
+                    e => Error::Learner(e),
+                })?;
             learner.set_reward_shaping(None);
         }
         Ok(self.learners)
@@ -1748,6 +1767,23 @@ pub trait LeagueTrainer: Send {
     ///
     /// Learner errors, or the failure of wherever the jobs ran.
     fn train(&self, tree: &GameTree, jobs: Vec<TrainingJob>) -> Result<Vec<[QLearner; 2]>>;
+
+    /// [`train`](LeagueTrainer::train), giving up with [`Error::CutOff`] once `cutoff` has
+    /// passed (the time budget, Ctrl-C). The default ignores it: jobs that run elsewhere
+    /// (Ray tasks) finish, and the round stops at its next match.
+    ///
+    /// # Errors
+    ///
+    /// As [`train`](LeagueTrainer::train); [`Error::CutOff`].
+    fn train_until(
+        &self,
+        tree: &GameTree,
+        jobs: Vec<TrainingJob>,
+        cutoff: &Cutoff,
+    ) -> Result<Vec<[QLearner; 2]>> {
+        let _ = cutoff;
+        self.train(tree, jobs)
+    }
 }
 
 /// Every job on the current rayon pool.
@@ -1756,7 +1792,16 @@ pub struct LocalTrainer;
 
 impl LeagueTrainer for LocalTrainer {
     fn train(&self, tree: &GameTree, jobs: Vec<TrainingJob>) -> Result<Vec<[QLearner; 2]>> {
-        jobs.into_par_iter().map(|job| job.run(tree)).collect()
+        self.train_until(tree, jobs, &Cutoff::never())
+    }
+
+    fn train_until(
+        &self,
+        tree: &GameTree,
+        jobs: Vec<TrainingJob>,
+        cutoff: &Cutoff,
+    ) -> Result<Vec<[QLearner; 2]>> {
+        jobs.into_par_iter().map(|job| job.run_until(tree, cutoff)).collect()
     }
 }
 
