@@ -152,7 +152,8 @@ fn every_relative_link_of_the_readme_and_the_book_resolves() {
 
 /// `mdbook` on PATH, in `$METAGAME_VENV/bin` or in `target/python-venv/bin`.
 fn mdbook() -> Option<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
+    let mut dirs: Vec<PathBuf> =
+        std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
     if let Some(venv) = std::env::var_os("METAGAME_VENV") {
         dirs.push(PathBuf::from(venv).join("bin"));
     }
@@ -196,7 +197,11 @@ fn the_book_builds_with_mdbook() {
     // The figures the chapters show are copied into the built book.
     for page in pages().iter().filter(|p| p.path.starts_with("docs/src")) {
         for target in links(&page.text).into_iter().filter(|t| t.starts_with("figures/")) {
-            assert!(dest.join(&target).is_file(), "{}: {target} is not in the built book", page.path.display());
+            assert!(
+                dest.join(&target).is_file(),
+                "{}: {target} is not in the built book",
+                page.path.display()
+            );
         }
     }
     std::fs::remove_dir_all(&dest).unwrap();

@@ -37,7 +37,10 @@ fn every_loop_has_an_example_that_names_its_fields_and_a_row_in_the_config_table
                 .any(|l| l.starts_with(&format!("{field} =")) || l.starts_with(&format!("{field}]")));
             assert!(named, "{name}: the example does not name field `{field}`");
         }
-        assert!(configs.contains(&format!("| `{name}` |")), "{name}: no row in docs/src/configs.md's config table");
+        assert!(
+            configs.contains(&format!("| `{name}` |")),
+            "{name}: no row in docs/src/configs.md's config table"
+        );
         assert!(!algorithm.title().is_empty() && !algorithm.about().is_empty(), "{name}");
     }
 }

@@ -86,7 +86,8 @@ fn scratch(root: &Path) -> (PathBuf, PathBuf) {
 fn every_sh_block_of_the_readme_and_the_book_runs_as_written() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let pages = pages();
-    let blocks: Vec<(&Page, Block)> = pages.iter().flat_map(|p| sh_blocks(p).into_iter().map(move |b| (p, b))).collect();
+    let blocks: Vec<(&Page, Block)> =
+        pages.iter().flat_map(|p| sh_blocks(p).into_iter().map(move |b| (p, b))).collect();
     let in_readme = blocks.iter().filter(|(p, _)| p.path == Path::new("README.md")).count();
     assert!(in_readme >= 2, "README.md has only {in_readme} sh blocks: the two commands at least");
     assert!(blocks.len() >= 8, "the README and the book have only {} sh blocks", blocks.len());
@@ -136,7 +137,11 @@ fn the_readme_and_the_book_name_only_files_a_clone_has() {
     let mut missing = Vec::new();
     for page in pages() {
         for outside in ["PEERS.md", "../shared", "REFERENCE.md"] {
-            assert!(!page.text.contains(outside), "{} names {outside}, which a clone lacks", page.path.display());
+            assert!(
+                !page.text.contains(outside),
+                "{} names {outside}, which a clone lacks",
+                page.path.display()
+            );
         }
         // Every examples/, tests/, benches/, scripts/, docs/ or python/ path a page names
         // (relative to the repository, in the book too).
