@@ -1,6 +1,6 @@
 //! What every registered loop (`metagame::Algorithm::ALL`, the one list in `src/loops/`)
 //! must have: an annotated example config that parses as that loop and names every field
-//! the loop reads, a row in the README's config table, and a run that stops after a
+//! the loop reads, a row in the book's config table (`docs/src/configs.md`), and a run that stops after a
 //! checkpoint and resumes to the uninterrupted run's report. A loop added to the list is
 //! checked here without a line of its own.
 
@@ -19,9 +19,9 @@ fn example(algorithm: Algorithm) -> ExperimentConfig {
 }
 
 #[test]
-fn every_loop_has_an_example_that_names_its_fields_and_a_readme_row() {
+fn every_loop_has_an_example_that_names_its_fields_and_a_row_in_the_config_table() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let configs = crate::book::page("docs/src/configs.md").text;
     assert!(Algorithm::ALL.len() >= 5);
     for &algorithm in Algorithm::ALL {
         let name = algorithm.as_str();
@@ -37,7 +37,10 @@ fn every_loop_has_an_example_that_names_its_fields_and_a_readme_row() {
                 .any(|l| l.starts_with(&format!("{field} =")) || l.starts_with(&format!("{field}]")));
             assert!(named, "{name}: the example does not name field `{field}`");
         }
-        assert!(readme.contains(&format!("| `{name}` |")), "{name}: no row in the README's config table");
+        assert!(
+            configs.contains(&format!("| `{name}` |")),
+            "{name}: no row in docs/src/configs.md's config table"
+        );
         assert!(!algorithm.title().is_empty() && !algorithm.about().is_empty(), "{name}");
     }
 }
@@ -112,11 +115,10 @@ fn every_loop_resumes_from_a_checkpoint_with_the_reports_in_its_state() {
 }
 
 /// Every loop's run folder, its example run to the end, holds exactly the files its unit
-/// lists, and the README's table of run folders says so.
+/// lists, and the book's table of run folders (`docs/src/run-folders.md`) says so.
 #[test]
-fn every_loop_writes_the_run_folder_its_readme_row_lists() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+fn every_loop_writes_the_run_folder_its_row_in_the_book_lists() {
+    let folders = crate::book::page("docs/src/run-folders.md").text;
     for &algorithm in Algorithm::ALL {
         let name = algorithm.as_str();
         let dir = temp_dir(&format!("loops-{name}-folder"));
@@ -131,6 +133,6 @@ fn every_loop_writes_the_run_folder_its_readme_row_lists() {
         assert_eq!(found, expected, "{name}: the run folder");
         let files: Vec<String> = algorithm.files().iter().map(|f| format!("`{f}`")).collect();
         let row = format!("| `{name}` | {} |", files.join(", "));
-        assert!(readme.contains(&row), "{name}: the README's run-folder table lacks\n{row}");
+        assert!(folders.contains(&row), "{name}: docs/src/run-folders.md's run-folder table lacks\n{row}");
     }
 }

@@ -1,17 +1,19 @@
-//! Every ```` ```sh ```` block of README.md, run with bash as written, in order, from a
-//! scratch folder that links the repository's files (so the runs the README makes land in
-//! the scratch folder's `runs/`, not the repository's). `cargo run --release --` is replaced
-//! by the test's `metagame` binary, which is also first in `PATH`; nothing else is changed,
-//! and a block fails the test if any of its commands fails (`set -eo pipefail`).
+//! Every ```` ```sh ```` block of README.md and of every chapter of the book (`docs/src/`, in
+//! `SUMMARY.md`'s order), run with bash as written, in order, from a scratch folder that
+//! links the repository's files (so the runs they make land in the scratch folder's
+//! `runs/`, not the repository's). `cargo run --release --` is replaced by the test's
+//! `metagame` binary, which is also first in `PATH`; nothing else is changed, and a block
+//! fails the test if any of its commands fails (`set -eo pipefail`).
 //!
 //! Blocks marked `<!-- slow -->` on the line before their fence are skipped; there are two,
-//! [`SLOW_BLOCKS`]: the whole test suite (`scripts/test`, which would run this test again)
-//! and the Tic-Tac-Toe Minimax Exploiter study (a cargo example of minutes, run at a tiny
-//! size by `minimax_ttt_study`). Every other block runs.
+//! [`SLOW_BLOCKS`]: the whole test suite (`scripts/test` in the README, which would run this
+//! test again) and the Tic-Tac-Toe Minimax Exploiter study (`docs/src/league.md`, a cargo
+//! example of minutes, run at a tiny size by `minimax_ttt_study`). Every other block runs.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use super::book::{Page, pages};
 use super::cli::temp_dir;
 
 /// How many blocks are marked slow and skipped (see the module docs for which).
@@ -25,11 +27,11 @@ struct Block {
     slow: bool,
 }
 
-fn sh_blocks(readme: &str) -> Vec<Block> {
+fn sh_blocks(page: &Page) -> Vec<Block> {
     let mut blocks = Vec::new();
     let mut current: Option<Block> = None;
     let mut previous = "";
-    for (i, line) in readme.lines().enumerate() {
+    for (i, line) in page.text.lines().enumerate() {
         match &mut current {
             Some(block) if line.trim_start().starts_with("```") => {
                 blocks.push(std::mem::replace(block, Block { line: 0, text: String::new(), slow: false }));
@@ -52,7 +54,7 @@ fn sh_blocks(readme: &str) -> Vec<Block> {
             previous = line;
         }
     }
-    assert!(current.is_none(), "README.md ends inside a code block");
+    assert!(current.is_none(), "{} ends inside a code block", page.path.display());
     blocks
 }
 
@@ -81,16 +83,19 @@ fn scratch(root: &Path) -> (PathBuf, PathBuf) {
 }
 
 #[test]
-fn every_sh_block_of_the_readme_runs_as_written() {
+fn every_sh_block_of_the_readme_and_the_book_runs_as_written() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let blocks = sh_blocks(&readme);
-    assert!(blocks.len() >= 5, "README.md has only {} sh blocks", blocks.len());
-    let slow = blocks.iter().filter(|b| b.slow).count();
+    let pages = pages();
+    let blocks: Vec<(&Page, Block)> =
+        pages.iter().flat_map(|p| sh_blocks(p).into_iter().map(move |b| (p, b))).collect();
+    let in_readme = blocks.iter().filter(|(p, _)| p.path == Path::new("README.md")).count();
+    assert!(in_readme >= 2, "README.md has only {in_readme} sh blocks: the two commands at least");
+    assert!(blocks.len() >= 8, "the README and the book have only {} sh blocks", blocks.len());
+    let slow = blocks.iter().filter(|(_, b)| b.slow).count();
     assert_eq!(slow, SLOW_BLOCKS, "slow blocks changed: update SLOW_BLOCKS and the module docs");
     let (work, bin) = scratch(root);
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
-    for block in blocks.iter().filter(|b| !b.slow) {
+    for (page, block) in blocks.iter().filter(|(_, b)| !b.slow) {
         let script =
             format!("set -eo pipefail\n{}", block.text.replace("cargo run --release --", "metagame"));
         let out = Command::new("bash")
@@ -102,7 +107,8 @@ fn every_sh_block_of_the_readme_runs_as_written() {
             .expect("run bash");
         assert!(
             out.status.success(),
-            "README.md line {}: the block failed ({})\n{}\nstdout:\n{}\nstderr:\n{}",
+            "{} line {}: the block failed ({})\n{}\nstdout:\n{}\nstderr:\n{}",
+            page.path.display(),
             block.line,
             out.status,
             block.text,
@@ -126,22 +132,30 @@ fn config_examples_print_configs_that_parse() {
 }
 
 #[test]
-fn the_readme_names_only_files_a_clone_has() {
+fn the_readme_and_the_book_name_only_files_a_clone_has() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    for outside in ["PEERS.md", "../shared", "REFERENCE.md"] {
-        assert!(!readme.contains(outside), "README.md names {outside}, which a clone lacks");
-    }
-    // Every image and every examples/, tests/, benches/ or scripts/ path the README names.
     let mut missing = Vec::new();
-    for word in readme.split(|c: char| c.is_whitespace() || "()`,;:[]".contains(c)) {
-        let word = word.trim_end_matches(['.', '\'', '"']);
-        let tracked = ["examples/", "tests/", "benches/", "scripts/"].iter().any(|p| word.starts_with(p));
-        if tracked && !word.contains('*') && !word.contains('$') && !root.join(word).exists() {
-            missing.push(word.to_string());
+    for page in pages() {
+        for outside in ["PEERS.md", "../shared", "REFERENCE.md"] {
+            assert!(
+                !page.text.contains(outside),
+                "{} names {outside}, which a clone lacks",
+                page.path.display()
+            );
+        }
+        // Every examples/, tests/, benches/, scripts/, docs/ or python/ path a page names
+        // (relative to the repository, in the book too).
+        for word in page.text.split(|c: char| c.is_whitespace() || "()`,;:[]".contains(c)) {
+            let word = word.trim_end_matches(['.', '\'', '"']);
+            let tracked = ["examples/", "tests/", "benches/", "scripts/", "docs/", "python/"]
+                .iter()
+                .any(|p| word.starts_with(p));
+            if tracked && !word.contains('*') && !word.contains('$') && !root.join(word).exists() {
+                missing.push(format!("{}: {word}", page.path.display()));
+            }
         }
     }
-    assert!(missing.is_empty(), "README.md names files that do not exist: {missing:?}");
+    assert!(missing.is_empty(), "the README and the book name files that do not exist: {missing:?}");
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! `report.html` rendered by headless Chromium (Debian's `chromium` package): the page logs
 //! nothing to the console, its figures have a non-zero size, and the screenshot is not blank.
 //!
-//! Without `chromium` on PATH the test says so on stderr and passes, unless
+//! Without `chromium` on PATH the test says so on stderr and passes, unless `CI=true` or
 //! `METAGAME_REQUIRE_CHROMIUM=1` is set, in which case it fails.
 
 use std::path::{Path, PathBuf};
@@ -64,6 +64,9 @@ fn report_html_renders_without_errors_in_headless_chromium() {
     let Some(bin) = chromium() else {
         if std::env::var("METAGAME_REQUIRE_CHROMIUM").as_deref() == Ok("1") {
             panic!("METAGAME_REQUIRE_CHROMIUM=1 but `chromium` is not on PATH");
+        }
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("CI=true but `chromium` is not on PATH (CI installs it: .ci/run)");
         }
         // Written to the process's stderr itself, past the test harness's capture, so that
         // the skip shows in the test output and is not taken for a pass.
