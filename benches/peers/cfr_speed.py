@@ -29,7 +29,7 @@ list uses the imperfect-information, descending-points form instead.
 import argparse
 import json
 import os
-import platform
+from machine import cpu_model  # the script's folder is on sys.path
 import statistics
 import subprocess
 import tempfile
@@ -40,17 +40,6 @@ import pyspiel
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 DEFAULT_GAMES = ["leduc_poker", "liars_dice", "goofspiel(num_cards=4,imp_info=True,points_order=descending)"]
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def openspiel_game(spec):

@@ -32,7 +32,7 @@ the same load gave 38x and 59x).
 import argparse
 import json
 import os
-import platform
+from machine import cpu_model  # the script's folder is on sys.path
 import statistics
 import subprocess
 import tempfile
@@ -42,17 +42,6 @@ import pyspiel
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def openspiel_seconds(game, sampling, iterations, seed):

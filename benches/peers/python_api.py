@@ -69,6 +69,8 @@ import statistics
 import sys
 import time
 
+from machine import cpu_model  # the script's folder is on sys.path
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results")
 SETUP = """\
@@ -96,17 +98,6 @@ except ImportError as e:
 # --------------------------------------------------------------------------
 # machine and versions
 # --------------------------------------------------------------------------
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
 def versions():
     out = {"python": platform.python_version(), "metagame": metagame.__version__}
     for dist in ["open_spiel", "nashpy", "scipy", "numpy"]:

@@ -37,6 +37,25 @@ fn timed_run(args: &[&str]) -> (std::process::Output, Duration) {
     (out, started.elapsed())
 }
 
+/// `metagame ARGS` sent SIGINT 1.5 s after it started; its output, once it has stopped
+/// (which must be soon after the signal).
+fn interrupted_after_a_moment(args: &[&str]) -> std::process::Output {
+    use std::process::{Command, Stdio};
+    let child = Command::new(env!("CARGO_BIN_EXE_metagame"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let sent = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(sent.success());
+    let started = Instant::now();
+    let o = child.wait_with_output().unwrap();
+    assert!(started.elapsed() < GENEROUS, "stopped {:?} after the signal", started.elapsed());
+    o
+}
+
 /// PSRO's initial entry of 10^12 sampled episodes (the cap) under a budget of 1 s: the run
 /// stops as time budget with nothing committed (a report without iterations, no
 /// checkpoint), and `--resume` starts it again, to the same stop.
@@ -178,22 +197,22 @@ fn a_time_budget_cuts_fxp_between_its_policy_steps() {
 /// response learned so far is scored and written, and the command exits 130.
 #[test]
 fn ctrl_c_stops_respond_between_batches_with_its_response() {
-    use std::process::{Command, Stdio};
     let dir = temp_dir("budget-respond");
     let out = dir.join("response.json");
-    let child = Command::new(env!("CARGO_BIN_EXE_metagame"))
-        .args(["respond", "--game", "kuhn_poker", "--against", "uniform", "--learner", "q-learning"])
-        .args(["--episodes", "1000000000000", "--json", "--out", out.to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
-    let sent = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    assert!(sent.success());
-    let started = Instant::now();
-    let o = child.wait_with_output().unwrap();
-    assert!(started.elapsed() < GENEROUS, "stopped {:?} after the signal", started.elapsed());
+    let o = interrupted_after_a_moment(&[
+        "respond",
+        "--game",
+        "kuhn_poker",
+        "--against",
+        "uniform",
+        "--learner",
+        "q-learning",
+        "--episodes",
+        "1000000000000",
+        "--json",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("interrupted after"), "{stderr}");
@@ -261,23 +280,11 @@ fn a_league_evaluation_point_is_cut_by_the_time_budget() {
 /// 130.
 #[test]
 fn ctrl_c_inside_a_league_round_stops_the_run_with_its_report() {
-    use std::process::{Command, Stdio};
     let dir = temp_dir("budget-league-ctrl-c");
     let config =
         league_config(&dir, "episodes_per_round = 1000000000000\nepisodes_per_match = 100000000000\n");
     let run = dir.join("run");
-    let child = Command::new(env!("CARGO_BIN_EXE_metagame"))
-        .args(["run", &config, "--out", run.to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
-    let sent = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    assert!(sent.success());
-    let started = Instant::now();
-    let o = child.wait_with_output().unwrap();
-    assert!(started.elapsed() < GENEROUS, "stopped {:?} after the signal", started.elapsed());
+    let o = interrupted_after_a_moment(&["run", &config, "--out", run.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("metagame run --resume"), "{stderr}");
