@@ -16,7 +16,7 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use metagame_populations::{
     Cutoff, IterationReport, RunLimits, StopReason, TrainingLoop, checkpoint, run_loop_with,
@@ -254,8 +254,12 @@ pub struct RunOptions {
     durable: bool,
     lockstep: bool,
     interrupt: Option<Arc<AtomicBool>>,
+    refresh_every: Option<Duration>,
     stop_after: Option<usize>,
 }
+
+/// How often a run folder's report and figures are refreshed during a run by default.
+pub const REFRESH_EVERY: Duration = Duration::from_secs(60);
 
 impl RunOptions {
     /// A fresh run into `out_dir`, the run folder (created if missing, once the run can
@@ -269,6 +273,7 @@ impl RunOptions {
             durable: false,
             lockstep: false,
             interrupt: None,
+            refresh_every: Some(REFRESH_EVERY),
             stop_after: None,
         }
     }
@@ -308,6 +313,16 @@ impl RunOptions {
     /// resumes to the uninterrupted run.
     pub fn interrupt(mut self, flag: Arc<AtomicBool>) -> Self {
         self.interrupt = Some(flag);
+        self
+    }
+
+    /// Refresh the run folder's `report.json`, figures and `report.html` during the run
+    /// (their `stop_reason` is `running`) once `every` has passed since the run started or
+    /// since the last refresh, and at least ten times as long as the last refresh took (so
+    /// a large league spends at most a tenth of its time on them); `None`: only at the end.
+    /// Default [`REFRESH_EVERY`].
+    pub fn refresh_every(mut self, every: Option<Duration>) -> Self {
+        self.refresh_every = every;
         self
     }
 
@@ -490,7 +505,7 @@ impl Drive for Driver<'_> {
     fn run_with_figures<L: TrainingLoop>(
         self,
         mut lp: L,
-        figures: impl FnOnce(&L, &[IterationReport], &str, &Path) -> Result<()>,
+        figures: impl Fn(&L, &[IterationReport], &str, &Path) -> Result<()>,
     ) -> Result<Option<RunReport>> {
         let Driver { config, options, observer, saved } = self;
         // Continuing from a checkpoint (not a fresh start, nor a start again).
@@ -577,6 +592,7 @@ impl Drive for Driver<'_> {
             if broke.get() || kill.get() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
         };
         let interrupt = options.interrupt_cutoff();
+        let mut refresh = Refresh::new(options.refresh_every);
         let stopped =
             run_loop_with(&mut lp, &mut history, limits, &interrupt, &mut observe, &mut |lp, reports| {
                 if let Err(e) = save(lp.state(), reports) {
@@ -592,6 +608,15 @@ impl Drive for Driver<'_> {
                     }
                 }
                 show(reports, shown_upto());
+                if let Some(since) = refresh.due() {
+                    let written =
+                        write_outputs(lp, config, dir, reports.to_vec(), StopReason::Running, &figures);
+                    if let Err(e) = written {
+                        failed = Some(e);
+                        return Ok(ControlFlow::Break(()));
+                    }
+                    refresh.wrote(since);
+                }
                 // Interrupted: stop here, with this iteration saved.
                 Ok(if options.interrupted() || kill.get() {
                     ControlFlow::Break(())
@@ -615,37 +640,77 @@ impl Drive for Driver<'_> {
         }
         let stop_reason = if options.interrupted() { StopReason::Interrupted } else { stop_reason };
 
-        let meta_game = lp.meta_game()?;
-        let (meta_values, meta_shape) = match &meta_game {
-            Some(g) => (
-                Some((0..g.num_players()).map(|p| g.payoffs(p).iter().copied().collect()).collect()),
-                g.shape().to_vec(),
-            ),
-            None => (None, Vec::new()),
-        };
-        let report = RunReport {
-            config: config.clone(),
-            stop_reason,
-            iterations: history,
-            meta_game: meta_values,
-            meta_game_shape: meta_shape,
-        };
-        let json = serde_json::to_vec_pretty(&report).map_err(|e| output_err(&dir.join(REPORT_FILE), e))?;
-        checkpoint::write_atomic(&dir.join(REPORT_FILE), &json)?;
-        let lineage = lp.lineage_dot(&report.iterations);
-        if let Some(dot) = &lineage {
-            checkpoint::write_atomic(&dir.join("lineage.dot"), dot.as_bytes())?;
-        }
-        if let Some(g) = &meta_game {
-            // The final meta-game as Gambit .nfg, for `metagame solve` and other tools.
-            let nfg = metagame_games::nfg::to_nfg_string(g);
-            checkpoint::write_atomic(&dir.join(META_GAME_FILE), nfg.as_bytes())?;
-        }
-        #[cfg(feature = "plots")]
-        crate::plots::write_run_figures(&report, meta_game.as_ref(), dir)?;
-        figures(&lp, &report.iterations, config.game(), dir)?;
-        #[cfg(feature = "plots")]
-        crate::report_html::write(&report, meta_game.as_ref(), lineage.as_deref(), dir)?;
-        Ok(Some(report))
+        write_outputs(&lp, config, dir, history, stop_reason, &figures).map(Some)
     }
+}
+
+/// When a running run's folder is next refreshed ([`RunOptions::refresh_every`]).
+struct Refresh {
+    every: Option<Duration>,
+    next: Instant,
+}
+
+impl Refresh {
+    fn new(every: Option<Duration>) -> Self {
+        let now = Instant::now();
+        Refresh { every, next: every.and_then(|e| now.checked_add(e)).unwrap_or(now) }
+    }
+
+    /// The moment the refresh started, when one is due now.
+    fn due(&self) -> Option<Instant> {
+        let now = Instant::now();
+        (self.every.is_some() && now >= self.next).then_some(now)
+    }
+
+    /// A refresh begun at `since` is written: the next one after `every`, and after ten
+    /// times this one's duration.
+    fn wrote(&mut self, since: Instant) {
+        let now = Instant::now();
+        let every = self.every.unwrap_or_default().max(now.duration_since(since) * 10);
+        self.next = now.checked_add(every).unwrap_or(now);
+    }
+}
+
+/// Write the run folder's report, meta-game, lineage, figures and page for `history` as it
+/// stands; `StopReason::Running` when refreshed during the run. Every file atomically.
+fn write_outputs<L: TrainingLoop>(
+    lp: &L,
+    config: &ExperimentConfig,
+    dir: &Path,
+    history: Vec<IterationReport>,
+    stop_reason: StopReason,
+    figures: &impl Fn(&L, &[IterationReport], &str, &Path) -> Result<()>,
+) -> Result<RunReport> {
+    let meta_game = lp.meta_game()?;
+    let (meta_values, meta_shape) = match &meta_game {
+        Some(g) => (
+            Some((0..g.num_players()).map(|p| g.payoffs(p).iter().copied().collect()).collect()),
+            g.shape().to_vec(),
+        ),
+        None => (None, Vec::new()),
+    };
+    let report = RunReport {
+        config: config.clone(),
+        stop_reason,
+        iterations: history,
+        meta_game: meta_values,
+        meta_game_shape: meta_shape,
+    };
+    let json = serde_json::to_vec_pretty(&report).map_err(|e| output_err(&dir.join(REPORT_FILE), e))?;
+    checkpoint::write_atomic(&dir.join(REPORT_FILE), &json)?;
+    let lineage = lp.lineage_dot(&report.iterations);
+    if let Some(dot) = &lineage {
+        checkpoint::write_atomic(&dir.join("lineage.dot"), dot.as_bytes())?;
+    }
+    if let Some(g) = &meta_game {
+        // The final meta-game as Gambit .nfg, for `metagame solve` and other tools.
+        let nfg = metagame_games::nfg::to_nfg_string(g);
+        checkpoint::write_atomic(&dir.join(META_GAME_FILE), nfg.as_bytes())?;
+    }
+    #[cfg(feature = "plots")]
+    crate::plots::write_run_figures(&report, meta_game.as_ref(), dir)?;
+    figures(lp, &report.iterations, config.game(), dir)?;
+    #[cfg(feature = "plots")]
+    crate::report_html::write(&report, meta_game.as_ref(), lineage.as_deref(), dir)?;
+    Ok(report)
 }

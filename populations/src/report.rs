@@ -203,4 +203,7 @@ pub enum StopReason {
     /// An equilibrium was found: nothing new could be added (Double Oracle), or PSRO's
     /// meta-mixture has NashConv within `convergence_tolerance` of 0.
     Converged,
+    /// Not stopped yet: a run folder's report refreshed while the run goes on (the final
+    /// report replaces it; a run killed meanwhile keeps it, and its checkpoint resumes it).
+    Running,
 }

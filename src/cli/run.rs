@@ -171,6 +171,7 @@ fn stop_reason_name(reason: StopReason) -> String {
         StopReason::Converged => "converged".into(),
         StopReason::Observer => "stopped".into(),
         StopReason::Interrupted => "interrupted".into(),
+        StopReason::Running => "still running".into(),
         other => serde_json::to_value(other)
             .ok()
             .and_then(|v| v.as_str().map(|s| s.replace('_', " ")))

@@ -50,7 +50,8 @@ pub(crate) trait Drive {
     fn cut_before_start(self) -> Result<Self::Output>;
 
     /// Run `lp` to a stop and write the run folder; `figures(loop, reports, game, folder)`
-    /// writes the loop's own figures after the common ones.
+    /// writes the loop's own figures after the common ones (also when the folder's report
+    /// is refreshed during a long run).
     ///
     /// # Errors
     ///
@@ -58,7 +59,7 @@ pub(crate) trait Drive {
     fn run_with_figures<L: TrainingLoop>(
         self,
         lp: L,
-        figures: impl FnOnce(&L, &[IterationReport], &str, &Path) -> Result<()>,
+        figures: impl Fn(&L, &[IterationReport], &str, &Path) -> Result<()>,
     ) -> Result<Self::Output>;
 
     /// [`Drive::run_with_figures`] for a loop with no figures of its own.

@@ -462,3 +462,43 @@ fn a_long_league_killed_at_twenty_moments_resumes_to_the_uninterrupted_run() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(report(&whole), report(&run));
 }
+
+/// A run refreshes its folder's report, figures and page while it goes on (here after every
+/// iteration's checkpoint, with no wait): a run killed at iteration 5 leaves a report of its
+/// committed iterations marked `running`, which `plot` draws, and `--resume` ends with the
+/// uninterrupted run's report.
+#[test]
+fn a_running_run_refreshes_its_report_and_a_killed_one_keeps_it() {
+    use metagame::{ExperimentConfig, RunOptions, run_experiment};
+    use std::ops::ControlFlow;
+    use std::path::Path;
+    let dir = temp_dir("refresh");
+    let text = std::fs::read_to_string(example("kuhn_league.toml")).unwrap();
+    let config = ExperimentConfig::from_toml_str(&text, Path::new("kuhn_league.toml")).unwrap();
+    let whole = dir.join("whole");
+    let reference = run_experiment(&config, &RunOptions::new(&whole), &mut |_| ControlFlow::Continue(()))
+        .unwrap()
+        .unwrap();
+    let killed = dir.join("killed");
+    let options = RunOptions::new(&killed).refresh_every(Some(std::time::Duration::ZERO)).stop_after(Some(5));
+    assert!(run_experiment(&config, &options, &mut |_| ControlFlow::Continue(())).unwrap().is_none());
+    let running: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(killed.join("report.json")).unwrap()).unwrap();
+    assert_eq!(running["stop_reason"], "running");
+    let n = running["iterations"].as_array().unwrap().len();
+    assert!((1..=6).contains(&n), "{n} iterations in the refreshed report");
+    for file in ["report.html", "exploitability.svg", "win_rates.svg"] {
+        assert!(killed.join(file).is_file(), "{file}");
+    }
+    let o = metagame(&["plot", killed.to_str().unwrap(), "--out", dir.join("p.svg").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let resumed =
+        run_experiment(&config, &RunOptions::new(&killed).resume(true), &mut |_| ControlFlow::Continue(()))
+            .unwrap()
+            .unwrap();
+    assert_eq!(resumed.stop_reason, reference.stop_reason);
+    let strip = |r: &metagame::RunReport| {
+        r.iterations.iter().map(|i| (i.iteration, i.nash_conv.to_bits())).collect::<Vec<_>>()
+    };
+    assert_eq!(strip(&resumed), strip(&reference));
+}
