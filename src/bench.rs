@@ -41,7 +41,8 @@ impl Budget {
     ///
     /// A message for anything else, and for a budget of 0.
     pub fn parse(text: &str) -> std::result::Result<Budget, String> {
-        let bad = || format!("budget `{text}`: expected seconds such as `30s` or an iteration count such as `100`");
+        let bad =
+            || format!("budget `{text}`: expected seconds such as `30s` or an iteration count such as `100`");
         if let Some(seconds) = text.strip_suffix('s') {
             let s: f64 = seconds.trim().parse().map_err(|_| bad())?;
             if !(s.is_finite() && s > 0.0) {
@@ -410,7 +411,8 @@ fn summary(mut values: Vec<f64>, format: &dyn Fn(f64) -> String) -> String {
 fn columns(file: &BenchFile, game: &str, algorithm: &str, marks: &[f64], by_time: bool) -> Vec<String> {
     let curves = file.curves(game, algorithm);
     let number = |v: f64| format!("{v:.0}");
-    let mut out = vec![summary(curves.iter().filter_map(|c| c.last().map(|p| p.0 as f64)).collect(), &number)];
+    let mut out =
+        vec![summary(curves.iter().filter_map(|c| c.last().map(|p| p.0 as f64)).collect(), &number)];
     for (k, &mark) in marks.iter().enumerate() {
         let full = k + 1 == marks.len();
         let values = curves.iter().filter_map(|c| at_mark(c, by_time, mark, full)).collect();

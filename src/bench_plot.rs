@@ -25,6 +25,9 @@ pub struct BenchLine {
     pub seeds: Vec<Vec<(f64, f64)>>,
 }
 
+/// A drawn point: `(seconds, low, middle, high)`.
+type Point = (f64, f64, f64, f64);
+
 /// Points on a common time grid for lines of several seeds.
 const GRID_POINTS: usize = 200;
 
@@ -33,15 +36,18 @@ const GRID_POINTS: usize = 200;
 /// last point so far) on a log-spaced grid over the times every seed covers; the middle is
 /// their median, low and high their range.
 fn summarise(seeds: &[Vec<(f64, f64)>]) -> Vec<(f64, f64, f64, f64)> {
-    let positive: Vec<Vec<(f64, f64)>> =
-        seeds.iter().map(|s| s.iter().copied().filter(|p| p.0 > 0.0).collect()).filter(|s: &Vec<_>| !s.is_empty()).collect();
+    let positive: Vec<Vec<(f64, f64)>> = seeds
+        .iter()
+        .map(|s| s.iter().copied().filter(|p| p.0 > 0.0).collect())
+        .filter(|s: &Vec<_>| !s.is_empty())
+        .collect();
     match positive.len() {
         0 => Vec::new(),
         1 => positive[0].iter().map(|&(x, y)| (x, y, y, y)).collect(),
         _ => {
             let start = positive.iter().map(|s| s[0].0).fold(f64::NEG_INFINITY, f64::max);
             let end = positive.iter().map(|s| s[s.len() - 1].0).fold(f64::INFINITY, f64::min);
-            if !(end > start) {
+            if end <= start || end.is_nan() || start.is_nan() {
                 return Vec::new();
             }
             let ratio = (end / start).ln();
@@ -50,7 +56,9 @@ fn summarise(seeds: &[Vec<(f64, f64)>]) -> Vec<(f64, f64, f64, f64)> {
                     let t = start * (ratio * k as f64 / (GRID_POINTS - 1) as f64).exp();
                     let mut ys: Vec<f64> = positive
                         .iter()
-                        .map(|s| s.iter().take_while(|p| p.0 <= t * (1.0 + 1e-12)).last().map_or(s[0].1, |p| p.1))
+                        .map(|s| {
+                            s.iter().take_while(|p| p.0 <= t * (1.0 + 1e-12)).last().map_or(s[0].1, |p| p.1)
+                        })
                         .collect();
                     ys.sort_by(f64::total_cmp);
                     let n = ys.len();
@@ -70,7 +78,8 @@ fn summarise(seeds: &[Vec<(f64, f64)>]) -> Vec<(f64, f64, f64, f64)> {
 pub fn bench_svg(lines: &[BenchLine], title: &str, path: &Path) -> Result<()> {
     let summaries: Vec<Vec<(f64, f64, f64, f64)>> = lines.iter().map(|l| summarise(&l.seeds)).collect();
     let x = LogAxis::new(summaries.iter().flatten().map(|p| p.0));
-    let y = LogAxis::with_zero_below(summaries.iter().flatten().flat_map(|p| [p.1, p.2, p.3]), NASH_CONV_ZERO);
+    let y =
+        LogAxis::with_zero_below(summaries.iter().flatten().flat_map(|p| [p.1, p.2, p.3]), NASH_CONV_ZERO);
     let y_desc = match y.zero_floor {
         Some(_) => "NashConv (log scale; 0 at the bottom)",
         None => "NashConv (log scale)",
@@ -81,7 +90,10 @@ pub fn bench_svg(lines: &[BenchLine], title: &str, path: &Path) -> Result<()> {
             .margin(20)
             .x_label_area_size(45)
             .y_label_area_size(80)
-            .build_cartesian_2d(log_axis(x.low..x.high, x.ticks.clone()), log_axis(y.low..y.high, y.ticks.clone()))
+            .build_cartesian_2d(
+                log_axis(x.low..x.high, x.ticks.clone()),
+                log_axis(y.low..y.high, y.ticks.clone()),
+            )
             .map_err(text_err)?;
         chart
             .configure_mesh()
@@ -99,7 +111,7 @@ pub fn bench_svg(lines: &[BenchLine], title: &str, path: &Path) -> Result<()> {
                 continue;
             }
             let color = CURVE_COLORS[line.color % CURVE_COLORS.len()].to_rgba();
-            let thin = |f: &dyn Fn(&(f64, f64, f64, f64)) -> f64| {
+            let thin = |f: &dyn Fn(&Point) -> f64| {
                 downsample_by(&points.iter().map(|p| (p.0, y.place(f(p)))).collect::<Vec<_>>(), 300, f64::ln)
             };
             let seeds = line.seeds.len();
@@ -125,7 +137,9 @@ pub fn bench_svg(lines: &[BenchLine], title: &str, path: &Path) -> Result<()> {
                     .draw_series(DashedLineSeries::new(middle, 8, 5, style))
                     .map_err(text_err)?
                     .label(label)
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 8, y), (x + 13, y), (x + 20, y)], style));
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 8, y), (x + 13, y), (x + 20, y)], style)
+                    });
             } else {
                 chart
                     .draw_series(LineSeries::new(middle, style))

@@ -64,8 +64,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.seeds == 0 {
         bail!("--seeds must be at least 1");
     }
-    let algorithms =
-        args.algorithms.iter().map(|a| BenchAlgorithm::parse(a).map_err(|e| anyhow!(e))).collect::<Result<Vec<_>, _>>()?;
+    let algorithms = args
+        .algorithms
+        .iter()
+        .map(|a| BenchAlgorithm::parse(a).map_err(|e| anyhow!(e)))
+        .collect::<Result<Vec<_>, _>>()?;
     for game in &args.games {
         metagame::games::registry::load(game).with_context(|| format!("game `{game}`"))?;
         // Every cell's config, so that a bad combination is refused before any work.
@@ -113,7 +116,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for (k, cell) in cells.iter().enumerate() {
         let name = cell.algorithm.name();
         // A skipped algorithm is skipped on that game for every seed, said once.
-        if file.cells.iter().any(|c| c.status == CellStatus::Skipped && c.algorithm == name && c.game == cell.game) {
+        if file
+            .cells
+            .iter()
+            .any(|c| c.status == CellStatus::Skipped && c.algorithm == name && c.game == cell.game)
+        {
             continue;
         }
         let relative = format!("runs/{}/{}/seed{}", file_name(cell.game), file_name(name), cell.seed);
@@ -297,8 +304,18 @@ fn write_outputs(dir: &Path, file: &BenchFile, peer: Option<&BenchFile>) -> anyh
     Ok(())
 }
 
-fn bench_line(file: &BenchFile, game: &str, algorithm: &str, label: String, color: usize, dashed: bool) -> BenchLine {
-    let seeds =
-        file.curves(game, algorithm).into_iter().map(|c| c.into_iter().map(|p| (p.1, p.2)).collect()).collect();
+fn bench_line(
+    file: &BenchFile,
+    game: &str,
+    algorithm: &str,
+    label: String,
+    color: usize,
+    dashed: bool,
+) -> BenchLine {
+    let seeds = file
+        .curves(game, algorithm)
+        .into_iter()
+        .map(|c| c.into_iter().map(|p| (p.1, p.2)).collect())
+        .collect();
     BenchLine { label, color, dashed, seeds }
 }

@@ -48,8 +48,10 @@ fn a_small_grid_records_what_run_reports_with_figures_and_a_table() {
     assert_eq!(bench["budget"], json!({"kind": "iterations", "value": 4}));
     assert!(bench["machine"]["cores"].as_u64().unwrap() >= 1);
     let cells = bench["cells"].as_array().unwrap();
-    let names: Vec<(String, u64)> =
-        cells.iter().map(|c| (c["algorithm"].as_str().unwrap().to_string(), c["seed"].as_u64().unwrap())).collect();
+    let names: Vec<(String, u64)> = cells
+        .iter()
+        .map(|c| (c["algorithm"].as_str().unwrap().to_string(), c["seed"].as_u64().unwrap()))
+        .collect();
     let expected = [("cfr+", 0), ("mccfr-outcome", 0), ("mccfr-outcome", 1), ("psro-nash", 0)];
     assert_eq!(names, expected.map(|(a, s)| (a.to_string(), s)).to_vec());
     let records = bench["records"].as_array().unwrap();
@@ -84,7 +86,7 @@ fn a_small_grid_records_what_run_reports_with_figures_and_a_table() {
     }
     // The two MCCFR seeds are different runs.
     let last = |seed: u64| {
-        records.iter().filter(|r| r["algorithm"] == "mccfr-outcome" && r["seed"] == seed).last().unwrap()["nash_conv"]
+        records.iter().rfind(|r| r["algorithm"] == "mccfr-outcome" && r["seed"] == seed).unwrap()["nash_conv"]
             .as_f64()
             .unwrap()
     };
@@ -98,7 +100,10 @@ fn a_small_grid_records_what_run_reports_with_figures_and_a_table() {
     let table = std::fs::read_to_string(dir.join("bench.md")).unwrap();
     let rows: Vec<&str> = table.lines().filter(|l| l.starts_with("| kuhn_poker |")).collect();
     assert_eq!(rows.len(), 3, "{table}");
-    assert!(table.contains("| game | algorithm | iterations | NashConv at 1 it. | NashConv at 4 it. |"), "{table}");
+    assert!(
+        table.contains("| game | algorithm | iterations | NashConv at 1 it. | NashConv at 4 it. |"),
+        "{table}"
+    );
     // cfr+'s row: NashConv at iteration 4, as its record says, to 4 digits.
     let cfr4 = records.iter().find(|r| r["algorithm"] == "cfr+" && r["iteration"] == 4).unwrap();
     let cfr_row = rows.iter().find(|r| r.contains("| cfr+ |")).unwrap();
@@ -113,9 +118,7 @@ fn a_peer_file_is_drawn_dashed_and_gets_its_columns() {
     let dir = temp_dir("bench-compare");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let record = |it: u64, s: f64, nc: f64| {
-        json!({"algorithm": "cfr+", "game": "kuhn_poker", "seed": 0, "iteration": it, "seconds": s, "nash_conv": nc})
-    };
+    let record = |it: u64, s: f64, nc: f64| json!({"algorithm": "cfr+", "game": "kuhn_poker", "seed": 0, "iteration": it, "seconds": s, "nash_conv": nc});
     let peer = json!({
         "format": "metagame-bench/1", "tool": "OpenSpiel", "version": "2.0.2",
         "machine": {"cpu": "hand-made", "cores": 1, "os": "linux"},
@@ -196,7 +199,8 @@ fn an_algorithm_that_does_not_apply_is_skipped_in_one_line() {
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let skipped: Vec<&str> = stdout.lines().filter(|l| l.starts_with("skipped fxp on kuhn_poker(players=3)")).collect();
+    let skipped: Vec<&str> =
+        stdout.lines().filter(|l| l.starts_with("skipped fxp on kuhn_poker(players=3)")).collect();
     assert_eq!(skipped.len(), 1, "{stdout}");
     let bench = read_json(&dir.join("bench.json"));
     assert_eq!(bench["cells"][0]["status"], "skipped");
@@ -218,7 +222,19 @@ fn bad_input_is_refused_in_one_line_before_any_work() {
         (&["--games", "kuhn_poker", "--algorithms", "cfr", "--budget", "0"], "at least 1"),
         (&["--games", "kuhn_poker", "--algorithms", "cfr", "--budget", "0s"], "more than 0 seconds"),
         (&["--games", "kuhn_poker", "--algorithms", "cfr", "--budget", "ten"], "budget `ten`"),
-        (&["--games", "kuhn_poker", "--algorithms", "cfr", "--budget", "2", "--compare", peer.to_str().unwrap()], "not a bench.json"),
+        (
+            &[
+                "--games",
+                "kuhn_poker",
+                "--algorithms",
+                "cfr",
+                "--budget",
+                "2",
+                "--compare",
+                peer.to_str().unwrap(),
+            ],
+            "not a bench.json",
+        ),
     ];
     for (args, expected) in cases {
         let mut all = vec!["bench"];
