@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
 use crate::error::Result;
@@ -137,9 +138,7 @@ pub fn bench_svg(lines: &[BenchLine], title: &str, path: &Path) -> Result<()> {
                     .draw_series(DashedLineSeries::new(middle, 8, 5, style))
                     .map_err(text_err)?
                     .label(label)
-                    .legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 8, y), (x + 13, y), (x + 20, y)], style)
-                    });
+                    .legend(move |(x, y)| DashedPathElement::new(vec![(x, y), (x + 22, y)], 6, 4, style));
             } else {
                 chart
                     .draw_series(LineSeries::new(middle, style))

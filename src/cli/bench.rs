@@ -30,16 +30,16 @@ use super::{gap, outln};
 #[derive(clap::Args)]
 pub struct Args {
     /// Games, comma-separated (`metagame games` lists them), e.g. kuhn_poker,leduc_poker.
-    #[arg(long, required = true, value_delimiter = ',')]
+    #[arg(long, required_unless_present = "redraw", value_delimiter = ',')]
     games: Vec<String>,
     /// Algorithms, comma-separated: cfr, cfr+, linear-cfr (lcfr), dcfr, mccfr-outcome,
     /// mccfr-external, psro-<meta-solver> (psro-nash, psro-uniform, psro-prd, ...), xfp,
     /// fxp, league, double-oracle.
-    #[arg(long, required = true, value_delimiter = ',')]
+    #[arg(long, required_unless_present = "redraw", value_delimiter = ',')]
     algorithms: Vec<String>,
     /// Per (algorithm, game, seed) run: wall time such as `30s`, or iterations such as `100`.
-    #[arg(long)]
-    budget: String,
+    #[arg(long, required_unless_present = "redraw")]
+    budget: Option<String>,
     /// Seeds 0..K of the seeded algorithms (MCCFR, the league); the others run once.
     #[arg(long, default_value_t = 1)]
     seeds: u64,
@@ -50,6 +50,10 @@ pub struct Args {
     /// its columns in the table.
     #[arg(long, value_name = "PEER.json")]
     compare: Option<PathBuf>,
+    /// Run nothing: read DIR/bench.json and write bench.md and the figures again (with
+    /// `--compare`'s peer beside it).
+    #[arg(long, conflicts_with_all = ["games", "algorithms", "budget", "seeds"])]
+    redraw: bool,
 }
 
 /// One cell of the grid to run.
@@ -60,7 +64,19 @@ struct Cell<'a> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let budget = Budget::parse(&args.budget).map_err(|e| anyhow!(e))?;
+    let peer = match &args.compare {
+        Some(path) => Some(BenchFile::read(path).with_context(|| format!("--compare {}", path.display()))?),
+        None => None,
+    };
+    if args.redraw {
+        let path = args.out.join("bench.json");
+        let file = BenchFile::read(&path)?;
+        write_outputs(&args.out, &file, peer.as_ref())?;
+        outln!("bench.md and the figures of {} written again", path.display());
+        return Ok(());
+    }
+    // INVARIANT: clap requires --budget without --redraw.
+    let budget = Budget::parse(args.budget.as_deref().unwrap_or_default()).map_err(|e| anyhow!(e))?;
     if args.seeds == 0 {
         bail!("--seeds must be at least 1");
     }
@@ -76,10 +92,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             a.config(game, budget, 0)?;
         }
     }
-    let peer = match &args.compare {
-        Some(path) => Some(BenchFile::read(path).with_context(|| format!("--compare {}", path.display()))?),
-        None => None,
-    };
     check_writable(&args.out)?;
 
     let cells: Vec<Cell<'_>> = args

@@ -151,6 +151,14 @@ fn a_peer_file_is_drawn_dashed_and_gets_its_columns() {
     assert!(table.contains("| OpenSpiel iterations | OpenSpiel at 1 it. | OpenSpiel at 4 it. |"), "{table}");
     let row = table.lines().find(|l| l.starts_with("| kuhn_poker | cfr+ |")).unwrap();
     assert!(row.ends_with("| 4 | 0.5000 | 0.1235 |"), "{row}");
+
+    // --redraw runs nothing: the figures and table again from bench.json, here without the peer.
+    let before = std::fs::read_to_string(grid.join("bench.json")).unwrap();
+    let out = metagame(&["bench", "--redraw", "--out", grid.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(grid.join("bench.json")).unwrap(), before);
+    assert!(!std::fs::read_to_string(grid.join("kuhn_poker.svg")).unwrap().contains("OpenSpiel"));
+    assert!(!std::fs::read_to_string(grid.join("bench.md")).unwrap().contains("OpenSpiel"));
 }
 
 #[test]
