@@ -40,7 +40,7 @@ pub struct Args {
     /// Per (algorithm, game, seed) run: wall time such as `30s`, or iterations such as `100`.
     #[arg(long, required_unless_present = "redraw")]
     budget: Option<String>,
-    /// Seeds 0..K of the seeded algorithms (MCCFR, the league); the others run once.
+    /// Seeds 0 to K-1 of the seeded algorithms (MCCFR, the league); the others run once.
     #[arg(long, default_value_t = 1)]
     seeds: u64,
     /// The bench folder (bench.json, bench.md, a figure per game, runs/).
