@@ -38,6 +38,9 @@ pub use metagame_learners as learners;
 pub use metagame_populations as populations;
 pub use metagame_solvers as solvers;
 
+pub mod bench;
+#[cfg(feature = "plots")]
+pub mod bench_plot;
 mod checkpoint_writer;
 mod components;
 mod config;

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use clap::{Parser, Subcommand};
 use metagame::games::{GameTree, TabularPolicy};
 
+mod bench;
 mod config_example;
 mod exploitability;
 mod game_info;
@@ -49,6 +50,9 @@ enum Command {
     Run(run::Args),
     /// Print an annotated experiment config (`--example ALGORITHM`).
     Config(config_example::Args),
+    /// Run algorithms on games within a budget per run: NashConv against time and
+    /// iterations in bench.json, a figure per game and a table (`--compare` adds a peer's).
+    Bench(bench::Args),
 }
 
 /// The registered algorithms, one line each, for `--help`.
@@ -91,6 +95,7 @@ pub fn run() -> anyhow::Result<()> {
         Command::Respond(args) => respond::run(args),
         Command::Run(args) => run::run(args),
         Command::Config(args) => config_example::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }
 

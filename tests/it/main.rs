@@ -1,6 +1,7 @@
 //! Integration tests: one binary, one module per area.
 
 mod alpha_rank_large;
+mod bench;
 mod book;
 mod budgets;
 mod cfr;

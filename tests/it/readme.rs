@@ -5,10 +5,12 @@
 //! `metagame` binary, which is also first in `PATH`; nothing else is changed, and a block
 //! fails the test if any of its commands fails (`set -eo pipefail`).
 //!
-//! Blocks marked `<!-- slow -->` on the line before their fence are skipped; there are two,
+//! Blocks marked `<!-- slow -->` on the line before their fence are skipped; there are three,
 //! [`SLOW_BLOCKS`]: the whole test suite (`scripts/test` in the README, which would run this
-//! test again) and the Tic-Tac-Toe Minimax Exploiter study (`docs/src/league.md`, a cargo
-//! example of minutes, run at a tiny size by `minimax_ttt_study`). Every other block runs.
+//! test again), the Tic-Tac-Toe Minimax Exploiter study (`docs/src/league.md`, a cargo
+//! example of minutes, run at a tiny size by `minimax_ttt_study`) and the 30 s benchmark
+//! grid with OpenSpiel's side (`docs/src/bench.md`, half an hour; `tests/it/bench.rs` runs
+//! small grids). Every other block runs.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -17,7 +19,7 @@ use super::book::{Page, pages};
 use super::cli::temp_dir;
 
 /// How many blocks are marked slow and skipped (see the module docs for which).
-const SLOW_BLOCKS: usize = 2;
+const SLOW_BLOCKS: usize = 3;
 
 /// One fenced `sh` block: its first line number in the file, its text and whether it is
 /// marked slow.
