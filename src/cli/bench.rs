@@ -219,6 +219,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if !args.keep_runs && run_dir.exists() {
             std::fs::remove_dir_all(&run_dir).with_context(|| format!("removing {}", run_dir.display()))?;
             entry.run_dir = None;
+            // Its parents too while empty (runs/<game>/<algorithm>, runs/<game>, runs).
+            let runs = args.out.join("runs");
+            for parent in run_dir.ancestors().skip(1).take_while(|p| p.starts_with(&runs)) {
+                if std::fs::remove_dir(parent).is_err() {
+                    break;
+                }
+            }
         }
         file.cells.push(entry);
         file.records.extend(records);
