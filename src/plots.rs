@@ -784,15 +784,17 @@ pub struct Curve {
 }
 
 /// Several curves on one log-scale figure: each curve's mean over its runs, and for curves
-/// of 2 or more runs a band of the mean ± 1.96 standard errors. Values at or below 0 are
+/// of 2 or more runs a band from the smallest to the largest run (a study's few seeds make a
+/// normal 95% interval of the mean too narrow). Values at or below 0 are
 /// drawn on a floor one decade below the smallest positive value, the tick labelled `0`.
 ///
 /// # Errors
 ///
 /// [`Error::Output`] when the file cannot be written.
 pub fn compare_svg(curves: &[Curve], title: &str, x_label: &str, y_label: &str, path: &Path) -> Result<()> {
-    // Mean and half-width of the band per index, over the runs long enough to have it.
-    let summaries: Vec<Vec<(f64, f64, f64)>> = curves
+    // Mean and the band's edges (the runs' smallest and largest value) per index, over the
+    // runs long enough to have it.
+    let summaries: Vec<Vec<(f64, f64, f64, f64)>> = curves
         .iter()
         .map(|c| {
             let len = c.runs.iter().map(Vec::len).max().unwrap_or(0);
@@ -802,19 +804,15 @@ pub fn compare_svg(curves: &[Curve], title: &str, x_label: &str, y_label: &str, 
                     let n = pts.len() as f64;
                     let x = pts.iter().map(|p| p.0).sum::<f64>() / n;
                     let y = pts.iter().map(|p| p.1).sum::<f64>() / n;
-                    let half = if pts.len() > 1 {
-                        let var = pts.iter().map(|p| (p.1 - y).powi(2)).sum::<f64>() / (n - 1.0);
-                        1.96 * (var / n).sqrt()
-                    } else {
-                        0.0
-                    };
-                    (x, y, half)
+                    let low = pts.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+                    let high = pts.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
+                    (x, y, low, high)
                 })
                 .collect()
         })
         .collect();
     let y = LogAxis::with_zero_below(
-        summaries.iter().flatten().flat_map(|&(_, y, h)| [y, y - h, y + h]),
+        summaries.iter().flatten().flat_map(|&(_, y, low, high)| [y, low, high]),
         NASH_CONV_ZERO,
     );
     let x_min = summaries.iter().flatten().map(|p| p.0).fold(f64::INFINITY, f64::min);
@@ -849,12 +847,17 @@ pub fn compare_svg(curves: &[Curve], title: &str, x_label: &str, y_label: &str, 
             let color = CURVE_COLORS[k % CURVE_COLORS.len()].to_rgba();
             // Long curves thinned to the figure's resolution, extremes kept (the band's
             // edges each on their own).
-            let thin = |f: &dyn Fn(f64, f64) -> f64| {
-                downsample(&points.iter().map(|&(x, v, h)| (x, y.place(f(v, h)))).collect::<Vec<_>>())
+            let thin = |f: &dyn Fn(f64, f64, f64) -> f64| {
+                downsample(
+                    &points
+                        .iter()
+                        .map(|&(x, v, low, high)| (x, y.place(f(v, low, high))))
+                        .collect::<Vec<_>>(),
+                )
             };
             if curve.runs.len() > 1 {
-                let upper = thin(&|v, h| v + h);
-                let lower = thin(&|v, h| v - h);
+                let upper = thin(&|_, _, high| high);
+                let lower = thin(&|_, low, _| low);
                 chart
                     .draw_series(std::iter::once(Polygon::new(
                         upper.into_iter().chain(lower.into_iter().rev()).collect::<Vec<_>>(),
@@ -864,12 +867,12 @@ pub fn compare_svg(curves: &[Curve], title: &str, x_label: &str, y_label: &str, 
             }
             let runs = curve.runs.len();
             let label = if runs > 1 {
-                format!("{} (mean of {runs}, 95% band)", curve.label)
+                format!("{} (mean of {runs}; band: their range)", curve.label)
             } else {
                 curve.label.clone()
             };
             chart
-                .draw_series(LineSeries::new(thin(&|v, _| v), color.stroke_width(2)))
+                .draw_series(LineSeries::new(thin(&|v, _, _| v), color.stroke_width(2)))
                 .map_err(text_err)?
                 .label(label)
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));

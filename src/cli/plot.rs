@@ -1,6 +1,6 @@
 //! `metagame plot RUN_DIR... [--out FILE] [--x iteration|time|episodes]`: several runs on
 //! one NashConv figure; runs whose configs differ only in the seed become one curve (mean
-//! and a 95% band).
+//! and a band from the smallest to the largest run).
 
 use std::path::{Path, PathBuf};
 

@@ -270,7 +270,7 @@ fn plot_draws_seeds_of_one_config_as_a_mean_with_a_band_beside_another_config() 
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains(": 3 run(s)") && stdout.contains(": 1 run(s)"), "{stdout}");
     let svg = std::fs::read_to_string(&figure).unwrap();
-    assert!(svg.contains("mean of 3, 95% band"), "the seeds are one curve with a band");
+    assert!(svg.contains("mean of 3; band: their range"), "the seeds are one curve with a band");
     assert!(svg.contains("<polygon"), "the band is drawn");
     // Not a run folder: one line, exit 2.
     let err = one_line_error(&metagame(&["plot", dir.to_str().unwrap()]));
