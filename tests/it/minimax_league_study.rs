@@ -59,9 +59,11 @@ fn the_league_study_runs_at_a_tiny_budget_and_its_generations_follow_the_rule() 
     // The same seeds give the same numbers; the two arms do not learn alike.
     let again = study::run(&o).unwrap();
     assert_eq!(again.generations, s.generations);
-    let of = |name: &str| -> Vec<&study::Generation> { s.generations.iter().filter(|g| g.arm == name).collect() };
+    let of =
+        |name: &str| -> Vec<&study::Generation> { s.generations.iter().filter(|g| g.arm == name).collect() };
     let (plain, me) = (of("plain"), of("minimax-exploiter"));
-    let curves = |gs: &[&study::Generation]| -> Vec<Vec<(u64, f64)>> { gs.iter().map(|g| g.curve.clone()).collect() };
+    let curves =
+        |gs: &[&study::Generation]| -> Vec<Vec<(u64, f64)>> { gs.iter().map(|g| g.curve.clone()).collect() };
     assert_ne!(curves(&plain), curves(&me));
     for file in ["generations.csv", "curves.csv", "table.md", "generations.svg"] {
         let len = std::fs::metadata(dir.join(file)).map(|m| m.len()).unwrap_or(0);
