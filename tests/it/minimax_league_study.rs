@@ -20,6 +20,7 @@ fn options(dir: &std::path::Path) -> study::Options {
         main_episodes: 2048,
         match_episodes: 512,
         batch_size: 256,
+        critic: metagame::learners::Critic::Learned,
     }
 }
 
