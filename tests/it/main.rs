@@ -21,6 +21,7 @@ mod lp_robust;
 mod matches;
 mod mccfr;
 mod meta_game_corpus;
+mod minimax_league_study;
 mod minimax_ttt_study;
 mod nfg_files;
 mod nplayer_nash;

@@ -5,10 +5,11 @@
 //! `metagame` binary, which is also first in `PATH`; nothing else is changed, and a block
 //! fails the test if any of its commands fails (`set -eo pipefail`).
 //!
-//! Blocks marked `<!-- slow -->` on the line before their fence are skipped; there are three,
+//! Blocks marked `<!-- slow -->` on the line before their fence are skipped; there are four,
 //! [`SLOW_BLOCKS`]: the whole test suite (`scripts/test` in the README, which would run this
-//! test again), the Tic-Tac-Toe Minimax Exploiter study (`docs/src/league.md`, a cargo
-//! example of minutes, run at a tiny size by `minimax_ttt_study`) and the 30 s benchmark
+//! test again), the Tic-Tac-Toe Minimax Exploiter studies (`docs/src/league.md` and
+//! `docs/src/minimax_exploiter_league.md`, cargo examples of minutes, run at tiny sizes by
+//! `minimax_ttt_study` and `minimax_league_study`) and the 30 s benchmark
 //! grid with OpenSpiel's side (`docs/src/bench.md`, half an hour; `tests/it/bench.rs` runs
 //! small grids). Every other block runs.
 
@@ -19,7 +20,7 @@ use super::book::{Page, pages};
 use super::cli::temp_dir;
 
 /// How many blocks are marked slow and skipped (see the module docs for which).
-const SLOW_BLOCKS: usize = 3;
+const SLOW_BLOCKS: usize = 4;
 
 /// One fenced `sh` block: its first line number in the file, its text and whether it is
 /// marked slow.
