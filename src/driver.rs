@@ -28,10 +28,8 @@ use crate::config::ExperimentConfig;
 use crate::error::{Error, Result};
 use crate::history_log::{self, HISTORY_FILE, HistoryMark};
 use crate::loops::Drive;
-use crate::run_report::{RunCheckpoint, RunReport};
+use crate::run_report::{CHECKPOINT_FILE, RunCheckpoint, RunReport};
 
-/// Name of the checkpoint file in a run folder.
-pub const CHECKPOINT_FILE: &str = "checkpoint.json";
 /// Name of the report file in a run folder.
 pub const REPORT_FILE: &str = "report.json";
 /// Name of the final meta-game (Gambit .nfg) in a run folder.

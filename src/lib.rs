@@ -59,11 +59,11 @@ mod run_report;
 
 pub use components::Components;
 pub use config::ExperimentConfig;
-pub use driver::{CHECKPOINT_FILE, META_GAME_FILE, REPORT_FILE, RunOptions};
+pub use driver::{META_GAME_FILE, REPORT_FILE, RunOptions};
 pub use error::{BoxError, Error, Result};
 pub use experiment::{run_experiment, run_experiment_on, run_experiment_with};
 pub use history_log::{HISTORY_FILE, HistoryMark};
 // Every loop's section and the `Algorithm` / `AlgorithmConfig` the `loops!` list makes.
 pub use loops::*;
 pub use registry::{EvaluatorName, LearnerSettings, MetaSolverName, OracleName};
-pub use run_report::{RunCheckpoint, RunReport};
+pub use run_report::{CHECKPOINT_FILE, RunCheckpoint, RunReport};

@@ -7,9 +7,11 @@ use metagame_populations::{IterationReport, StopReason, checkpoint};
 use serde::{Deserialize, Serialize};
 
 use crate::config::ExperimentConfig;
-use crate::driver::CHECKPOINT_FILE;
 use crate::error::Result;
 use crate::history_log::{self, HISTORY_FILE, HistoryMark};
+
+/// Name of the checkpoint file in a run folder.
+pub const CHECKPOINT_FILE: &str = "checkpoint.json";
 
 /// What a checkpoint file holds: the config, the loop state (`S`: the loop's
 /// [`TrainingLoop::State`](metagame_populations::TrainingLoop::State); JSON when read back
