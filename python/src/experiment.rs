@@ -279,12 +279,9 @@ struct Running {
 }
 
 impl Running {
-    /// End the thread (after telling a waiting run to stop) and take its result.
+    /// End the thread (after telling the run to stop) and take its result.
     fn finish(&mut self, py: Python<'_>) -> PyResult<Option<RunReport>> {
-        if self.waiting {
-            let _ = self.commands.send(Command::Stop);
-            self.waiting = false;
-        }
+        self.tell_stop();
         let Some(thread) = self.thread.take() else { return Ok(None) };
         let result = py.detach(|| thread.join());
         if let Some(e) = self.raised.lock().unwrap_or_else(|p| p.into_inner()).take() {
@@ -298,14 +295,23 @@ impl Running {
     }
 }
 
+impl Running {
+    /// Stop the run at its next report. Sent whether or not the run waits for a command now:
+    /// a run in the middle of a step hands over one more report and then waits, and the
+    /// stop must be there for it (the channel holds one command; the run takes each as soon
+    /// as it is sent, so this never waits long). After the run ended, the send fails: fine.
+    fn tell_stop(&mut self) {
+        let _ = self.commands.send(Command::Stop);
+        self.waiting = false;
+    }
+}
+
 impl Drop for Running {
     fn drop(&mut self) {
         // A run dropped unfinished (its Experiment garbage-collected) stops after its step
         // with its folder written, as after Ctrl-C.
         self.interrupt.store(true, Ordering::SeqCst);
-        if self.waiting {
-            let _ = self.commands.send(Command::Stop);
-        }
+        self.tell_stop();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
