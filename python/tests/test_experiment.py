@@ -177,7 +177,10 @@ def test_loops_run_on_an_openspiel_game(tmp_path):
 
 
 INTERRUPTED = """
-import sys, metagame
+import signal, sys, metagame
+# Ctrl-C as KeyboardInterrupt even where this test was started with SIGINT ignored (a shell's
+# background job), which Python would otherwise keep.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 experiment = metagame.Experiment({"game": sys.argv[2], "algorithm": sys.argv[3], "max_iterations": 100000},
                                 out=sys.argv[1])
 try:
