@@ -59,7 +59,7 @@ mod run_report;
 
 pub use components::Components;
 pub use config::ExperimentConfig;
-pub use driver::{META_GAME_FILE, REPORT_FILE, RunOptions};
+pub use driver::{META_GAME_FILE, REFRESH_EVERY, REPORT_FILE, RunOptions};
 pub use error::{BoxError, Error, Result};
 pub use experiment::{run_experiment, run_experiment_on, run_experiment_with};
 pub use history_log::{HISTORY_FILE, HistoryMark};
