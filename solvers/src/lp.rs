@@ -28,6 +28,14 @@
 //! 3. If the certificate is still above tolerance: an interior-point solve (clarabel), its
 //!    answer cleaned, polished on its supports and refined.
 //!
+//! A warm start ([`MetaSolver::solve_from`], what PSRO passes each iteration: the last
+//! equilibrium extended to the grown game) replaces these stages when it certifies: the
+//! double oracle above, started from the start's supports instead of the whole game. A
+//! PSRO meta-game grows by a row and a column per iteration while its equilibrium's support
+//! stays a fraction of it, so the subgames cost `O(k³)` for supports of size `k` against the
+//! cold simplex's `O(mn)` per pivot. A warm answer whose certificate is not within a
+//! thousandth of the tolerance falls back to the cold stages.
+//!
 //! The best-certified answer wins; it is [`Status::Solved`] when NashConv is within
 //! [`LpNash::CERTIFICATE_TOLERANCE`], and an error otherwise (never a silent
 //! `max_iterations`). Payoffs up to `±f64::MAX` are rescaled, never overflowed.
@@ -153,7 +161,35 @@ impl LpNash {
                 reason: "the game is not constant-sum; use lemke-howson or an enumeration".into(),
             });
         }
-        self.solve_matrix(game, a)
+        self.solve_matrix(game, a, None)
+    }
+
+    /// [`LpNash::solve_zero_sum`] warm-started from `start` (one distribution per player, as
+    /// [`MetaSolver::solve_from`] takes): a double oracle from the subgame of `start`'s
+    /// supports, each subgame solved by the simplex method on its own payoff range, every
+    /// strategy that beats the subgame's answer joining, until the whole game certifies
+    /// within a thousandth of the tolerance; else the cold stages run as well and the
+    /// better-certified answer wins (so a warm answer is never less certified than a cold one
+    /// would have to be).
+    ///
+    /// The answer can be a different equilibrium from the cold solve's when the game has more
+    /// than one; it is certified the same way.
+    ///
+    /// # Errors
+    ///
+    /// As [`LpNash::solve_zero_sum`]; [`SolveError::InvalidConfig`] when `start` does not
+    /// hold one non-negative, finite vector with a positive sum per player, of the player's
+    /// number of strategies.
+    pub fn solve_zero_sum_from(&self, game: &NormalFormGame, start: &[Vec<f64>]) -> Result<ZeroSumSolution> {
+        let start = crate::dynamics::checked_start("lp", game, start)?;
+        if game.num_players() != 2 {
+            return self.solve_zero_sum(game);
+        }
+        let (a, b) = (game.matrix(0).expect("two players"), game.matrix(1).expect("two players"));
+        if !is_constant_sum(a, b, Self::CONSTANT_SUM_TOLERANCE) {
+            return self.solve_zero_sum(game);
+        }
+        self.solve_matrix(game, a, Some(&start))
     }
 
     /// The value of a two-player constant-sum game for the row player.
@@ -165,14 +201,30 @@ impl LpNash {
         Ok(self.solve_zero_sum(game)?.value)
     }
 
-    fn solve_matrix(&self, game: &NormalFormGame, a: ArrayView2<'_, f64>) -> Result<ZeroSumSolution> {
+    fn solve_matrix(
+        &self,
+        game: &NormalFormGame,
+        a: ArrayView2<'_, f64>,
+        start: Option<&[Vec<f64>]>,
+    ) -> Result<ZeroSumSolution> {
         let (m, n) = a.dim();
         let tolerance = certificate_tolerance(a);
         // Below this the answer is not worth a clean-up pass.
         let aim = 1e-3 * tolerance;
         let cap = self.max_pivots.unwrap_or(50 * (m + n) + 1000);
-        let (profile, end, mut iterations) = simplex_profile(a, cap, COARSE_PIVOT_TOLERANCE);
-        let mut best = Candidate::new(a, profile);
+        let mut iterations = 0;
+        let mut warm = None;
+        if let Some(start) = start {
+            let (answer, pivots) = warm_double_oracle(a, start, aim, cap);
+            iterations += pivots;
+            warm = answer;
+        }
+        if let Some(best) = warm.take_if(|w| w.within(aim)) {
+            return self.answer(game, best, iterations, false, None);
+        }
+        let (profile, end, pivots) = simplex_profile(a, cap, COARSE_PIVOT_TOLERANCE);
+        iterations += pivots;
+        let mut best = Candidate::new(a, profile).or(warm);
         let capped = end == SimplexEnd::PivotCap && self.max_pivots.is_some();
         if !capped && !best.within(aim) {
             let (refined, pivots) = refine(a, &best.strategies, aim, cap);
@@ -194,6 +246,21 @@ impl LpNash {
                 Err(e) => fallback_error = Some(e),
             }
         }
+        self.answer(game, best, iterations, capped, fallback_error)
+    }
+
+    /// The solution for the best candidate: certified on `game`, [`Status::Solved`] within
+    /// the tolerance, [`Status::MaxIterations`] when `capped`, an error otherwise.
+    fn answer(
+        &self,
+        game: &NormalFormGame,
+        best: Candidate,
+        iterations: usize,
+        capped: bool,
+        fallback_error: Option<SolveError>,
+    ) -> Result<ZeroSumSolution> {
+        // INVARIANT: only two-player games reach here.
+        let tolerance = certificate_tolerance(game.matrix(0).expect("two players"));
         let mut certificate = Certificate::for_profile(game, &best.strategies);
         certificate.primal_dual_gap = Some(best.gap);
         if !certificate.nash_conv.is_finite() || !best.gap.is_finite() {
@@ -236,18 +303,37 @@ fn simplex_profile(
     cap: usize,
     cleanup_pivot_tolerance: f64,
 ) -> (Vec<Vec<f64>>, SimplexEnd, usize) {
+    let (profile, end, pivots, _) = simplex_profile_from(a, None, cap, cleanup_pivot_tolerance);
+    (profile, end, pivots)
+}
+
+/// A basis as its tight rows and basic columns (the simplex's supports).
+type Basis = (Vec<usize>, Vec<usize>);
+
+/// [`simplex_profile`] from the slack basis (`from` = `None`) or restarted from a basis
+/// (see the `simplex::warm` module), with the basis it ended on.
+fn simplex_profile_from(
+    a: ArrayView2<'_, f64>,
+    from: Option<&Basis>,
+    cap: usize,
+    cleanup_pivot_tolerance: f64,
+) -> (Vec<Vec<f64>>, SimplexEnd, usize, Basis) {
     let scaled = linalg::normalized(a);
     let exact = binary_scaled(a);
     let mut best: Option<Candidate> = None;
     let mut lp = Simplex::new(&scaled);
-    let end = lp.solve(cap, cleanup_pivot_tolerance, |lp| {
+    let observe = |lp: &Simplex<'_>| {
         let raw = Candidate::new(exact.view(), lp.profile());
         let polished = polish(exact.view(), &lp.supports()).map(|p| Candidate::new(exact.view(), p));
         best = Some(raw.or(polished).or(best.take()));
-    });
-    // INVARIANT: `solve` observes at least once.
+    };
+    let end = match from {
+        Some((rows, columns)) => lp.solve_from_basis(columns, rows, cap, cleanup_pivot_tolerance, observe),
+        None => lp.solve(cap, cleanup_pivot_tolerance, observe),
+    };
+    // INVARIANT: `solve` and `solve_from_basis` observe at least once.
     let best = best.expect("observed");
-    (best.strategies, end, lp.pivots)
+    (best.strategies, end, lp.pivots, lp.supports())
 }
 
 /// Rounds of [`refine`] at most.
@@ -269,14 +355,99 @@ fn refine(a: ArrayView2<'_, f64>, start: &[Vec<f64>], aim: f64, cap: usize) -> (
     if !gap.is_finite() {
         return (None, 0);
     }
-    let mut rows: Vec<usize> = (0..m).filter(|&i| start[0][i] > 0.0 || ay[i] >= upper - gap).collect();
-    let mut cols: Vec<usize> = (0..n).filter(|&j| start[1][j] > 0.0 || xa[j] <= lower + gap).collect();
+    let rows: Vec<usize> = (0..m).filter(|&i| start[0][i] > 0.0 || ay[i] >= upper - gap).collect();
+    let cols: Vec<usize> = (0..n).filter(|&j| start[1][j] > 0.0 || xa[j] <= lower + gap).collect();
+    double_oracle(a, rows, cols, aim, cap, REFINE_ROUNDS, Joining::Cold)
+}
+
+/// How the subgames of [`double_oracle`] are solved and who joins them.
+#[derive(Clone, PartialEq)]
+enum Joining {
+    /// Each subgame from the slack basis; every strategy that beats the subgame joins.
+    Cold,
+    /// Each subgame after the first restarted from the last one's optimal basis; strategies
+    /// that beat the subgame by more than the margin join.
+    Warm { margin: f64, basis: Option<Basis> },
+}
+
+/// Rounds of [`warm_double_oracle`] at most: each adds at least one strategy, and a warm
+/// start that needs more is cheaper solved cold.
+const WARM_ROUNDS: usize = 32;
+
+/// The warm start: the double oracle of [`refine`] from the subgame of `start`'s supports
+/// (the previous equilibrium's, and the strategies new since, when PSRO calls), without the
+/// near-best responses (the start's gap is that of a profile meant for a smaller game).
+/// Returns the best answer seen (if any) and the pivots spent.
+fn warm_double_oracle(
+    a: ArrayView2<'_, f64>,
+    start: &[Vec<f64>],
+    aim: f64,
+    cap: usize,
+) -> (Option<Candidate>, usize) {
+    let (m, n) = a.dim();
+    let (ay, xa) = payoff_vectors(a, start);
+    let upper = ay.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let lower = xa.iter().copied().fold(f64::INFINITY, f64::min);
+    let rows: Vec<usize> = (0..m).filter(|&i| start[0][i] > 0.0 || ay[i] >= upper).collect();
+    let cols: Vec<usize> = (0..n).filter(|&j| start[1][j] > 0.0 || xa[j] <= lower).collect();
+    let basis = (rows.clone(), cols.clone());
+    // Strategies that beat the subgame by a quarter of the aim or less cannot stop it
+    // certifying: leaving them out keeps the near-duplicates of its support out.
+    double_oracle(
+        a,
+        rows,
+        cols,
+        aim,
+        cap,
+        WARM_ROUNDS,
+        Joining::Warm { margin: aim / 4.0, basis: Some(basis) },
+    )
+}
+
+/// The double oracle on `a` from the subgame of `rows` × `cols` (sorted): each round solves
+/// the subgame by the simplex method scaled to its own payoff range and lets in every
+/// strategy of the whole game that beats the subgame's answer, until the gap on the whole
+/// game is at most `aim`, nothing joins, or `rounds` rounds; a strategy joins when it beats
+/// the subgame's bound by more than `margin`. Returns the best answer seen (if any) and the
+/// pivots spent.
+fn double_oracle(
+    a: ArrayView2<'_, f64>,
+    mut rows: Vec<usize>,
+    mut cols: Vec<usize>,
+    aim: f64,
+    cap: usize,
+    rounds: usize,
+    joining: Joining,
+) -> (Option<Candidate>, usize) {
+    let (m, n) = a.dim();
+    let (warm, margin, mut last_basis) = match joining {
+        Joining::Cold => (false, 0.0, None),
+        Joining::Warm { margin, basis } => (true, margin, basis),
+    };
     let mut best: Option<Candidate> = None;
     let mut pivots = 0;
-    for _ in 0..REFINE_ROUNDS {
+    // The last subgame's optimal basis (or the first guess), in the whole game's indices.
+    for _ in 0..rounds {
         let sub = Array2::from_shape_fn((rows.len(), cols.len()), |(p, q)| a[[rows[p], cols[q]]]);
-        let (profile, _, spent) = simplex_profile(sub.view(), cap, FINE_PIVOT_TOLERANCE);
+        let from = last_basis.take().map(|(tight, basic)| {
+            let local = |all: &[usize], of: Vec<usize>| -> Vec<usize> {
+                of.iter().filter_map(|v| all.binary_search(v).ok()).collect()
+            };
+            (local(&rows, tight), local(&cols, basic))
+        });
+        let (mut profile, mut end, mut spent, mut basis) =
+            simplex_profile_from(sub.view(), from.as_ref(), cap, FINE_PIVOT_TOLERANCE);
+        if from.is_some() && end != SimplexEnd::Optimal {
+            let spent_warm = spent;
+            (profile, end, spent, basis) = simplex_profile_from(sub.view(), None, cap, FINE_PIVOT_TOLERANCE);
+            spent += spent_warm;
+        }
         pivots += spent;
+        if warm && end == SimplexEnd::Optimal {
+            let (tight, basic) = basis;
+            last_basis =
+                Some((tight.iter().map(|&p| rows[p]).collect(), basic.iter().map(|&q| cols[q]).collect()));
+        }
         let mut x = vec![0.0; m];
         let mut y = vec![0.0; n];
         for (&i, &v) in rows.iter().zip(&profile[0]) {
@@ -296,8 +467,8 @@ fn refine(a: ArrayView2<'_, f64>, start: &[Vec<f64>], aim: f64, cap: usize) -> (
         if done {
             break;
         }
-        let new_rows: Vec<usize> = (0..m).filter(|&i| ay[i] > sub_upper).collect();
-        let new_cols: Vec<usize> = (0..n).filter(|&j| xa[j] < sub_lower).collect();
+        let new_rows: Vec<usize> = (0..m).filter(|&i| ay[i] > sub_upper + margin).collect();
+        let new_cols: Vec<usize> = (0..n).filter(|&j| xa[j] < sub_lower - margin).collect();
         if new_rows.is_empty() && new_cols.is_empty() {
             break;
         }
@@ -398,6 +569,11 @@ impl MetaSolver for LpNash {
 
     fn solve(&self, game: &NormalFormGame) -> Result<Solution> {
         Ok(self.solve_zero_sum(game)?.solution)
+    }
+
+    /// Warm-started from `start`'s supports; see [`LpNash::solve_zero_sum_from`].
+    fn solve_from(&self, game: &NormalFormGame, start: &[Vec<f64>]) -> Result<Solution> {
+        Ok(self.solve_zero_sum_from(game, start)?.solution)
     }
 }
 

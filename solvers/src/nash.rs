@@ -42,6 +42,18 @@ impl MetaSolver for Nash {
         "nash"
     }
     fn solve(&self, game: &NormalFormGame) -> crate::Result<Solution> {
+        self.solve_with(game, None)
+    }
+
+    /// The same chain, each method warm-started from `start` (the zero-sum LP uses it; see
+    /// [`LpNash::solve_zero_sum_from`]).
+    fn solve_from(&self, game: &NormalFormGame, start: &[Vec<f64>]) -> crate::Result<Solution> {
+        self.solve_with(game, Some(start))
+    }
+}
+
+impl Nash {
+    fn solve_with(&self, game: &NormalFormGame, start: Option<&[Vec<f64>]>) -> crate::Result<Solution> {
         let scale = game.payoff_scale();
         let mut methods: Vec<Box<dyn MetaSolver>> = Vec::new();
         if game.num_players() != 2 {
@@ -56,7 +68,11 @@ impl MetaSolver for Nash {
         let mut tried: Vec<String> = Vec::new();
         let mut best: Option<Solution> = None;
         for method in &methods {
-            match method.solve(game) {
+            let answer = match start {
+                Some(start) => method.solve_from(game, start),
+                None => method.solve(game),
+            };
+            match answer {
                 Ok(solution) if Self::certified(game, &solution) => return Ok(solution),
                 Ok(solution) => {
                     tried.push(format!(

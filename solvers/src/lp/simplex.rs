@@ -25,6 +25,8 @@
 
 use ndarray::Array2;
 
+mod warm;
+
 /// How a [`Simplex::solve`] ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum SimplexEnd {
@@ -65,6 +67,8 @@ pub(crate) struct Simplex<'a> {
     relative_pivot_tolerance: f64,
     /// Pivots smaller than this in absolute value are refused.
     absolute_pivot_tolerance: f64,
+    /// The dual ratio test considers only dual-feasible columns (a warm start's).
+    dual_feasible_only: bool,
 }
 
 impl<'a> Simplex<'a> {
@@ -111,6 +115,7 @@ impl<'a> Simplex<'a> {
             feasibility_tolerance: Self::FEASIBILITY_TOLERANCE,
             relative_pivot_tolerance: Self::RELATIVE_PIVOT_TOLERANCE,
             absolute_pivot_tolerance: Self::ABSOLUTE_PIVOT_TOLERANCE,
+            dual_feasible_only: false,
         };
         s.reset(&vec![1.0; m]);
         s
@@ -154,6 +159,18 @@ impl<'a> Simplex<'a> {
         if !finished {
             return SimplexEnd::PivotCap;
         }
+        self.clean_up(cap, cleanup_pivot_tolerance, observe)
+    }
+
+    /// The clean-up rounds on the unperturbed problem from the current basis: dual then
+    /// primal pivots, a refactorisation and an observation each, until optimal.
+    fn clean_up(
+        &mut self,
+        cap: usize,
+        cleanup_pivot_tolerance: f64,
+        mut observe: impl FnMut(&Self),
+    ) -> SimplexEnd {
+        let ones = vec![1.0; self.m];
         self.price_tolerance = Self::FINAL_TOLERANCE;
         self.feasibility_tolerance = Self::FINAL_TOLERANCE;
         self.relative_pivot_tolerance = cleanup_pivot_tolerance;
@@ -168,7 +185,7 @@ impl<'a> Simplex<'a> {
             self.refactor(&ones);
             observe(self);
             if !finished {
-                return SimplexEnd::PivotCap;
+                return if self.pivots >= cap { SimplexEnd::PivotCap } else { SimplexEnd::Stalled };
             }
         }
         if self.is_optimal() { SimplexEnd::Optimal } else { SimplexEnd::Stalled }
@@ -231,8 +248,9 @@ impl<'a> Simplex<'a> {
             };
             let Some(s) = self.dual_entering(r) else {
                 // No negative entry: the row cannot be repaired by this basis (the problem is
-                // feasible, so this is rounding); stop and let the primal pass continue.
-                return true;
+                // feasible, so this is rounding); stop and let the primal pass continue. A
+                // warm start's basis may simply be too far off: it gives up (`false`).
+                return !self.dual_feasible_only;
             };
             self.pivot(r, s);
         }
@@ -311,8 +329,10 @@ impl<'a> Simplex<'a> {
         let largest = row.iter().fold(0.0_f64, |acc, &v| acc.max(-v));
         let tiny = (self.relative_pivot_tolerance * largest).max(self.absolute_pivot_tolerance);
         let mut bound = f64::INFINITY;
+        // A warm start's dual pass leaves the columns that price out to the primal pass.
+        let eligible = |c: f64| !self.dual_feasible_only || c <= self.price_tolerance;
         for (&p, &c) in row.iter().zip(&self.cost) {
-            if p < -tiny {
+            if p < -tiny && eligible(c) {
                 bound = bound.min(((-c).max(0.0) + self.price_tolerance) / -p);
             }
         }
@@ -321,7 +341,7 @@ impl<'a> Simplex<'a> {
         }
         let mut best: Option<(usize, f64)> = None;
         for (s, (&p, &c)) in row.iter().zip(&self.cost).enumerate() {
-            if p < -tiny && (-c).max(0.0) / -p <= bound && best.is_none_or(|(_, bp)| -p > bp) {
+            if p < -tiny && eligible(c) && (-c).max(0.0) / -p <= bound && best.is_none_or(|(_, bp)| -p > bp) {
                 best = Some((s, -p));
             }
         }

@@ -1,0 +1,79 @@
+//! Replays the meta-game growth of a PSRO run and times the zero-sum LP on each step, cold
+//! and warm-started from the previous step's answer, in one process (the fastest of five
+//! runs each).
+//!
+//! ```sh
+//! cargo run --release --example warm_lp_replay -- RUN/meta_game.nfg
+//! ```
+//!
+//! Step `t` is the leading `t × t` block of the run's final meta-game (PSRO adds one member
+//! per player per iteration); the warm solve starts from step `t − 1`'s answer with the new
+//! member given `1/t`, as PSRO's `warm_start` does.
+
+use std::time::Instant;
+
+use metagame_games::{NormalFormGame, nfg};
+use metagame_solvers::lp::LpNash;
+use metagame_solvers::{MetaSolver, Solution};
+
+/// Solves on a shared machine are preempted at random: each solve runs this many times and
+/// the fastest counts.
+const REPEATS: usize = 5;
+
+/// `solve`'s answer and its fastest time of [`REPEATS`] runs.
+fn fastest<T, E>(mut solve: impl FnMut() -> Result<T, E>) -> Result<(T, f64), E> {
+    let mut best = f64::INFINITY;
+    let mut answer = None;
+    for _ in 0..REPEATS {
+        let started = Instant::now();
+        answer = Some(solve()?);
+        best = best.min(started.elapsed().as_secs_f64());
+    }
+    // INVARIANT: REPEATS > 0.
+    Ok((answer.expect("ran"), best))
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let path = std::env::args().nth(1).ok_or("usage: warm_lp_replay META_GAME.nfg")?;
+    let game = nfg::read_nfg(std::path::Path::new(&path))?;
+    let a = game.matrix(0).ok_or("needs a two-player game")?;
+    let last = a.nrows().min(a.ncols());
+    let lp = LpNash::default();
+    let mut previous: Option<Vec<Vec<f64>>> = None;
+    let (mut cold_total, mut warm_total, mut differ) = (0.0, 0.0, 0);
+    println!("{:>5} {:>10} {:>10} {:>7} {:>12}", "size", "cold ms", "warm ms", "ratio", "warm gap");
+    for t in 1..=last {
+        let block = ndarray::Array2::from_shape_fn((t, t), |(i, j)| a[[i, j]]);
+        let step = NormalFormGame::zero_sum(block)?;
+        let (cold, cold_s) = fastest(|| lp.solve(&step))?;
+        let Some(before) = previous.take() else {
+            previous = Some(cold.strategies);
+            continue;
+        };
+        let start = Solution::extend_start(&before, &[t, t], 1.0 / t as f64);
+        let (warm, warm_s) = fastest(|| lp.solve_from(&step, &start))?;
+        cold_total += cold_s;
+        warm_total += warm_s;
+        if warm.strategies != cold.strategies {
+            differ += 1;
+        }
+        if t % 25 == 0 || t == last || std::env::var("ALLSTEPS").is_ok() {
+            println!(
+                "{t:>5} {:>10.3} {:>10.3} {:>6.1}× {:>12.2e} pivots {} {}",
+                1e3 * cold_s,
+                1e3 * warm_s,
+                cold_s / warm_s,
+                warm.certificate.nash_conv,
+                cold.iterations,
+                warm.iterations
+            );
+        }
+        previous = Some(warm.strategies);
+    }
+    println!(
+        "all steps: cold {cold_total:.3} s, warm {warm_total:.3} s ({:.1}×); warm answer differs from the cold one at {differ} of {} steps",
+        cold_total / warm_total,
+        last - 1
+    );
+    Ok(())
+}
