@@ -532,3 +532,37 @@ fn unit_hash(i: u64) -> f64 {
     z ^= z >> 31;
     (z >> 11) as f64 / (1u64 << 53) as f64
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The drift check reads the tableau against the original data: an accurate tableau
+    /// skips the rebuild, a damaged right-hand side or reduced cost calls for it.
+    #[test]
+    fn refactorisation_is_due_only_when_the_tableau_has_drifted() {
+        let k = 30;
+        let a = Array2::from_shape_fn((k, k), |(i, j)| 1.0 + unit_hash((i * k + j) as u64));
+        let ones = vec![1.0; k];
+        let mut lp = Simplex::new(&a);
+        lp.primal(20, &ones, false);
+        assert_eq!(lp.pivots, 20);
+        assert!(lp.drift(&ones) < 1e-14, "{:e}", lp.drift(&ones));
+        lp.since_refactor = Simplex::REFACTOR_PERIOD;
+        assert!(!lp.refactor_due(&ones));
+        assert_eq!(lp.since_refactor, 0);
+        let basic = lp.basic.iter().position(|&v| v < k).expect("a column entered");
+        lp.rhs[basic] += 1e-9;
+        lp.since_refactor = Simplex::REFACTOR_PERIOD;
+        assert!(lp.refactor_due(&ones));
+        lp.refactor(&ones);
+        assert!(lp.drift(&ones) < 1e-14);
+        let slack = lp.nonbasic.iter().position(|&v| v >= k).expect("a row is tight");
+        lp.cost[slack] -= 1e-9;
+        lp.since_refactor = Simplex::REFACTOR_PERIOD;
+        assert!(lp.refactor_due(&ones));
+        // Before the period is up the check is not even made.
+        lp.since_refactor = Simplex::REFACTOR_PERIOD - 1;
+        assert!(!lp.refactor_due(&ones));
+    }
+}
