@@ -378,11 +378,11 @@ def _nfg_setup(name, path, payoffs):
 
 
 def _nfg_solve(name, state):
-    import pygambit as gbt  # noqa: F401  (already imported by _nfg_setup: no cost)
     if name == "scipy_highs_1lp_duals":
         return [[list(x), list(y)] for x, y in peer_highs(state[0], state[1])]
     if name == "nashpy_lemke_howson_label0":
         return [[list(x), list(y)] for x, y in peer_nashpy_lh(state[0], state[1])]
+    import pygambit as gbt  # (already imported by _nfg_setup: no cost; the peers above need none)
     if name == "pygambit_lcp_float_stop_after_1":
         return _gambit_profiles(gbt.nash.lcp_solve(state, rational=False, stop_after=1))
     if name == "pygambit_gnm":
