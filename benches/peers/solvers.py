@@ -6,6 +6,7 @@ Usage (plain python3 is fine, the script bootstraps benches/peers/.venv):
     python3 benches/peers/solvers.py                       # everything
     python3 benches/peers/solvers.py --only zero_sum       # or: bimatrix
     python3 benches/peers/solvers.py --metagame-bin target/release/metagame
+    python3 benches/peers/solvers.py --only zero_sum --metagame-bin OLD NEW   # builds side by side
     python3 benches/peers/solvers.py --nfg FILE.nfg [FILE.nfg ...] [--solvers lp,lemke-howson]
 
 Games (PEERS.md section 5): payoffs uniform in [0, 1) from numpy's
@@ -19,7 +20,9 @@ Peers run in child processes with timeouts (120 s for one-equilibrium solvers,
 at larger N); time = median over up to 5 runs (fewer once 30 s, 10 s for
 enumerators, were spent), game construction excluded. metagame is run as
 `metagame solve FILE --solver S [--all] --json --repeat R`, whose
-`seconds_per_solve` excludes process start and file parsing.
+`seconds_per_solve` excludes process start and file parsing. With several
+`--metagame-bin` builds, each gets its own row after the same peer run (the
+solver column names the build), so before/after timings share the machine's load.
 
 "gap" is computed here for both sides in the same way: max over the two players
 of (best pure deviation payoff - payoff of the profile), the worst over all
@@ -375,11 +378,11 @@ def _nfg_setup(name, path, payoffs):
 
 
 def _nfg_solve(name, state):
-    import pygambit as gbt  # noqa: F401  (already imported by _nfg_setup: no cost)
     if name == "scipy_highs_1lp_duals":
         return [[list(x), list(y)] for x, y in peer_highs(state[0], state[1])]
     if name == "nashpy_lemke_howson_label0":
         return [[list(x), list(y)] for x, y in peer_nashpy_lh(state[0], state[1])]
+    import pygambit as gbt  # (already imported by _nfg_setup: no cost; the peers above need none)
     if name == "pygambit_lcp_float_stop_after_1":
         return _gambit_profiles(gbt.nash.lcp_solve(state, rational=False, stop_after=1))
     if name == "pygambit_gnm":
@@ -518,7 +521,9 @@ def nfg_main(args, binary):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=["zero_sum", "bimatrix"])
-    parser.add_argument("--metagame-bin", default=None)
+    parser.add_argument("--metagame-bin", nargs="+", default=None,
+                        help="metagame binaries (default: build target/release/metagame); several are "
+                             "timed side by side, one row each (--nfg mode uses the first)")
     parser.add_argument("--skip", default="", help="comma-separated peer names to skip")
     parser.add_argument("--nfg", nargs="+", metavar="FILE",
                         help="time metagame against the fitting peers on these Gambit .nfg files")
@@ -530,10 +535,11 @@ def main():
                         help="--nfg: seconds of repeated runs per timing (at least one run)")
     args = parser.parse_args()
 
-    binary = args.metagame_bin
-    if binary is None:
+    binaries = args.metagame_bin
+    if binaries is None:
         subprocess.check_call(["cargo", "build", "--release", "--quiet", "--bin", "metagame"], cwd=REPO_ROOT)
-        binary = os.path.join(REPO_ROOT, "target", "release", "metagame")
+        binaries = [os.path.join(REPO_ROOT, "target", "release", "metagame")]
+    binary = binaries[0]
     if args.nfg:
         nfg_main(args, binary)
         return
@@ -554,8 +560,13 @@ def main():
             p = run_peer(peer, a, b, peer_timeout, peer_budget)
             if "timeout" in p:
                 timed_out.add(peer)
-        mg = run_metagame(binary, path, solver, all_eqs, a, b)
-        row = {"kind": kind, "n": n, "peer": peer, "solver": solver,
+        for binary in binaries:
+            mg = run_metagame(binary, path, solver, all_eqs, a, b)
+            label = solver if len(binaries) == 1 else f"{solver} [{binary}]"
+            report(kind, n, a, b, peer, p, solver, label, binary, mg)
+
+    def report(kind, n, a, b, peer, p, solver, label, binary, mg):
+        row = {"kind": kind, "n": n, "peer": peer, "solver": solver, "metagame_bin": binary,
                "peer_seconds": p.get("seconds"), "peer_runs": p.get("runs"),
                "peer_eqs": len(p["eqs"]) if "eqs" in p else None,
                "peer_gap": gap(a, b, p["eqs"]) if "eqs" in p else None,
@@ -567,7 +578,7 @@ def main():
                "mg_status": mg.get("status"), "mg_note": mg.get("error")}
         rows.append(row)
         ratio = (row["peer_seconds"] / row["mg_seconds"]) if row["peer_seconds"] and row["mg_seconds"] else None
-        print(f"| {peer} | {solver} | {n} | {fmt(row['peer_seconds'])} | {fmt(row['mg_seconds'])} | "
+        print(f"| {peer} | {label} | {n} | {fmt(row['peer_seconds'])} | {fmt(row['mg_seconds'])} | "
               f"{fmt(ratio, 3)} | {fmt(row['peer_gap'], 3)} | {fmt(row['mg_gap'], 3)} | "
               f"{row['peer_eqs'] if row['peer_eqs'] is not None else '—'} | "
               f"{row['mg_eqs'] if row['mg_eqs'] is not None else '—'} | {row['peer_note'] or row['mg_note'] or ''} |",

@@ -8,10 +8,12 @@
 //! the logit path) give different bits on the same input, and each caller keeps the one it
 //! was written and tested with.
 
+mod condensed;
 mod lu;
 pub(crate) mod profile;
 mod qr;
 
+pub(crate) use condensed::{Eliminate, Weights};
 pub(crate) use lu::{Lu, lu_solve};
 pub(crate) use profile::{clean_distribution, equalize, normalized, support};
 pub(crate) use qr::Qr;

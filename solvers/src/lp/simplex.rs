@@ -16,14 +16,23 @@
 //! - **Harris's two-pass ratio test** with a relative pivot tolerance: among the rows whose
 //!   ratio is within the feasibility tolerance of the minimum, the largest pivot wins; rows
 //!   pushed slightly below zero are shifted back to zero.
-//! - **Refactorisation.** Every [`Simplex::REFACTOR_PERIOD`] pivots, and whenever the
-//!   tableau looks damaged (a basic variable clearly negative), the tableau is rebuilt from
-//!   the original matrix for the current basis (Gauss–Jordan with partial pivoting among the
-//!   basis's rows), so rounding error cannot accumulate over thousands of pivots.
+//! - **Refactorisation.** Every [`Simplex::REFACTOR_PERIOD`] pivots the tableau's basic
+//!   solution and reduced costs are checked against the original matrix, and when they have
+//!   drifted (or whenever the tableau looks damaged: a basic variable clearly negative), the
+//!   tableau is rebuilt from the original matrix for the current basis (Gauss–Jordan with
+//!   partial pivoting among the basis's rows), so rounding error cannot accumulate over
+//!   thousands of pivots. A rebuild costs as many full-tableau pivots as the basis has
+//!   columns; the check costs two matrix–vector products, so well-conditioned games skip
+//!   most rebuilds.
+//! - **Dense kernels.** The elimination of every pivot (and the steepest-edge weights) runs
+//!   under the crate's SIMD dispatch ([`crate::linalg::Eliminate`]), with the same bits on
+//!   every CPU; the rebuild's pivots skip the weights and sum them once at the end.
 //! - **Bland's rule** after a run of degenerate pivots in the unperturbed passes, so the
 //!   method cannot cycle.
 
 use ndarray::Array2;
+
+use crate::linalg::{Eliminate, Weights};
 
 mod warm;
 
@@ -54,6 +63,8 @@ pub(crate) struct Simplex<'a> {
     nonbasic: Vec<usize>,
     /// Reused buffer for the pivot row.
     prow: Vec<f64>,
+    /// The widest SIMD instruction set of the CPU, for the pivot's elimination.
+    arch: pulp::Arch,
     /// Pivots so far (refactorisation pivots not counted).
     pub(crate) pivots: usize,
     /// Pivots since the last refactorisation.
@@ -88,7 +99,8 @@ impl<'a> Simplex<'a> {
     const DAMAGE_TOLERANCE: f64 = 1e-7;
     /// Size of the bound perturbation: `ε_i ∈ [PERTURBATION, 2·PERTURBATION)`.
     const PERTURBATION: f64 = 1e-7;
-    /// Pivots between refactorisations.
+    /// Pivots between checks of the tableau against the original data (see
+    /// [`Simplex::refactor_due`]).
     const REFACTOR_PERIOD: usize = 100;
     /// Degenerate pivots in a row before the unperturbed passes switch to Bland's rule.
     const DEGENERATE_STREAK: usize = 20;
@@ -109,6 +121,7 @@ impl<'a> Simplex<'a> {
             basic: Vec::new(),
             nonbasic: Vec::new(),
             prow: vec![0.0; n],
+            arch: pulp::Arch::new(),
             pivots: 0,
             since_refactor: 0,
             price_tolerance: Self::PRICE_TOLERANCE,
@@ -131,7 +144,8 @@ impl<'a> Simplex<'a> {
         self.cost.clear();
         self.cost.resize(n, 1.0);
         self.norms.clear();
-        self.norms.extend((0..n).map(|j| 1.0 + (0..m).map(|i| a[[i, j]] * a[[i, j]]).sum::<f64>()));
+        self.norms.resize(n, 0.0);
+        Weights { t: &self.t, width: n, norms: &mut self.norms }.run(self.arch);
         self.basic.clear();
         self.basic.extend(n..n + m);
         self.nonbasic.clear();
@@ -204,7 +218,7 @@ impl<'a> Simplex<'a> {
             if self.pivots >= cap {
                 return false;
             }
-            if self.since_refactor >= Self::REFACTOR_PERIOD || self.damaged() {
+            if self.damaged() || self.refactor_due(b) {
                 self.refactor(b);
             }
             let use_bland = streak >= Self::DEGENERATE_STREAK;
@@ -233,7 +247,7 @@ impl<'a> Simplex<'a> {
             if self.pivots >= cap {
                 return false;
             }
-            if self.since_refactor >= Self::REFACTOR_PERIOD {
+            if self.refactor_due(b) {
                 self.refactor(b);
             }
             // Leaving: the most infeasible row.
@@ -254,6 +268,63 @@ impl<'a> Simplex<'a> {
             };
             self.pivot(r, s);
         }
+    }
+
+    /// Every [`Simplex::REFACTOR_PERIOD`] pivots: true when the tableau's basic solution or
+    /// reduced costs have drifted from the original data by more than a tenth of the price
+    /// and feasibility tolerances of the pass (`1e-12` in the perturbed pass, `1e-14` in the
+    /// clean-up); otherwise the count starts again without the refactorisation, which
+    /// costs as many full-tableau pivots as the basis has columns.
+    fn refactor_due(&mut self, b: &[f64]) -> bool {
+        if self.since_refactor < Self::REFACTOR_PERIOD {
+            return false;
+        }
+        let drift = self.drift(b);
+        if drift <= 0.1 * self.price_tolerance.min(self.feasibility_tolerance) {
+            self.since_refactor = 0;
+            return false;
+        }
+        true
+    }
+
+    /// The largest residual of the tableau's basic solution (`A u + slack = b`) and of its
+    /// reduced costs (`1 − wᵀA_j` for every column, `w` the row duals), computed from the
+    /// original matrix.
+    ///
+    /// # Complexity
+    ///
+    /// O(m·k + k·n) for k basic columns of `u`.
+    fn drift(&self, b: &[f64]) -> f64 {
+        let (m, n, a) = (self.m, self.n, self.a);
+        // Primal: the u_j (zero when nonbasic) and the basic slacks.
+        let mut u = ndarray::Array1::zeros(n);
+        let mut slack = vec![0.0; m];
+        for (&v, &value) in self.basic.iter().zip(&self.rhs) {
+            if v < n {
+                u[v] = value;
+            } else {
+                slack[v - n] = value;
+            }
+        }
+        let rows = a.dot(&u);
+        let mut worst = 0.0_f64;
+        for ((sum, s), &bi) in rows.iter().zip(&slack).zip(b) {
+            worst = worst.max((sum + s - bi).abs());
+        }
+        // Dual: the row duals w (minus the reduced costs of the nonbasic slacks).
+        let mut w = ndarray::Array1::zeros(m);
+        for (&v, &c) in self.nonbasic.iter().zip(&self.cost) {
+            if v >= n {
+                w[v - n] = -c;
+            }
+        }
+        let mut reduced = a.t().dot(&w).mapv(|x| 1.0 - x);
+        for (&v, &c) in self.nonbasic.iter().zip(&self.cost) {
+            if v < n {
+                reduced[v] -= c;
+            }
+        }
+        reduced.iter().fold(worst, |acc, &d| acc.max(d.abs()))
     }
 
     /// A basic variable far below zero: the tableau is no longer trustworthy.
@@ -363,6 +434,7 @@ impl<'a> Simplex<'a> {
         }
         columns.sort_unstable();
         self.reset(b);
+        let mut pivoted = false;
         for j in columns {
             // In the slack basis, row i holds slack i until it is pivoted on; column j is at
             // nonbasic position j until it enters.
@@ -379,20 +451,26 @@ impl<'a> Simplex<'a> {
             if let Some((i, v)) = best
                 && v > 1e-11 * largest.max(1.0)
             {
-                self.pivot_raw(i, j);
+                self.pivot_raw(i, j, false);
+                pivoted = true;
             }
+        }
+        if pivoted {
+            Weights { t: &self.t, width: n, norms: &mut self.norms }.run(self.arch);
         }
         self.since_refactor = 0;
     }
 
     fn pivot(&mut self, r: usize, s: usize) {
-        self.pivot_raw(r, s);
+        self.pivot_raw(r, s, true);
         self.pivots += 1;
         self.since_refactor += 1;
     }
 
-    /// The condensed-tableau pivot on (`r`, `s`), updating the steepest-edge weights.
-    fn pivot_raw(&mut self, r: usize, s: usize) {
+    /// The condensed-tableau pivot on (`r`, `s`); with `weights`, the steepest-edge weights
+    /// are recomputed for the new tableau (the refactorisation's pivots skip them and sum
+    /// them once at the end).
+    fn pivot_raw(&mut self, r: usize, s: usize, weights: bool) {
         let n = self.n;
         let p = self.t[r * n + s];
         let inv = 1.0 / p;
@@ -403,30 +481,18 @@ impl<'a> Simplex<'a> {
         }
         prow[s] = 0.0;
         let br = self.rhs[r] * inv;
-        // The new pivot row's own contribution to the steepest-edge weights.
-        for (w, &q) in self.norms.iter_mut().zip(prow.iter()) {
-            *w = 1.0 + q * q;
-        }
-        self.norms[s] = 1.0 + inv * inv;
-        for (i, row) in self.t.chunks_exact_mut(n).enumerate() {
-            if i == r {
-                continue;
+        let norms = if weights {
+            // The new pivot row's own contribution to the steepest-edge weights.
+            for (w, &q) in self.norms.iter_mut().zip(prow.iter()) {
+                *w = 1.0 + q * q;
             }
-            let f = row[s];
-            if f != 0.0 {
-                for ((v, &q), w) in row.iter_mut().zip(prow.iter()).zip(self.norms.iter_mut()) {
-                    *v -= f * q;
-                    *w += *v * *v;
-                }
-                row[s] = -f * inv;
-                self.norms[s] += row[s] * row[s] - f * f;
-                self.rhs[i] -= f * br;
-            } else {
-                for (&v, w) in row.iter().zip(self.norms.iter_mut()) {
-                    *w += v * v;
-                }
-            }
-        }
+            self.norms[s] = 1.0 + inv * inv;
+            Some(&mut self.norms[..])
+        } else {
+            None
+        };
+        Eliminate { t: &mut self.t, width: n, r, s, prow: &prow[..], inv, rhs: &mut self.rhs, br, norms }
+            .run(self.arch);
         let f = self.cost[s];
         for (c, &q) in self.cost.iter_mut().zip(prow.iter()) {
             *c -= f * q;
@@ -485,4 +551,38 @@ fn unit_hash(i: u64) -> f64 {
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^= z >> 31;
     (z >> 11) as f64 / (1u64 << 53) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The drift check reads the tableau against the original data: an accurate tableau
+    /// skips the rebuild, a damaged right-hand side or reduced cost calls for it.
+    #[test]
+    fn refactorisation_is_due_only_when_the_tableau_has_drifted() {
+        let k = 30;
+        let a = Array2::from_shape_fn((k, k), |(i, j)| 1.0 + unit_hash((i * k + j) as u64));
+        let ones = vec![1.0; k];
+        let mut lp = Simplex::new(&a);
+        lp.primal(20, &ones, false);
+        assert_eq!(lp.pivots, 20);
+        assert!(lp.drift(&ones) < 1e-14, "{:e}", lp.drift(&ones));
+        lp.since_refactor = Simplex::REFACTOR_PERIOD;
+        assert!(!lp.refactor_due(&ones));
+        assert_eq!(lp.since_refactor, 0);
+        let basic = lp.basic.iter().position(|&v| v < k).expect("a column entered");
+        lp.rhs[basic] += 1e-9;
+        lp.since_refactor = Simplex::REFACTOR_PERIOD;
+        assert!(lp.refactor_due(&ones));
+        lp.refactor(&ones);
+        assert!(lp.drift(&ones) < 1e-14);
+        let slack = lp.nonbasic.iter().position(|&v| v >= k).expect("a row is tight");
+        lp.cost[slack] -= 1e-9;
+        lp.since_refactor = Simplex::REFACTOR_PERIOD;
+        assert!(lp.refactor_due(&ones));
+        // Before the period is up the check is not even made.
+        lp.since_refactor = Simplex::REFACTOR_PERIOD - 1;
+        assert!(!lp.refactor_due(&ones));
+    }
 }

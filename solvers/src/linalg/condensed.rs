@@ -1,0 +1,184 @@
+//! The elimination step of a condensed-tableau simplex pivot (Tucker's tableau, as in
+//! [`crate::lp`]'s simplex), compiled for the widest SIMD the CPU has: pulp picks AVX2 or
+//! plain SSE2 at run time, as for [`crate::dynamics`]'s products. The arithmetic is the
+//! same scalar sequence on every path (no fused multiply-add), so every CPU gets the same
+//! bits.
+
+/// Eliminates the entering column from every row of a row-major condensed tableau but the
+/// pivot row, given the pivot row already divided by the pivot.
+///
+/// For each row `i ≠ r` with `f = t[i][s] ≠ 0`: `t[i][j] −= f · prow[j]` for every `j`, then
+/// `t[i][s] = −f · inv` (the leaving variable's column) and `rhs[i] −= f · br`. With
+/// `norms`, the steepest-edge weights are accumulated as well: `norms[j] += t[i][j]²` for
+/// every row `i ≠ r` of the new tableau (the caller has set `norms[j] = 1 + prow[j]²`,
+/// `norms[s] = 1 + inv²` beforehand).
+pub(crate) struct Eliminate<'a> {
+    /// The tableau, `rhs.len()` rows of `width` entries.
+    pub(crate) t: &'a mut [f64],
+    pub(crate) width: usize,
+    /// Pivot row and column.
+    pub(crate) r: usize,
+    pub(crate) s: usize,
+    /// Row `r` divided by the pivot, with `prow[s] = 0`.
+    pub(crate) prow: &'a [f64],
+    /// One over the pivot.
+    pub(crate) inv: f64,
+    pub(crate) rhs: &'a mut [f64],
+    /// `rhs[r]` divided by the pivot.
+    pub(crate) br: f64,
+    pub(crate) norms: Option<&'a mut [f64]>,
+}
+
+impl Eliminate<'_> {
+    /// Runs the elimination on `arch`'s widest instruction set.
+    pub(crate) fn run(self, arch: pulp::Arch) {
+        arch.dispatch(self);
+    }
+}
+
+impl pulp::WithSimd for Eliminate<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) {
+        let Self { t, width: n, r, s, prow, inv, rhs, br, norms } = self;
+        let rows = t.chunks_exact_mut(n).zip(rhs.iter_mut()).enumerate();
+        match norms {
+            Some(norms) => {
+                for (i, (row, b)) in rows {
+                    if i != r {
+                        eliminate_row(row, b, prow, s, inv, br, norms);
+                    }
+                }
+            }
+            None => {
+                for (i, (row, b)) in rows {
+                    let f = row[s];
+                    if i == r || f == 0.0 {
+                        continue;
+                    }
+                    for (v, &q) in row.iter_mut().zip(prow) {
+                        *v -= f * q;
+                    }
+                    row[s] = -f * inv;
+                    *b -= f * br;
+                }
+            }
+        }
+    }
+}
+
+/// One row of [`Eliminate`] with weights.
+#[inline(always)]
+fn eliminate_row(row: &mut [f64], b: &mut f64, prow: &[f64], s: usize, inv: f64, br: f64, norms: &mut [f64]) {
+    let f = row[s];
+    if f != 0.0 {
+        for ((v, &q), w) in row.iter_mut().zip(prow).zip(norms.iter_mut()) {
+            *v -= f * q;
+            *w += *v * *v;
+        }
+        row[s] = -f * inv;
+        norms[s] += row[s] * row[s] - f * f;
+        *b -= f * br;
+    } else {
+        for (&v, w) in row.iter().zip(norms.iter_mut()) {
+            *w += v * v;
+        }
+    }
+}
+
+/// The steepest-edge weights of a condensed tableau, `norms[j] = 1 + Σ_i t[i][j]²`, the
+/// squares summed over the rows in order before the one is added (for a tableau rebuilt
+/// by pivots without weights).
+pub(crate) struct Weights<'a> {
+    pub(crate) t: &'a [f64],
+    pub(crate) width: usize,
+    pub(crate) norms: &'a mut [f64],
+}
+
+impl Weights<'_> {
+    /// Runs the sums on `arch`'s widest instruction set.
+    pub(crate) fn run(self, arch: pulp::Arch) {
+        arch.dispatch(self);
+    }
+}
+
+impl pulp::WithSimd for Weights<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) {
+        let Self { t, width: n, norms } = self;
+        norms.iter_mut().for_each(|w| *w = 0.0);
+        for row in t.chunks_exact(n) {
+            for (&v, w) in row.iter().zip(norms.iter_mut()) {
+                *w += v * v;
+            }
+        }
+        norms.iter_mut().for_each(|w| *w += 1.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The kernel against the plain loop it replaces, with and without weights: the same
+    /// bits.
+    #[test]
+    fn elimination_matches_the_scalar_pivot() {
+        let (m, n, r, s) = (13, 7, 2, 3);
+        let t0: Vec<f64> = (0..m * n).map(|k| ((k * 37 % 11) as f64 - 4.0) / 3.0).collect();
+        let mut t0 = t0;
+        t0[9 * n + s] = 0.0; // a row with f = 0
+        let rhs0: Vec<f64> = (0..m).map(|i| 1.0 + i as f64 / 7.0).collect();
+        let inv = 1.0 / t0[r * n + s];
+        let mut prow: Vec<f64> = t0[r * n..(r + 1) * n].iter().map(|v| v * inv).collect();
+        prow[s] = 0.0;
+        let br = rhs0[r] * inv;
+        // The reference: the loop of the simplex before the kernel.
+        let (mut t1, mut rhs1) = (t0.clone(), rhs0.clone());
+        let mut w1: Vec<f64> = prow.iter().map(|q| 1.0 + q * q).collect();
+        w1[s] = 1.0 + inv * inv;
+        for i in 0..m {
+            if i == r {
+                continue;
+            }
+            let f = t1[i * n + s];
+            if f != 0.0 {
+                for j in 0..n {
+                    t1[i * n + j] -= f * prow[j];
+                    w1[j] += t1[i * n + j] * t1[i * n + j];
+                }
+                t1[i * n + s] = -f * inv;
+                w1[s] += t1[i * n + s] * t1[i * n + s] - f * f;
+                rhs1[i] -= f * br;
+            } else {
+                for j in 0..n {
+                    w1[j] += t1[i * n + j] * t1[i * n + j];
+                }
+            }
+        }
+        let arch = pulp::Arch::new();
+        let (mut t2, mut rhs2) = (t0.clone(), rhs0.clone());
+        let mut w2: Vec<f64> = prow.iter().map(|q| 1.0 + q * q).collect();
+        w2[s] = 1.0 + inv * inv;
+        Eliminate { t: &mut t2, width: n, r, s, prow: &prow, inv, rhs: &mut rhs2, br, norms: Some(&mut w2) }
+            .run(arch);
+        assert_eq!((&t1, &rhs1, &w1), (&t2, &rhs2, &w2));
+        let (mut t3, mut rhs3) = (t0, rhs0);
+        Eliminate { t: &mut t3, width: n, r, s, prow: &prow, inv, rhs: &mut rhs3, br, norms: None }.run(arch);
+        assert_eq!((&t1, &rhs1), (&t3, &rhs3));
+        // Weights recomputed from the new tableau (pivot row in place) agree up to rounding.
+        let mut prow_in = prow.clone();
+        prow_in[s] = inv;
+        t3[r * n..(r + 1) * n].copy_from_slice(&prow_in);
+        let mut w3 = vec![0.0; n];
+        Weights { t: &t3, width: n, norms: &mut w3 }.run(arch);
+        for (j, (a, b)) in w1.iter().zip(&w3).enumerate() {
+            let plain = 1.0 + (0..m).map(|i| t3[i * n + j] * t3[i * n + j]).sum::<f64>();
+            assert_eq!(*b, plain, "{j}");
+            assert!((a - b).abs() <= 1e-14 * b, "{j}: {a} {b}");
+        }
+    }
+}
