@@ -7,7 +7,7 @@ use std::path::Path;
 
 use metagame::games::{NormalFormGame, nfg};
 use metagame::solvers::lp::LpNash;
-use metagame::solvers::{MetaSolver, Status};
+use metagame::solvers::{MetaSolver, Solution, Status};
 use ndarray::Array2;
 use proptest::prelude::*;
 
@@ -22,7 +22,14 @@ fn tolerance(a: &Array2<f64>) -> f64 {
 /// primal–dual gap within tolerance, the value between the two players' guarantees.
 fn assert_solves(a: &Array2<f64>) -> Result<(), TestCaseError> {
     let game = NormalFormGame::zero_sum(a.clone()).unwrap();
-    let solved = LpNash::default().solve_zero_sum(&game);
+    assert_certified(a, LpNash::default().solve_zero_sum(&game))
+}
+
+/// Everything the LP promises of its answer `solved` for `a`.
+fn assert_certified(
+    a: &Array2<f64>,
+    solved: metagame::solvers::Result<metagame::solvers::lp::ZeroSumSolution>,
+) -> Result<(), TestCaseError> {
     prop_assert!(solved.is_ok(), "{:?} on {a:?}", solved.err());
     let solved = solved.unwrap();
     let s = &solved.solution;
@@ -112,6 +119,100 @@ proptest! {
     #[test]
     fn lp_solves_offset_games(a in duplicated_games(), offset in -1e3..1e3f64) {
         assert_solves(&a.mapv(|x| x + offset))?;
+    }
+}
+
+/// The leading `k × l` block of `a` solved cold, then the whole game warm-started from that
+/// answer, the new strategies given `1/m` and `1/n` as PSRO does: certified like a cold solve,
+/// with the same value within the tolerance.
+fn assert_warm_solves(a: &Array2<f64>, k: usize, l: usize) -> Result<(), TestCaseError> {
+    let (m, n) = a.dim();
+    let (k, l) = (k.clamp(1, m), l.clamp(1, n));
+    let block = NormalFormGame::zero_sum(Array2::from_shape_fn((k, l), |(i, j)| a[[i, j]])).unwrap();
+    let before = LpNash::default().solve(&block).unwrap().strategies;
+    let start = vec![
+        Solution::extend_start(&before[..1], &[m], 1.0 / m as f64).remove(0),
+        Solution::extend_start(&before[1..], &[n], 1.0 / n as f64).remove(0),
+    ];
+    let game = NormalFormGame::zero_sum(a.clone()).unwrap();
+    let warm = LpNash::default().solve_zero_sum_from(&game, &start);
+    let cold = LpNash::default().solve_zero_sum(&game).unwrap();
+    if let Ok(w) = &warm {
+        let tol = tolerance(a);
+        prop_assert!((w.value - cold.value).abs() <= 2.0 * tol, "warm value {} cold {}", w.value, cold.value);
+    }
+    assert_certified(a, warm)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// PSRO's step: a game grown by some rows and columns, warm-started from the smaller
+    /// game's equilibrium.
+    #[test]
+    fn warm_starts_certify_on_grown_games_of_near_duplicates(
+        a in duplicated_games(),
+        k in 1usize..40,
+        l in 1usize..40,
+    ) {
+        assert_warm_solves(&a, k, l)?;
+    }
+
+    /// A start unrelated to the game (any positive weights): the warm answer still certifies
+    /// (through the cold stages when the double oracle from it does not).
+    #[test]
+    fn warm_starts_from_any_start_certify(
+        a in duplicated_games(),
+        weights in prop::collection::vec(0.0..1.0f64, 64),
+    ) {
+        let (m, n) = a.dim();
+        let pick = |len: usize, offset: usize| -> Vec<f64> {
+            let mut s: Vec<f64> = (0..len).map(|i| weights[(i + offset) % weights.len()]).collect();
+            s[0] += 1e-3;
+            s
+        };
+        let start = vec![pick(m, 0), pick(n, 7)];
+        let game = NormalFormGame::zero_sum(a.clone()).unwrap();
+        assert_certified(&a, LpNash::default().solve_zero_sum_from(&game, &start))?;
+    }
+}
+
+/// Every real PSRO meta-game of the corpus replayed as PSRO grows it: each leading block
+/// warm-started from the last one's warm answer certifies.
+#[test]
+fn warm_starts_certify_along_the_real_psro_meta_games() {
+    for (file, game) in two_player_corpus() {
+        let a = game.matrix(0).unwrap().to_owned();
+        let last = a.nrows().min(a.ncols());
+        let mut previous: Option<Vec<Vec<f64>>> = None;
+        for t in 1..=last {
+            let step = NormalFormGame::zero_sum(Array2::from_shape_fn((t, t), |(i, j)| a[[i, j]])).unwrap();
+            let solved = match previous.take() {
+                None => LpNash::default().solve(&step),
+                Some(before) => LpNash::default()
+                    .solve_from(&step, &Solution::extend_start(&before, &[t, t], 1.0 / t as f64)),
+            }
+            .unwrap_or_else(|e| panic!("{file} at {t}: {e}"));
+            assert_eq!(solved.status, Status::Solved, "{file} at {t}");
+            let scale = step.payoff_scale();
+            assert!(
+                solved.certificate.nash_conv <= 1e-9 * scale,
+                "{file} at {t}: {:e}",
+                solved.certificate.nash_conv
+            );
+            previous = Some(solved.strategies);
+        }
+    }
+}
+
+#[test]
+fn a_warm_start_of_the_wrong_shape_is_an_error() {
+    let game = NormalFormGame::zero_sum(ndarray::array![[0., 1.], [1., 0.]]).unwrap();
+    for start in
+        [vec![vec![1.0, 0.0]], vec![vec![1.0], vec![0.5, 0.5]], vec![vec![-1.0, 2.0], vec![0.5, 0.5]]]
+    {
+        let e = LpNash::default().solve_from(&game, &start).unwrap_err();
+        assert!(matches!(e, metagame::solvers::SolveError::InvalidConfig { .. }), "{e}");
     }
 }
 

@@ -22,15 +22,17 @@ impl Simplex<'_> {
         rows: &[usize],
         cap: usize,
         cleanup_pivot_tolerance: f64,
-        observe: impl FnMut(&Self),
+        mut observe: impl FnMut(&Self),
     ) -> SimplexEnd {
         let n = self.n;
         // `refactor` reads the basic columns from `basic` and the tight rows from `nonbasic`.
         self.basic = columns.iter().copied().filter(|&j| j < n).collect();
         self.nonbasic = rows.iter().filter(|&&i| i < self.m).map(|&i| n + i).collect();
         self.refactor(&vec![1.0; self.m]);
+        // The basis may already be optimal: the clean-up then returns before observing.
+        observe(self);
         self.dual_feasible_only = true;
-        let end = self.clean_up(cap, cleanup_pivot_tolerance, observe);
+        let end = self.clean_up(cap, cleanup_pivot_tolerance, &mut observe);
         self.dual_feasible_only = false;
         end
     }
