@@ -74,6 +74,8 @@
 //! - OpenSpiel `open_spiel/python/algorithms/cfr.py` and `discounted_cfr.py`, whose order of
 //!   updates this follows.
 
+mod lanes;
+
 use std::time::Instant;
 
 use metagame_games::flat::cumulate;
@@ -84,6 +86,7 @@ use crate::error::{Error, Result};
 use crate::report::{Details, IterationReport, PhaseTimes};
 use crate::settings::{built_by, setters};
 use crate::training_loop::TrainingLoop;
+use lanes::Lanes;
 
 /// Which member of the CFR family runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -529,6 +532,13 @@ pub(super) fn regret_matching(regrets: &[f64], policy: &mut [f64]) {
     }
 }
 
+/// The walks' reusable buffers.
+struct Scratch<'a> {
+    children: &'a mut Vec<f64>,
+    /// [`Lanes::stack_len`] entries (none without lanes).
+    stack: &'a mut [f64],
+}
+
 /// An iteration computed but not yet committed.
 struct Staged {
     regrets: Vec<f64>,
@@ -542,6 +552,8 @@ pub struct Cfr<'t> {
     tree: &'t GameTree,
     config: CfrConfig,
     arena: Arena,
+    /// The walk over the public tree, where the tree allows it ([`lanes`]).
+    lanes: Option<Lanes>,
     state: CfrState,
     /// Regret matching on `state.regrets`, by sequence.
     current: Vec<f64>,
@@ -616,12 +628,13 @@ impl<'t> Cfr<'t> {
 
     fn with_state(tree: &'t GameTree, config: CfrConfig, state: CfrState, last: IterationReport) -> Self {
         let arena = Arena::new(tree);
+        let lanes = Lanes::new(&arena, tree.num_players(), tree.num_sequences());
         let mut current = vec![0.0; tree.num_sequences()];
         for i in 0..tree.num_infosets() {
             let s = arena.seq_start[i]..arena.seq_start[i + 1];
             regret_matching(&state.regrets[s.clone()], &mut current[s]);
         }
-        Self { tree, config, arena, state, current, last }
+        Self { tree, config, arena, lanes, state, current, last }
     }
 
     /// The settings.
@@ -690,6 +703,8 @@ impl<'t> Cfr<'t> {
         let weight = self.config.average_weight(t);
         let rule = self.config.regret_rule(t);
         let mut children = Vec::new();
+        let mut stack = vec![0.0; self.lanes.as_ref().map_or(0, Lanes::stack_len)];
+        let mut scratch = Scratch { children: &mut children, stack: &mut stack };
         let after_walk = |p: usize, regrets: &mut [f64], current: &mut [f64]| {
             let seqs = self.arena.player_sequences(self.tree, p);
             for r in &mut regrets[seqs] {
@@ -708,12 +723,12 @@ impl<'t> Cfr<'t> {
         };
         if self.config.alternating {
             for p in 0..n {
-                self.walk(p, &current, &mut regrets, &mut cumulative_policy, weight, &mut children);
+                self.walk(p, &current, &mut regrets, &mut cumulative_policy, weight, &mut scratch);
                 after_walk(p, &mut regrets, &mut current);
             }
         } else {
             for p in 0..n {
-                self.walk(p, &self.current, &mut regrets, &mut cumulative_policy, weight, &mut children);
+                self.walk(p, &self.current, &mut regrets, &mut cumulative_policy, weight, &mut scratch);
             }
             for p in 0..n {
                 after_walk(p, &mut regrets, &mut current);
@@ -731,8 +746,13 @@ impl<'t> Cfr<'t> {
         regrets: &mut [f64],
         cumulative_policy: &mut [f64],
         weight: AverageWeight,
-        children: &mut Vec<f64>,
+        scratch: &mut Scratch<'_>,
     ) {
+        if let Some(lanes) = &self.lanes {
+            lanes.walk(player, current, regrets, cumulative_policy, weight, scratch.stack, scratch.children);
+            return;
+        }
+        let children = &mut *scratch.children;
         let mut walk = Walk {
             arena: &self.arena,
             player,
@@ -1042,6 +1062,43 @@ mod tests {
                     mean(|r| r.times.nash_conv_s) * 1e6,
                 );
             }
+        }
+    }
+
+    /// The walk over the public tree leaves the history walk's tables bit for bit, with
+    /// every variant and both update orders, on the games it accepts; the others (a chance
+    /// node after the deal, no deal) keep the history walk.
+    #[test]
+    fn the_lane_walk_is_the_history_walk_bit_for_bit() {
+        let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        let games = ["kuhn_poker", "kuhn_poker(players=3)", "liars_dice(dice_sides=3)", "liars_dice(numdice=2,dice_sides=2)"];
+        for game in games {
+            let tree = GameTree::build(&registry::load(game).unwrap()).unwrap();
+            for variant in [CfrVariant::Cfr, CfrVariant::CfrPlus, CfrVariant::Linear, CfrVariant::Discounted] {
+                for alternating in [true, false] {
+                    let config = CfrConfig::builder().variant(variant).alternating(alternating).build().unwrap();
+                    let mut lanes = Cfr::new(&tree, config.clone()).unwrap();
+                    assert!(lanes.lanes.is_some(), "{game} has a shared subtree");
+                    let mut history = Cfr::new(&tree, config).unwrap();
+                    history.lanes = None;
+                    for t in 1..=30 {
+                        let a = lanes.step().unwrap().nash_conv;
+                        let b = history.step().unwrap().nash_conv;
+                        let what = format!("{game} {} alternating {alternating} iteration {t}", variant.as_str());
+                        assert_eq!(a.to_bits(), b.to_bits(), "{what}");
+                        assert_eq!(bits(&lanes.state.regrets), bits(&history.state.regrets), "{what}");
+                        assert_eq!(
+                            bits(&lanes.state.cumulative_policy),
+                            bits(&history.state.cumulative_policy),
+                            "{what}"
+                        );
+                    }
+                }
+            }
+        }
+        for game in ["leduc_poker", "goofspiel(num_cards=4,imp_info=True,points_order=descending)", "matrix_rps"] {
+            let tree = GameTree::build(&registry::load(game).unwrap()).unwrap();
+            assert!(Cfr::new(&tree, CfrConfig::default()).unwrap().lanes.is_none(), "{game}");
         }
     }
 
