@@ -537,6 +537,8 @@ struct Scratch<'a> {
     children: &'a mut Vec<f64>,
     /// [`Lanes::stack_len`] entries (none without lanes).
     stack: &'a mut [f64],
+    /// [`Lanes::live_stack_len`] entries (none without lanes).
+    live_stack: &'a mut [u32],
 }
 
 /// An iteration computed but not yet committed.
@@ -704,7 +706,8 @@ impl<'t> Cfr<'t> {
         let rule = self.config.regret_rule(t);
         let mut children = Vec::new();
         let mut stack = vec![0.0; self.lanes.as_ref().map_or(0, Lanes::stack_len)];
-        let mut scratch = Scratch { children: &mut children, stack: &mut stack };
+        let mut live_stack = vec![0; self.lanes.as_ref().map_or(0, Lanes::live_stack_len)];
+        let mut scratch = Scratch { children: &mut children, stack: &mut stack, live_stack: &mut live_stack };
         let after_walk = |p: usize, regrets: &mut [f64], current: &mut [f64]| {
             let seqs = self.arena.player_sequences(self.tree, p);
             for r in &mut regrets[seqs] {
@@ -749,7 +752,16 @@ impl<'t> Cfr<'t> {
         scratch: &mut Scratch<'_>,
     ) {
         if let Some(lanes) = &self.lanes {
-            lanes.walk(player, current, regrets, cumulative_policy, weight, scratch.stack, scratch.children);
+            lanes.walk(
+                player,
+                current,
+                regrets,
+                cumulative_policy,
+                weight,
+                scratch.stack,
+                scratch.live_stack,
+                scratch.children,
+            );
             return;
         }
         let children = &mut *scratch.children;
@@ -1099,6 +1111,61 @@ mod tests {
         for game in ["leduc_poker", "goofspiel(num_cards=4,imp_info=True,points_order=descending)", "matrix_rps"] {
             let tree = GameTree::build(&registry::load(game).unwrap()).unwrap();
             assert!(Cfr::new(&tree, CfrConfig::default()).unwrap().lanes.is_none(), "{game}");
+        }
+    }
+
+    /// Where an iteration's time goes on liar's dice: the two walks, the copies of the tables
+    /// and the regret matching, in milliseconds per iteration.
+    #[test]
+    #[ignore = "a measurement; run with --release --nocapture"]
+    fn liars_dice_iteration_parts() {
+        let tree = GameTree::build(&registry::load("liars_dice").unwrap()).unwrap();
+        let config = CfrConfig::builder().variant(CfrVariant::CfrPlus).build().unwrap();
+        for lanes in [true, false] {
+            let mut cfr = Cfr::new(&tree, config.clone()).unwrap();
+            if !lanes {
+                cfr.lanes = None;
+            }
+            let (mut walks, mut copies, mut rest) = (0.0, 0.0, 0.0);
+            let iterations = 50;
+            for t in 1..=iterations {
+                let started = Instant::now();
+                let mut regrets = cfr.state.regrets.clone();
+                let mut cumulative_policy = cfr.state.cumulative_policy.clone();
+                let mut current = cfr.current.clone();
+                copies += started.elapsed().as_secs_f64();
+                let mut children = Vec::new();
+                let mut stack = vec![0.0; cfr.lanes.as_ref().map_or(0, Lanes::stack_len)];
+                let mut live_stack = vec![0; cfr.lanes.as_ref().map_or(0, Lanes::live_stack_len)];
+                let mut scratch =
+                    Scratch { children: &mut children, stack: &mut stack, live_stack: &mut live_stack };
+                for p in 0..2 {
+                    let started = Instant::now();
+                    cfr.walk(p, &current, &mut regrets, &mut cumulative_policy, cfr.config.average_weight(t), &mut scratch);
+                    walks += started.elapsed().as_secs_f64();
+                    let started = Instant::now();
+                    let seqs = cfr.arena.player_sequences(cfr.tree, p);
+                    for r in &mut regrets[seqs] {
+                        *r = r.max(0.0);
+                    }
+                    for i in cfr.tree.infosets_of(PlayerId(p)) {
+                        let s = cfr.arena.seq_start[i]..cfr.arena.seq_start[i + 1];
+                        regret_matching(&regrets[s.clone()], &mut current[s]);
+                    }
+                    rest += started.elapsed().as_secs_f64();
+                }
+                cfr.state.regrets = regrets;
+                cfr.state.cumulative_policy = cumulative_policy;
+                cfr.current = current;
+                cfr.state.iteration = t;
+            }
+            let ms = |x: f64| x / iterations as f64 * 1e3;
+            eprintln!(
+                "liars_dice cfr+ lanes {lanes}: walks {:.3} ms, copies {:.3} ms, clip and regret matching {:.3} ms per iteration",
+                ms(walks),
+                ms(copies),
+                ms(rest)
+            );
         }
     }
 

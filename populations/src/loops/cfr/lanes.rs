@@ -28,7 +28,8 @@ use super::{Arena, AverageWeight, Node};
 enum Position {
     /// Every lane's utilities at `utilities[offset + player * lanes + lane]`.
     Terminal { offset: u32 },
-    /// Children `first..first + count`; lane `l`'s sequences start at `seqs[at + l]`.
+    /// Children `first..first + count`; lane `l`'s sequences start at `seqs[at + l]` in the
+    /// walk's order of sequences ([`Lanes::rows`]).
     Decision { player: u32, at: u32, first: u32, count: u32 },
 }
 
@@ -46,6 +47,15 @@ pub(super) struct Lanes {
     chance_reach: Vec<f64>,
     /// Longest path of positions (a terminal deal root is depth 1).
     depth: usize,
+    /// Most children of a position.
+    max_children: usize,
+    /// By player: where its infosets' sequences lie in the walk's own order, which puts the
+    /// infosets of a position side by side and the positions in the order the walk visits
+    /// them, so that the walk reads and writes its tables front to back. The walk copies
+    /// the tables into that order and back.
+    /// `(local, seq)` for each of the player's sequences: the walk's index, the tree's.
+    rows: Vec<Vec<(u32, u32)>>,
+    num_sequences: usize,
 }
 
 /// Why a tree is not walked in lanes (only to stop the build).
@@ -75,10 +85,35 @@ impl Lanes {
             utilities: Vec::new(),
             chance_reach,
             depth: 0,
+            max_children: 0,
+            rows: vec![Vec::new(); num_players],
+            num_sequences,
         };
         let mut owner = vec![u32::MAX; num_sequences];
         lanes.fill(arena, 0, &deals, 1, &mut owner).ok()?;
+        // INVARIANT: `fill` saw every decision node, so every sequence, below the deals.
+        let mut local = vec![u32::MAX; num_sequences];
+        let mut next = 0;
+        lanes.order(0, &mut local, &mut next);
         Some(lanes)
+    }
+
+    /// Number the sequences of the positions below `at` in the walk's order (pre-order, a
+    /// position's infosets in lane order) into `local`, and rewrite `seqs` to that numbering.
+    fn order(&mut self, at: usize, local: &mut [u32], next: &mut u32) {
+        let Position::Decision { player, at: seq_at, first, count } = self.positions[at] else { return };
+        for l in 0..self.lanes {
+            let seq = self.seqs[seq_at as usize + l];
+            if local[seq as usize] == u32::MAX {
+                local[seq as usize] = *next;
+                self.rows[player as usize].extend((0..count).map(|c| (*next + c, seq + c)));
+                *next += count;
+            }
+            self.seqs[seq_at as usize + l] = local[seq as usize];
+        }
+        for c in 0..count {
+            self.order((first + c) as usize, local, next);
+        }
     }
 
     /// Fill position `at` from the lanes' nodes `nodes` (one per lane) at depth `depth`.
@@ -107,6 +142,7 @@ impl Lanes {
                 Ok(())
             }
             Node::Decision { player, count, .. } => {
+                self.max_children = self.max_children.max(count as usize);
                 let seq_at = self.seqs.len();
                 let mut firsts = Vec::with_capacity(k);
                 for &node in nodes {
@@ -139,14 +175,20 @@ impl Lanes {
         }
     }
 
-    /// Scratch a walk needs: the reach and value slabs of every depth.
+    /// Scratch a walk needs: the three tables in the walk's order, and the reach, value and
+    /// probability slabs of every depth.
     pub(super) fn stack_len(&self) -> usize {
-        self.depth * ((self.num_players + 2) * self.lanes)
+        3 * self.num_sequences + self.depth * ((self.num_players + 2 + self.max_children) * self.lanes)
+    }
+
+    /// Scratch for the lists of live lanes: one per depth, and the root's.
+    pub(super) fn live_stack_len(&self) -> usize {
+        (self.depth + 1) * self.lanes
     }
 
     /// Walk for `player`: add its counterfactual regrets and reach-weighted policy, as
     /// [`super::Walk`] does from the root. `stack` holds [`Lanes::stack_len`] entries,
-    /// `children` is a reusable stack.
+    /// `live_stack` [`Lanes::live_stack_len`], `children` is a reusable stack.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn walk(
         &self,
@@ -156,16 +198,42 @@ impl Lanes {
         cumulative_policy: &mut [f64],
         weight: AverageWeight,
         stack: &mut [f64],
+        live_stack: &mut [u32],
         children: &mut Vec<f64>,
     ) {
-        let (n, k) = (self.num_players, self.lanes);
-        let stride = (n + 1) * k;
-        let (reach, rest) = stack.split_at_mut(stride);
+        let (n, k, m) = (self.num_players, self.lanes, self.num_sequences);
+        let (local_current, rest) = stack.split_at_mut(m);
+        let (local_regrets, rest) = rest.split_at_mut(m);
+        let (local_cumulative, rest) = rest.split_at_mut(m);
+        for &(local, seq) in self.rows.iter().flatten() {
+            local_current[local as usize] = current[seq as usize];
+        }
+        for &(local, seq) in &self.rows[player] {
+            local_regrets[local as usize] = regrets[seq as usize];
+            local_cumulative[local as usize] = cumulative_policy[seq as usize];
+        }
+        let (reach, rest) = rest.split_at_mut((n + 1) * k);
         reach[..n * k].fill(1.0);
         reach[n * k..].copy_from_slice(&self.chance_reach);
         let (out, rest) = rest.split_at_mut(k);
-        let mut walk = LaneWalk { lanes: self, player, current, regrets, cumulative_policy, weight, children };
-        walk.value(0, reach, out, rest);
+        let mut walk = LaneWalk {
+            lanes: self,
+            player,
+            current: local_current,
+            regrets: local_regrets,
+            cumulative_policy: local_cumulative,
+            weight,
+            children,
+        };
+        let (all, live_stack) = live_stack.split_at_mut(k);
+        for (l, a) in all.iter_mut().enumerate() {
+            *a = l as u32;
+        }
+        walk.value(0, reach, all, out, rest, live_stack);
+        for &(local, seq) in &self.rows[player] {
+            regrets[seq as usize] = local_regrets[local as usize];
+            cumulative_policy[seq as usize] = local_cumulative[local as usize];
+        }
     }
 }
 
@@ -197,58 +265,90 @@ struct LaneWalk<'a> {
 }
 
 impl LaneWalk<'_> {
-    /// The walking player's value in every lane at position `at` into `out`, with `reach`
-    /// the lanes' reach probabilities (`[player * lanes + lane]`, chance last); `stack` is
+    /// The walking player's value at position `at` into `out[l]` for each lane `l` of
+    /// `lanes` (the others are left as they are), with `reach` the lanes' reach
+    /// probabilities (`[player * lanes + lane]`, chance last); `stack` and `live_stack` are
     /// scratch for the positions below.
-    fn value(&mut self, at: usize, reach: &[f64], out: &mut [f64], stack: &mut [f64]) {
+    fn value(
+        &mut self,
+        at: usize,
+        reach: &[f64],
+        lanes: &[u32],
+        out: &mut [f64],
+        stack: &mut [f64],
+        live_stack: &mut [u32],
+    ) {
         let (n, k) = (self.lanes.num_players, self.lanes.lanes);
         match self.lanes.positions[at] {
             Position::Terminal { offset } => {
                 let from = offset as usize + self.player * k;
-                out.copy_from_slice(&self.lanes.utilities[from..from + k]);
+                let utilities = &self.lanes.utilities[from..from + k];
+                for &l in lanes {
+                    out[l as usize] = utilities[l as usize];
+                }
             }
             Position::Decision { player, at: seq_at, first, count } => {
-                // A lane no player reaches is pruned, as in the history walk.
-                let live = |l: usize| (0..n).any(|i| reach[i * k + l] != 0.0);
-                if !(0..k).any(live) {
-                    out.fill(0.0);
+                // A lane no player reaches is pruned, as in the history walk: its value is 0
+                // and the walk below skips it.
+                let (live, live_rest) = live_stack.split_at_mut(k);
+                let mut m = 0;
+                for &l in lanes {
+                    let l = l as usize;
+                    if (0..n).any(|i| reach[i * k + l] != 0.0) {
+                        live[m] = l as u32;
+                        m += 1;
+                    }
+                    out[l] = 0.0;
+                }
+                if m == 0 {
                     return;
                 }
+                let live = &live[..m];
                 let (q, first, count) = (player as usize, first as usize, count as usize);
-                let (child_reach, rest) = stack.split_at_mut((n + 1) * k);
+                let seqs = &self.lanes.seqs[seq_at as usize..seq_at as usize + k];
+                let current = self.current;
+                // The children's probabilities, `[child * lanes + lane]`, gathered once.
+                let (probs, rest) = stack.split_at_mut(count * k);
+                for &l in live {
+                    let l = l as usize;
+                    let seq = seqs[l] as usize;
+                    for (c, &p) in current[seq..seq + count].iter().enumerate() {
+                        probs[c * k + l] = p;
+                    }
+                }
+                let (child_reach, rest) = rest.split_at_mut((n + 1) * k);
                 let (child_out, rest) = rest.split_at_mut(k);
                 child_reach.copy_from_slice(reach);
-                let seqs = &self.lanes.seqs[seq_at as usize..seq_at as usize + k];
-                let saved = &reach[q * k..(q + 1) * k];
-                let current = self.current;
                 let updating = q == self.player;
                 let base = self.children.len();
-                out.fill(0.0);
-                for c in 0..count {
-                    for ((r, &s), &seq) in child_reach[q * k..(q + 1) * k].iter_mut().zip(saved).zip(seqs) {
-                        *r = s * current[seq as usize + c];
+                for (c, probs) in probs.chunks_exact(k).enumerate() {
+                    for &l in live {
+                        let l = l as usize;
+                        child_reach[q * k + l] = reach[q * k + l] * probs[l];
                     }
-                    self.value(first + c, child_reach, child_out, rest);
-                    for ((v, &x), &seq) in out.iter_mut().zip(child_out.iter()).zip(seqs) {
-                        *v += current[seq as usize + c] * x;
+                    self.value(first + c, child_reach, live, child_out, rest, live_rest);
+                    for &l in live {
+                        let l = l as usize;
+                        out[l] += probs[l] * child_out[l];
                     }
                     if updating {
-                        self.children.extend_from_slice(child_out);
+                        self.children.extend(live.iter().map(|&l| child_out[l as usize]));
                     }
                 }
                 if updating {
-                    for l in (0..k).filter(|&l| live(l)) {
+                    for (j, &l) in live.iter().enumerate() {
+                        let l = l as usize;
                         // OpenSpiel's CounterFactualReachProb: the others' reaches in player
                         // order, chance last.
                         let mut others = 1.0;
                         for i in (0..=n).filter(|&i| i != q) {
                             others *= reach[i * k + l];
                         }
-                        let (v, s) = (out[l], saved[l]);
+                        let (v, s) = (out[l], reach[q * k + l]);
                         let seq = seqs[l] as usize;
                         for c in 0..count {
-                            let p = current[seq + c];
-                            self.regrets[seq + c] += others * (self.children[base + c * k + l] - v);
+                            let p = probs[c * k + l];
+                            self.regrets[seq + c] += others * (self.children[base + c * m + j] - v);
                             self.cumulative_policy[seq + c] += match self.weight {
                                 AverageWeight::One => s * p,
                                 AverageWeight::Before(w) => w * s * p,
@@ -257,11 +357,6 @@ impl LaneWalk<'_> {
                         }
                     }
                     self.children.truncate(base);
-                }
-                for (l, v) in out.iter_mut().enumerate() {
-                    if !live(l) {
-                        *v = 0.0;
-                    }
                 }
             }
         }
