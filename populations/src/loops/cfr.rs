@@ -533,6 +533,7 @@ pub(super) fn regret_matching(regrets: &[f64], policy: &mut [f64]) {
 }
 
 /// The walks' reusable buffers.
+#[derive(Default)]
 struct Scratch {
     /// The history walk's stack of children's values.
     children: Vec<f64>,
@@ -555,6 +556,8 @@ pub struct Cfr<'t> {
     arena: Arena,
     /// The walk over the public tree, where the tree allows it ([`lanes`]).
     lanes: Option<Lanes>,
+    /// The walks' buffers, kept from one iteration to the next.
+    scratch: Scratch,
     state: CfrState,
     /// Regret matching on `state.regrets`, by sequence.
     current: Vec<f64>,
@@ -635,7 +638,7 @@ impl<'t> Cfr<'t> {
             let s = arena.seq_start[i]..arena.seq_start[i + 1];
             regret_matching(&state.regrets[s.clone()], &mut current[s]);
         }
-        Self { tree, config, arena, lanes, state, current, last }
+        Self { tree, config, arena, lanes, scratch: Scratch::default(), state, current, last }
     }
 
     /// The settings.
@@ -684,8 +687,10 @@ impl<'t> Cfr<'t> {
     /// state is then the one before the call.
     pub fn step(&mut self) -> Result<&mut IterationReport> {
         let iteration = self.state.iteration + 1;
-        let staged =
-            self.stage(iteration).map_err(|e| Error::AtIteration { iteration, source: Box::new(e) })?;
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let staged = self.stage(iteration, &mut scratch);
+        self.scratch = scratch;
+        let staged = staged.map_err(|e| Error::AtIteration { iteration, source: Box::new(e) })?;
         let Staged { regrets, cumulative_policy, current, report } = staged;
         self.state.regrets = regrets;
         self.state.cumulative_policy = cumulative_policy;
@@ -695,7 +700,7 @@ impl<'t> Cfr<'t> {
         Ok(&mut self.last)
     }
 
-    fn stage(&self, t: usize) -> Result<Staged> {
+    fn stage(&self, t: usize, scratch: &mut Scratch) -> Result<Staged> {
         let started = Instant::now();
         let n = self.tree.num_players();
         let mut regrets = self.state.regrets.clone();
@@ -703,7 +708,9 @@ impl<'t> Cfr<'t> {
         let mut current = self.current.clone();
         let weight = self.config.average_weight(t);
         let rule = self.config.regret_rule(t);
-        let mut scratch = Scratch { children: Vec::new(), lanes: self.lanes.as_ref().map(Lanes::buffers) };
+        if scratch.lanes.is_none() {
+            scratch.lanes = self.lanes.as_ref().map(Lanes::buffers);
+        }
         let after_walk = |p: usize, regrets: &mut [f64], current: &mut [f64]| {
             let seqs = self.arena.player_sequences(self.tree, p);
             for r in &mut regrets[seqs] {
@@ -722,12 +729,12 @@ impl<'t> Cfr<'t> {
         };
         if self.config.alternating {
             for p in 0..n {
-                self.walk(p, &current, &mut regrets, &mut cumulative_policy, weight, &mut scratch);
+                self.walk(p, &current, &mut regrets, &mut cumulative_policy, weight, scratch);
                 after_walk(p, &mut regrets, &mut current);
             }
         } else {
             for p in 0..n {
-                self.walk(p, &self.current, &mut regrets, &mut cumulative_policy, weight, &mut scratch);
+                self.walk(p, &self.current, &mut regrets, &mut cumulative_policy, weight, scratch);
             }
             for p in 0..n {
                 after_walk(p, &mut regrets, &mut current);

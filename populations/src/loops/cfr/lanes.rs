@@ -57,6 +57,8 @@ pub(super) struct Lanes {
     rows: Vec<Vec<(u32, u32)>>,
     /// By player: its lanes in one or two parts ([`Lanes::cut`]).
     parts: Vec<Vec<Part>>,
+    /// By player: all its lanes as one part, for a walk on one thread.
+    whole: Vec<Part>,
     num_sequences: usize,
 }
 
@@ -90,6 +92,7 @@ impl Lanes {
             max_children: 0,
             rows: vec![Vec::new(); num_players],
             parts: Vec::new(),
+            whole: Vec::new(),
             num_sequences,
         };
         let mut owner = vec![u32::MAX; num_sequences];
@@ -246,6 +249,11 @@ impl Lanes {
                 parts
             })
             .collect();
+        self.whole = self
+            .rows
+            .iter()
+            .map(|rows| Part { lanes: (0..k as u32).collect(), rows: rows.clone() })
+            .collect();
     }
 
     /// The buffers a walk needs.
@@ -265,9 +273,9 @@ impl Lanes {
     }
 
     /// Walk for `player`: add its counterfactual regrets and reach-weighted policy, as
-    /// [`super::Walk`] does from the root. The two parts of the lanes
-    /// ([`Lanes::cut`]) are walked side by side (`rayon::join`); each writes only its own
-    /// infosets, each in lane order, so the tables are the same on any number of threads.
+    /// [`super::Walk`] does from the root. With more than one thread the two parts of the
+    /// lanes ([`Lanes::cut`]) are walked side by side (`rayon::join`); each writes only its
+    /// own infosets, each in lane order, so the tables are the same on any number of threads.
     pub(super) fn walk(
         &self,
         player: usize,
@@ -282,13 +290,19 @@ impl Lanes {
         for &(local, seq) in self.rows.iter().flatten() {
             local_current[local as usize] = current[seq as usize];
         }
-        let parts = &self.parts[player];
+        // Parts walked one after the other cost more than one walk of all the lanes (the
+        // positions are visited once per part), so one thread walks them whole.
+        let parts = if rayon::current_num_threads() > 1 {
+            &self.parts[player][..]
+        } else {
+            std::slice::from_ref(&self.whole[player])
+        };
         {
             let (current, regrets, cumulative_policy) = (&*local_current, &*regrets, &*cumulative_policy);
             let walk = |part: &Part, b: &mut PartBuffers| {
                 self.walk_part(player, part, current, regrets, cumulative_policy, weight, b);
             };
-            match (parts.as_slice(), part_buffers.as_mut_slice()) {
+            match (parts, part_buffers.as_mut_slice()) {
                 ([a, b], [buffer_a, buffer_b]) => {
                     rayon::join(|| walk(a, buffer_a), || walk(b, buffer_b));
                 }
@@ -451,7 +465,11 @@ impl LaneWalk<'_> {
                 }
                 let (child_reach, rest) = rest.split_at_mut((n + 1) * k);
                 let (child_out, rest) = rest.split_at_mut(k);
-                child_reach.copy_from_slice(reach);
+                for &l in live {
+                    for i in 0..=n {
+                        child_reach[i * k + l as usize] = reach[i * k + l as usize];
+                    }
+                }
                 let updating = q == self.player;
                 let base = self.children.len();
                 for (c, probs) in probs.chunks_exact(k).enumerate() {
