@@ -1072,7 +1072,8 @@ mod tests {
     }
 
     /// The walk over the public tree leaves the history walk's tables bit for bit, with
-    /// every variant and both update orders, on 1 and 2 threads, on the games it accepts;
+    /// every variant and both update orders, on 1 and 2 threads (a walk is one thread; the
+    /// NashConv evaluations may use more), on the games it accepts;
     /// the others (a chance node after the deal, no deal) keep the history walk.
     #[test]
     fn the_lane_walk_is_the_history_walk_bit_for_bit() {
@@ -1081,12 +1082,19 @@ mod tests {
             (f(&cfr.state.regrets), f(&cfr.state.cumulative_policy), cfr.last.nash_conv.to_bits())
         };
         let pool = |threads| rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        let games = ["kuhn_poker", "kuhn_poker(players=3)", "liars_dice(dice_sides=3)", "liars_dice(numdice=2,dice_sides=2)"];
+        let games = [
+            "kuhn_poker",
+            "kuhn_poker(players=3)",
+            "liars_dice(dice_sides=3)",
+            "liars_dice(numdice=2,dice_sides=2)",
+        ];
         for game in games {
             let tree = GameTree::build(&registry::load(game).unwrap()).unwrap();
-            for variant in [CfrVariant::Cfr, CfrVariant::CfrPlus, CfrVariant::Linear, CfrVariant::Discounted] {
+            for variant in [CfrVariant::Cfr, CfrVariant::CfrPlus, CfrVariant::Linear, CfrVariant::Discounted]
+            {
                 for alternating in [true, false] {
-                    let config = CfrConfig::builder().variant(variant).alternating(alternating).build().unwrap();
+                    let config =
+                        CfrConfig::builder().variant(variant).alternating(alternating).build().unwrap();
                     let mut history = Cfr::new(&tree, config.clone()).unwrap();
                     history.lanes = None;
                     let mut lanes = [1, 2].map(|_| Cfr::new(&tree, config.clone()).unwrap());
@@ -1105,7 +1113,9 @@ mod tests {
                 }
             }
         }
-        for game in ["leduc_poker", "goofspiel(num_cards=4,imp_info=True,points_order=descending)", "matrix_rps"] {
+        for game in
+            ["leduc_poker", "goofspiel(num_cards=4,imp_info=True,points_order=descending)", "matrix_rps"]
+        {
             let tree = GameTree::build(&registry::load(game).unwrap()).unwrap();
             assert!(Cfr::new(&tree, CfrConfig::default()).unwrap().lanes.is_none(), "{game}");
         }
@@ -1131,11 +1141,19 @@ mod tests {
                 let mut cumulative_policy = cfr.state.cumulative_policy.clone();
                 let mut current = cfr.current.clone();
                 copies += started.elapsed().as_secs_f64();
-                let mut scratch = Scratch { children: Vec::new(), lanes: cfr.lanes.as_ref().map(Lanes::buffers) };
+                let mut scratch =
+                    Scratch { children: Vec::new(), lanes: cfr.lanes.as_ref().map(Lanes::buffers) };
                 let mut these_walks = 0.0;
                 for p in 0..2 {
                     let started = Instant::now();
-                    cfr.walk(p, &current, &mut regrets, &mut cumulative_policy, cfr.config.average_weight(t), &mut scratch);
+                    cfr.walk(
+                        p,
+                        &current,
+                        &mut regrets,
+                        &mut cumulative_policy,
+                        cfr.config.average_weight(t),
+                        &mut scratch,
+                    );
                     these_walks += started.elapsed().as_secs_f64();
                     let started = Instant::now();
                     let seqs = cfr.arena.player_sequences(cfr.tree, p);

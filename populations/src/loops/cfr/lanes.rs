@@ -55,10 +55,6 @@ pub(super) struct Lanes {
     /// the tables into that order and back.
     /// `(local, seq)` for each of the player's sequences: the walk's index, the tree's.
     rows: Vec<Vec<(u32, u32)>>,
-    /// By player: its lanes in one or two parts ([`Lanes::cut`]).
-    parts: Vec<Vec<Part>>,
-    /// By player: all its lanes as one part, for a walk on one thread.
-    whole: Vec<Part>,
     num_sequences: usize,
 }
 
@@ -91,8 +87,6 @@ impl Lanes {
             depth: 0,
             max_children: 0,
             rows: vec![Vec::new(); num_players],
-            parts: Vec::new(),
-            whole: Vec::new(),
             num_sequences,
         };
         let mut owner = vec![u32::MAX; num_sequences];
@@ -101,7 +95,6 @@ impl Lanes {
         let mut local = vec![u32::MAX; num_sequences];
         let mut next = 0;
         lanes.order(0, &mut local, &mut next);
-        lanes.cut();
         Some(lanes)
     }
 
@@ -182,100 +175,19 @@ impl Lanes {
         }
     }
 
-    /// Cut each player's lanes into two parts that share none of the player's infosets
-    /// (where the lanes allow it), each with the player's sequences its lanes reach.
-    fn cut(&mut self) {
-        let k = self.lanes;
-        let mut seq_of = vec![0; self.num_sequences];
-        for &(local, seq) in self.rows.iter().flatten() {
-            seq_of[local as usize] = seq;
-        }
-        self.parts = (0..self.num_players)
-            .map(|p| {
-                let mine = |pos: &Position| match *pos {
-                    Position::Decision { player, at, count, .. } if player as usize == p => Some((at, count)),
-                    _ => None,
-                };
-                // Lanes that meet at one of the player's infosets go together (union-find).
-                let mut root: Vec<usize> = (0..k).collect();
-                fn find(root: &mut [usize], mut l: usize) -> usize {
-                    while root[l] != l {
-                        root[l] = root[root[l]];
-                        l = root[l];
-                    }
-                    l
-                }
-                let mut first_lane = vec![u32::MAX; self.num_sequences];
-                for (at, _) in self.positions.iter().filter_map(mine) {
-                    for l in 0..k {
-                        let local = self.seqs[at as usize + l] as usize;
-                        if first_lane[local] == u32::MAX {
-                            first_lane[local] = l as u32;
-                        } else {
-                            let (a, b) = (find(&mut root, l), find(&mut root, first_lane[local] as usize));
-                            root[a.max(b)] = a.min(b);
-                        }
-                    }
-                }
-                // Whole groups, in order of their first lane, into the first part until it
-                // holds half the lanes.
-                let mut part_of_group = vec![usize::MAX; k];
-                let mut sizes = [0usize; 2];
-                let mut lanes = [Vec::new(), Vec::new()];
-                for l in 0..k {
-                    let g = find(&mut root, l);
-                    if part_of_group[g] == usize::MAX {
-                        part_of_group[g] = usize::from(sizes[0] * 2 >= k);
-                    }
-                    sizes[part_of_group[g]] += 1;
-                    lanes[part_of_group[g]].push(l as u32);
-                }
-                let mut parts: Vec<Part> = lanes
-                    .into_iter()
-                    .filter(|lanes| !lanes.is_empty())
-                    .map(|lanes| Part { lanes, rows: Vec::new() })
-                    .collect();
-                let mut seen = vec![false; self.num_sequences];
-                for part in &mut parts {
-                    for (at, count) in self.positions.iter().filter_map(mine) {
-                        for &l in &part.lanes {
-                            let local = self.seqs[at as usize + l as usize];
-                            if !std::mem::replace(&mut seen[local as usize], true) {
-                                part.rows.extend((local..local + count).map(|j| (j, seq_of[j as usize])));
-                            }
-                        }
-                    }
-                }
-                parts
-            })
-            .collect();
-        self.whole = self
-            .rows
-            .iter()
-            .map(|rows| Part { lanes: (0..k as u32).collect(), rows: rows.clone() })
-            .collect();
-    }
-
     /// The buffers a walk needs.
     pub(super) fn buffers(&self) -> Buffers {
         let (m, k) = (self.num_sequences, self.lanes);
         let stack = self.depth * ((self.num_players + 2 + self.max_children) * k);
         Buffers {
-            current: vec![0.0; m],
-            parts: (0..2)
-                .map(|_| PartBuffers {
-                    tables: vec![0.0; 2 * m + stack],
-                    live: vec![0; self.depth * k],
-                    children: Vec::new(),
-                })
-                .collect(),
+            tables: vec![0.0; 3 * m + stack],
+            live: vec![0; (self.depth + 1) * k],
+            children: Vec::new(),
         }
     }
 
     /// Walk for `player`: add its counterfactual regrets and reach-weighted policy, as
-    /// [`super::Walk`] does from the root. With more than one thread the two parts of the
-    /// lanes ([`Lanes::cut`]) are walked side by side (`rayon::join`); each writes only its
-    /// own infosets, each in lane order, so the tables are the same on any number of threads.
+    /// [`super::Walk`] does from the root.
     pub(super) fn walk(
         &self,
         player: usize,
@@ -283,63 +195,16 @@ impl Lanes {
         regrets: &mut [f64],
         cumulative_policy: &mut [f64],
         weight: AverageWeight,
-        buffers: &mut Buffers,
+        b: &mut Buffers,
     ) {
-        let m = self.num_sequences;
-        let Buffers { current: local_current, parts: part_buffers } = buffers;
+        let (n, k, m) = (self.num_players, self.lanes, self.num_sequences);
+        let (local_current, rest) = b.tables.split_at_mut(m);
+        let (local_regrets, rest) = rest.split_at_mut(m);
+        let (local_cumulative, rest) = rest.split_at_mut(m);
         for &(local, seq) in self.rows.iter().flatten() {
             local_current[local as usize] = current[seq as usize];
         }
-        // Parts walked one after the other cost more than one walk of all the lanes (the
-        // positions are visited once per part), so one thread walks them whole.
-        let parts = if rayon::current_num_threads() > 1 {
-            &self.parts[player][..]
-        } else {
-            std::slice::from_ref(&self.whole[player])
-        };
-        {
-            let (current, regrets, cumulative_policy) = (&*local_current, &*regrets, &*cumulative_policy);
-            let walk = |part: &Part, b: &mut PartBuffers| {
-                self.walk_part(player, part, current, regrets, cumulative_policy, weight, b);
-            };
-            match (parts, part_buffers.as_mut_slice()) {
-                ([a, b], [buffer_a, buffer_b]) => {
-                    rayon::join(|| walk(a, buffer_a), || walk(b, buffer_b));
-                }
-                _ => {
-                    for (part, b) in parts.iter().zip(part_buffers.iter_mut()) {
-                        walk(part, b);
-                    }
-                }
-            }
-        }
-        for (part, b) in parts.iter().zip(part_buffers.iter()) {
-            let (local_regrets, rest) = b.tables.split_at(m);
-            let local_cumulative = &rest[..m];
-            for &(local, seq) in &part.rows {
-                regrets[seq as usize] = local_regrets[local as usize];
-                cumulative_policy[seq as usize] = local_cumulative[local as usize];
-            }
-        }
-    }
-
-    /// One part's walk into its buffers (`current` in the walk's order, the tables in the
-    /// tree's).
-    #[allow(clippy::too_many_arguments)]
-    fn walk_part(
-        &self,
-        player: usize,
-        part: &Part,
-        current: &[f64],
-        regrets: &[f64],
-        cumulative_policy: &[f64],
-        weight: AverageWeight,
-        b: &mut PartBuffers,
-    ) {
-        let (n, k, m) = (self.num_players, self.lanes, self.num_sequences);
-        let (local_regrets, rest) = b.tables.split_at_mut(m);
-        let (local_cumulative, rest) = rest.split_at_mut(m);
-        for &(local, seq) in &part.rows {
+        for &(local, seq) in &self.rows[player] {
             local_regrets[local as usize] = regrets[seq as usize];
             local_cumulative[local as usize] = cumulative_policy[seq as usize];
         }
@@ -347,45 +212,45 @@ impl Lanes {
         reach[..n * k].fill(1.0);
         reach[n * k..].copy_from_slice(&self.chance_reach);
         let (out, rest) = rest.split_at_mut(k);
+        let (all, live) = b.live.split_at_mut(k);
+        for (l, a) in all.iter_mut().enumerate() {
+            *a = l as u32;
+        }
         let mut walk = LaneWalk {
             lanes: self,
             player,
-            current,
+            current: local_current,
             regrets: local_regrets,
             cumulative_policy: local_cumulative,
             weight,
             children: &mut b.children,
         };
-        walk.value(0, reach, &part.lanes, out, rest, &mut b.live);
+        walk.value(0, reach, all, out, rest, live);
+        for &(local, seq) in &self.rows[player] {
+            regrets[seq as usize] = local_regrets[local as usize];
+            cumulative_policy[seq as usize] = local_cumulative[local as usize];
+        }
     }
 }
 
-/// Lanes that share none of a player's infosets with the other part, in order, and the
-/// `(local, seq)` of the player's sequences they reach.
-struct Part {
-    lanes: Vec<u32>,
-    rows: Vec<(u32, u32)>,
-}
-
-/// The walk's buffers ([`Lanes::buffers`]).
+/// The walk's buffers ([`Lanes::buffers`]): the current policy, the regrets and the
+/// cumulative policy in the walk's order, then the reach, value and probability slabs of
+/// every depth; the lists of live lanes (all lanes, then one list per depth); the stack of
+/// children's values.
 pub(super) struct Buffers {
-    /// The current policy in the walk's order.
-    current: Vec<f64>,
-    /// One per part.
-    parts: Vec<PartBuffers>,
-}
-
-/// One part's buffers: its regrets and cumulative policy in the walk's order, then the
-/// reach, value and probability slabs of every depth; the lists of live lanes; the stack
-/// of children's values.
-struct PartBuffers {
     tables: Vec<f64>,
     live: Vec<u32>,
     children: Vec<f64>,
 }
 
 /// The first non-chance nodes below `node` in child order, with their chance reach.
-fn collect_deals(arena: &Arena, node: usize, reach: f64, deals: &mut Vec<usize>, chance_reach: &mut Vec<f64>) {
+fn collect_deals(
+    arena: &Arena,
+    node: usize,
+    reach: f64,
+    deals: &mut Vec<usize>,
+    chance_reach: &mut Vec<f64>,
+) {
     match arena.nodes[node] {
         Node::Chance { first, count } => {
             for child in first as usize..(first + count) as usize {
