@@ -46,7 +46,11 @@
 //!
 //! One iteration is `num_players` walks over every node of the tree, O(nodes) each, plus two
 //! exact NashConv evaluations (O(num_players · nodes) each); memory O(sequences) besides the
-//! tree, no allocation inside a walk.
+//! tree, no allocation inside a walk. Where every deal of the private information at the
+//! root leads to a subtree of the same shape (liar's dice, Kuhn poker), a walk visits that
+//! shared subtree once with one lane per deal (`loops/cfr/lanes.rs`): the same arithmetic and the same
+//! tables bit for bit, with the per-node work paid once per position; other games (Leduc,
+//! with its public card, goofspiel) walk the histories.
 //!
 //! # Examples
 //!
