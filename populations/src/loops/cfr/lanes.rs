@@ -272,7 +272,8 @@ struct LaneWalk<'a> {
     regrets: &'a mut [f64],
     cumulative_policy: &'a mut [f64],
     weight: AverageWeight,
-    /// Children's values of the walking player's positions on the path, lane-major per child.
+    /// Children's values of the walking player's positions on the path: per child, its live
+    /// lanes' values in lane order.
     children: &'a mut Vec<f64>,
 }
 
