@@ -38,7 +38,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let game = nfg::read_nfg(std::path::Path::new(&path))?;
     let a = game.matrix(0).ok_or("needs a two-player game")?;
     let last = a.nrows().min(a.ncols());
-    let lp = LpNash::default();
+    // Warm starts at every size, to show where they pay.
+    let lp = LpNash::default().with_warm_starts_from(1);
     let mut previous: Option<Vec<Vec<f64>>> = None;
     let (mut cold_total, mut warm_total, mut differ) = (0.0, 0.0, 0);
     println!("{:>5} {:>10} {:>10} {:>7} {:>12}", "size", "cold ms", "warm ms", "ratio", "warm gap");

@@ -91,12 +91,13 @@ use crate::{Certificate, Extras, MetaSolver, Result, Solution, SolveError, Statu
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LpNash {
     max_pivots: Option<usize>,
+    warm_from: usize,
 }
 
 impl Default for LpNash {
     /// No pivot cap beyond the built-in safeguard of `50 · (m + n) + 1000` pivots.
     fn default() -> Self {
-        Self { max_pivots: None }
+        Self { max_pivots: None, warm_from: Self::WARM_FROM }
     }
 }
 
@@ -130,7 +131,19 @@ impl LpNash {
     /// the certificate is within tolerance, the answer so far is returned with status
     /// [`Status::MaxIterations`] (no interior-point fallback is tried).
     pub fn with_max_pivots(self, max_pivots: usize) -> Self {
-        Self { max_pivots: Some(max_pivots) }
+        Self { max_pivots: Some(max_pivots), ..self }
+    }
+
+    /// Games where both players have at least this many strategies take the warm start of
+    /// [`LpNash::solve_zero_sum_from`]; smaller ones are solved cold. Measured on the
+    /// meta-games of a Leduc PSRO-nash run (`examples/warm_lp_replay.rs`): the warm start
+    /// costs 0.65× the cold solve at 50 strategies, 0.84× at 100 and 2.1× less at 200–243.
+    pub const WARM_FROM: usize = 128;
+
+    /// The same solver with warm starts from `min_strategies` strategies per player on (1:
+    /// always; `usize::MAX`: never); see [`LpNash::WARM_FROM`].
+    pub fn with_warm_starts_from(self, min_strategies: usize) -> Self {
+        Self { warm_from: min_strategies, ..self }
     }
 
     /// Solve and return the game's value for the row player with the equilibrium.
@@ -165,7 +178,8 @@ impl LpNash {
     }
 
     /// [`LpNash::solve_zero_sum`] warm-started from `start` (one distribution per player, as
-    /// [`MetaSolver::solve_from`] takes): a double oracle from the subgame of `start`'s
+    /// [`MetaSolver::solve_from`] takes) when each player has at least
+    /// [`LpNash::WARM_FROM`] strategies (see [`LpNash::with_warm_starts_from`]): a double oracle from the subgame of `start`'s
     /// supports, each subgame solved by the simplex method on its own payoff range, every
     /// strategy that beats the subgame's answer joining, until the whole game certifies
     /// within a thousandth of the tolerance; else the cold stages run as well and the
@@ -182,7 +196,7 @@ impl LpNash {
     /// number of strategies.
     pub fn solve_zero_sum_from(&self, game: &NormalFormGame, start: &[Vec<f64>]) -> Result<ZeroSumSolution> {
         let start = crate::dynamics::checked_start("lp", game, start)?;
-        if game.num_players() != 2 {
+        if game.num_players() != 2 || game.shape().iter().any(|&k| k < self.warm_from) {
             return self.solve_zero_sum(game);
         }
         let (a, b) = (game.matrix(0).expect("two players"), game.matrix(1).expect("two players"));

@@ -135,7 +135,7 @@ fn assert_warm_solves(a: &Array2<f64>, k: usize, l: usize) -> Result<(), TestCas
         Solution::extend_start(&before[1..], &[n], 1.0 / n as f64).remove(0),
     ];
     let game = NormalFormGame::zero_sum(a.clone()).unwrap();
-    let warm = LpNash::default().solve_zero_sum_from(&game, &start);
+    let warm = LpNash::default().with_warm_starts_from(1).solve_zero_sum_from(&game, &start);
     let cold = LpNash::default().solve_zero_sum(&game).unwrap();
     if let Ok(w) = &warm {
         let tol = tolerance(a);
@@ -173,7 +173,7 @@ proptest! {
         };
         let start = vec![pick(m, 0), pick(n, 7)];
         let game = NormalFormGame::zero_sum(a.clone()).unwrap();
-        assert_certified(&a, LpNash::default().solve_zero_sum_from(&game, &start))?;
+        assert_certified(&a, LpNash::default().with_warm_starts_from(1).solve_zero_sum_from(&game, &start))?;
     }
 }
 
