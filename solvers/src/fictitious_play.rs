@@ -9,7 +9,8 @@ use crate::{Copies, MetaSolver, Result, Solution, Status};
 
 /// Simultaneous fictitious play: every iteration each player best-responds (pure, lowest
 /// index on ties; deviation payoffs within 1e-12 × the payoff scale of each other tie) to the
-/// others' empirical averages, and the averages move towards the best responses, `σ̄ ← σ̄ + (e_br − σ̄)/(t + 1)`, starting from uniform.
+/// others' empirical averages, and the averages move towards the best responses,
+/// `σ̄ ← σ̄ + (e_br − σ̄)/(t + 1)`, starting from uniform.
 ///
 /// Returns the empirical averages. They converge to a Nash equilibrium in two-player
 /// zero-sum games (Robinson 1951), at rate O(t^{-1/(n+m-2)}) in the worst case, and in
