@@ -69,7 +69,7 @@ impl MetaSolver for FictitiousPlay {
     }
 
     fn solve(&self, game: &NormalFormGame) -> Result<Solution> {
-        self.run(game, &Copies::identity(&game.shape()), None)
+        self.run(game, &Copies::identity(game.shape()), None)
     }
 
     /// Fictitious play from `start`: the empirical averages begin at `start`, which counts as
@@ -80,7 +80,7 @@ impl MetaSolver for FictitiousPlay {
     /// start's quality: a good start moves little, a poor one is soon forgotten. With a
     /// target NashConv, a start that meets it is returned at once (0 iterations).
     fn solve_from(&self, game: &NormalFormGame, start: &[Vec<f64>]) -> Result<Solution> {
-        self.run(game, &Copies::identity(&game.shape()), Some(start))
+        self.run(game, &Copies::identity(game.shape()), Some(start))
     }
 
     /// Fictitious play on `game` with each member standing for its copies: the expanded

@@ -91,7 +91,7 @@ impl MetaSolver for Hedge {
     }
 
     fn solve(&self, game: &NormalFormGame) -> Result<Solution> {
-        self.run(game, &Copies::identity(&game.shape()), None)
+        self.run(game, &Copies::identity(game.shape()), None)
     }
 
     /// Hedge from `start`: the cumulative payoffs begin at `x_k = ln(start_k)/η` (instead of
@@ -103,7 +103,7 @@ impl MetaSolver for Hedge {
     /// A strategy at 0 in the start begins at `ln(f64::MIN_POSITIVE)/η`, far below the others:
     /// give strategies that are new to the game a positive mass ([`crate::Solution::extend_start`]).
     fn solve_from(&self, game: &NormalFormGame, start: &[Vec<f64>]) -> Result<Solution> {
-        self.run(game, &Copies::identity(&game.shape()), Some(start))
+        self.run(game, &Copies::identity(game.shape()), Some(start))
     }
 
     /// Hedge on `game` with each member standing for its copies: the expanded game's

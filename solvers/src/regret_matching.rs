@@ -128,7 +128,7 @@ impl MetaSolver for RegretMatching {
     }
 
     fn solve(&self, game: &NormalFormGame) -> Result<Solution> {
-        self.run(game, &Copies::identity(&game.shape()), None)
+        self.run(game, &Copies::identity(game.shape()), None)
     }
 
     /// Regret matching from `start`: the cumulative regrets begin at
@@ -141,7 +141,7 @@ impl MetaSolver for RegretMatching {
     /// Strategies at 0 in the start are fine: a new best response gains positive regret,
     /// hence mass, at the first step.
     fn solve_from(&self, game: &NormalFormGame, start: &[Vec<f64>]) -> Result<Solution> {
-        self.run(game, &Copies::identity(&game.shape()), Some(start))
+        self.run(game, &Copies::identity(game.shape()), Some(start))
     }
 
     /// Regret matching on `game` with each member standing for its copies: the expanded

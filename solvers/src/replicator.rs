@@ -278,7 +278,7 @@ macro_rules! integrator_solver {
             }
 
             fn solve(&self, game: &NormalFormGame) -> Result<Solution> {
-                self.integrator.run($name, game, &Copies::identity(&game.shape()), None)
+                self.integrator.run($name, game, &Copies::identity(game.shape()), None)
             }
 
             /// Integrates from `start` projected onto `{x ≥ γ, Σx = 1}` instead of uniform;
@@ -289,7 +289,7 @@ macro_rules! integrator_solver {
             /// it only to γ): give strategies that are new to the game a small positive mass
             /// ([`Solution::extend_start`]).
             fn solve_from(&self, game: &NormalFormGame, start: &[Vec<f64>]) -> Result<Solution> {
-                self.integrator.run($name, game, &Copies::identity(&game.shape()), Some(start))
+                self.integrator.run($name, game, &Copies::identity(game.shape()), Some(start))
             }
 
             /// Integrates on `game` with each member's mass standing for its copies (a floor

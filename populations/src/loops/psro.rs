@@ -718,7 +718,7 @@ impl<'t> Psro<'t> {
         copies: &[Vec<usize>],
     ) -> Result<(Vec<Vec<f64>>, Solution)> {
         let solver = self.meta_solver.name();
-        let copies = Copies::new(&meta_game.shape(), copies.to_vec())
+        let copies = Copies::new(meta_game.shape(), copies.to_vec())
             .map_err(|source| Error::MetaSolver { solver, source })?;
         let start = self.config.warm_start.then(|| {
             // The last mixture over the members, with each new response given the share a
