@@ -65,7 +65,7 @@ RESULTS = os.path.join(HERE, "results")
 from peer_venv import ensure_venv  # noqa: E402
 
 if __name__ == "__main__":
-    ensure_venv(__file__, ["open_spiel==2.0.2", "numpy", "scipy", "cvxpy", "ecos", "matplotlib"], "numpy, scipy, pyspiel, cvxpy, ecos, matplotlib", {"open_spiel": "2.0.2"})
+    ensure_venv(__file__, ["open_spiel==2.0.2", "numpy", "scipy", "cvxpy", "ecos", "matplotlib", "networkx"], "numpy, scipy, pyspiel, cvxpy, ecos, matplotlib, networkx", {"open_spiel": "2.0.2"})
 
 # --------------------------------------------------------------------------
 import argparse  # noqa: E402

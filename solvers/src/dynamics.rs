@@ -4,6 +4,7 @@
 
 use metagame_games::{DeviationPayoffs, NormalFormGame};
 
+use crate::Copies;
 use crate::linalg::dot;
 use crate::{Result, SolveError};
 
@@ -133,9 +134,17 @@ pub(crate) fn nash_conv_from(strategies: &[Vec<f64>], values: &[Vec<f64>]) -> f6
         .sum()
 }
 
-/// Uniform strategies for every player of `game`.
-pub(crate) fn uniform(game: &NormalFormGame) -> Vec<Vec<f64>> {
-    game.shape().iter().map(|&k| vec![1.0 / k as f64; k]).collect()
+/// Uniform strategies over the expanded game of `copies`, folded onto the members: member
+/// `m` of player `p` gets `multiplicity / Σ multiplicities` (`1/K` for every member without
+/// copies).
+pub(crate) fn uniform(copies: &Copies) -> Vec<Vec<f64>> {
+    (0..copies.shape().len())
+        .map(|p| {
+            let w = copies.weights(p);
+            let total = copies.of(p).len() as f64;
+            w.iter().map(|&w| w / total).collect()
+        })
+        .collect()
 }
 
 /// A warm start checked against `game` and rescaled to distributions (see

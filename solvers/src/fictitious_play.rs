@@ -5,11 +5,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::dynamics::{self, Kernel};
 use crate::settings::{IterativeSettings, iterative_settings};
-use crate::{MetaSolver, Result, Solution, Status};
+use crate::{Copies, MetaSolver, Result, Solution, Status};
 
 /// Simultaneous fictitious play: every iteration each player best-responds (pure, lowest
-/// index on ties) to the others' empirical averages, and the averages move towards the best
-/// responses, `σ̄ ← σ̄ + (e_br − σ̄)/(t + 1)`, starting from uniform.
+/// index on ties; deviation payoffs within 1e-12 × the payoff scale of each other tie) to the
+/// others' empirical averages, and the averages move towards the best responses,
+/// `σ̄ ← σ̄ + (e_br − σ̄)/(t + 1)`, starting from uniform.
 ///
 /// Returns the empirical averages. They converge to a Nash equilibrium in two-player
 /// zero-sum games (Robinson 1951), at rate O(t^{-1/(n+m-2)}) in the worst case, and in
@@ -58,13 +59,17 @@ impl FictitiousPlay {
     const NAME: &'static str = "fictitious-play";
 }
 
+/// Deviation payoffs within this × the payoff scale of the best tie: far above their
+/// rounding (about K·2⁻⁵² × scale), far below a real difference in a meta-game.
+const TIE_TOLERANCE: f64 = 1e-12;
+
 impl MetaSolver for FictitiousPlay {
     fn name(&self) -> &'static str {
         Self::NAME
     }
 
     fn solve(&self, game: &NormalFormGame) -> Result<Solution> {
-        self.run(game, None)
+        self.run(game, &Copies::identity(game.shape()), None)
     }
 
     /// Fictitious play from `start`: the empirical averages begin at `start`, which counts as
@@ -75,12 +80,34 @@ impl MetaSolver for FictitiousPlay {
     /// start's quality: a good start moves little, a poor one is soon forgotten. With a
     /// target NashConv, a start that meets it is returned at once (0 iterations).
     fn solve_from(&self, game: &NormalFormGame, start: &[Vec<f64>]) -> Result<Solution> {
-        self.run(game, Some(start))
+        self.run(game, &Copies::identity(game.shape()), Some(start))
+    }
+
+    /// Fictitious play on `game` with each member standing for its copies: the expanded
+    /// game's averages folded, at the collapsed game's cost per step. Ties between best
+    /// responses go to the member whose first copy has the lowest index, as in the expanded
+    /// game.
+    fn solve_collapsed(
+        &self,
+        game: &NormalFormGame,
+        copies: &Copies,
+        start: Option<&[Vec<f64>]>,
+    ) -> Result<Solution> {
+        self.run(game, copies, start)
     }
 }
 
 impl FictitiousPlay {
-    fn run(&self, game: &NormalFormGame, start: Option<&[Vec<f64>]>) -> Result<Solution> {
+    /// Fictitious play on the expanded game of `copies`, folded onto `game`'s members.
+    ///
+    /// Why the folded averages are the expanded game's: a best response to the others'
+    /// averages depends on their folded averages only, and copies of a member tie with it, so
+    /// the expanded game's lowest-index best response is the first copy of the best member
+    /// whose first copy comes first ([`argmax_in_order`]); the averages' update
+    /// `σ̄ ← (1 − s)·σ̄ + s·e_br` is linear, so it folds. Cold play starts from the folded
+    /// uniform mixture (`w_m/K`).
+    fn run(&self, game: &NormalFormGame, copies: &Copies, start: Option<&[Vec<f64>]>) -> Result<Solution> {
+        copies.check(Self::NAME, game)?;
         self.settings.check_iterations(Self::NAME)?;
         self.settings.stopping.validate(Self::NAME)?;
         let start = start.map(|s| dynamics::checked_start(Self::NAME, game, s)).transpose()?;
@@ -89,7 +116,7 @@ impl FictitiousPlay {
         // Iterations the initial averages count for, minus 1 (0 when cold).
         let mut earlier = 0.0;
         let mut average = match start {
-            None => dynamics::uniform(game),
+            None => dynamics::uniform(copies),
             Some(start) => {
                 kernel.deviation_payoffs(&start, &mut values);
                 let nash_conv = dynamics::nash_conv_from(&start, &values);
@@ -101,6 +128,8 @@ impl FictitiousPlay {
                 start
             }
         };
+        // Best responses within this of each other tie (rounding of the deviation payoffs).
+        let tie = TIE_TOLERANCE * game.payoff_scale();
         let mut status = Status::MaxIterations;
         let mut done = self.settings.iterations;
         for t in 1..=self.settings.iterations {
@@ -113,8 +142,8 @@ impl FictitiousPlay {
                 break;
             }
             let step = 1.0 / (t as f64 + earlier + 1.0);
-            for (avg, v) in average.iter_mut().zip(&values) {
-                let best = argmax(v);
+            for (p, (avg, v)) in average.iter_mut().zip(&values).enumerate() {
+                let best = argmax_in_order(v, copies.by_first_copy(p), tie);
                 avg.iter_mut().for_each(|p| *p *= 1.0 - step);
                 avg[best] += step;
             }
@@ -124,15 +153,12 @@ impl FictitiousPlay {
     }
 }
 
-/// Index of the largest entry (lowest index on ties).
-pub(crate) fn argmax(v: &[f64]) -> usize {
-    let mut best = 0;
-    for (i, &x) in v.iter().enumerate().skip(1) {
-        if x > v[best] {
-            best = i;
-        }
-    }
-    best
+/// Index of the largest entry, the first of `order` (a permutation of `v`'s indices) among
+/// the entries within `tie` of the largest: payoffs that are equal in exact arithmetic (as in
+/// meta-games with rational payoffs) tie whatever the order their sums were rounded in.
+pub(crate) fn argmax_in_order(v: &[f64], order: &[usize], tie: f64) -> usize {
+    let top = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    order.iter().copied().find(|&i| v[i] >= top - tie).unwrap_or(order[0])
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::dynamics::{self, Kernel};
 use crate::settings::{IterativeSettings, iterative_settings};
-use crate::{MetaSolver, Result, Solution, Status};
+use crate::{Copies, MetaSolver, Result, Solution, Status};
 
 /// Hedge's step size η.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -91,7 +91,7 @@ impl MetaSolver for Hedge {
     }
 
     fn solve(&self, game: &NormalFormGame) -> Result<Solution> {
-        self.run(game, None)
+        self.run(game, &Copies::identity(game.shape()), None)
     }
 
     /// Hedge from `start`: the cumulative payoffs begin at `x_k = ln(start_k)/η` (instead of
@@ -103,12 +103,33 @@ impl MetaSolver for Hedge {
     /// A strategy at 0 in the start begins at `ln(f64::MIN_POSITIVE)/η`, far below the others:
     /// give strategies that are new to the game a positive mass ([`crate::Solution::extend_start`]).
     fn solve_from(&self, game: &NormalFormGame, start: &[Vec<f64>]) -> Result<Solution> {
-        self.run(game, Some(start))
+        self.run(game, &Copies::identity(game.shape()), Some(start))
+    }
+
+    /// Hedge on `game` with each member standing for its copies: the expanded game's
+    /// iterates folded, at the collapsed game's cost per step.
+    fn solve_collapsed(
+        &self,
+        game: &NormalFormGame,
+        copies: &Copies,
+        start: Option<&[Vec<f64>]>,
+    ) -> Result<Solution> {
+        self.run(game, copies, start)
     }
 }
 
 impl Hedge {
-    fn run(&self, game: &NormalFormGame, start: Option<&[Vec<f64>]>) -> Result<Solution> {
+    /// Hedge on the expanded game of `copies`, folded onto `game`'s members.
+    ///
+    /// Why the folded iterates are the expanded game's: copies have the same payoffs, so
+    /// copies whose cumulative payoffs start equal keep them equal; `cumulative[p][m]` is each
+    /// copy's (not folded) and the strategies are folded,
+    /// `σ_m = w_m·γ/K + (1 − γ)·w_m·e^{η(x_m − max x)} / Σ_j w_j·e^{η(x_j − max x)}` with `K`
+    /// the expanded strategy count (which also sets [`LearningRate::Theory`]'s η). A warm
+    /// start over members gives each copy `x = ln(start_m / w_m)/η`, the expanded warm start
+    /// of the evenly split start.
+    fn run(&self, game: &NormalFormGame, copies: &Copies, start: Option<&[Vec<f64>]>) -> Result<Solution> {
+        copies.check(Self::NAME, game)?;
         self.settings.check_iterations(Self::NAME)?;
         dynamics::check_gamma(Self::NAME, self.gamma)?;
         self.settings.stopping.validate(Self::NAME)?;
@@ -118,15 +139,15 @@ impl Hedge {
             LearningRate::Fixed(eta) => {
                 return Err(dynamics::invalid(Self::NAME, format!("learning rate must be > 0, got {eta}")));
             }
-            LearningRate::Theory => game
-                .shape()
+            LearningRate::Theory => copies
+                .expanded_shape()
                 .iter()
                 .map(|&k| (8.0 * (k.max(2) as f64).ln() / self.settings.iterations as f64).sqrt() / scale)
                 .collect(),
         };
         let start = start.map(|s| dynamics::checked_start(Self::NAME, game, s)).transpose()?;
         let mut kernel = Kernel::new(game);
-        let mut current = dynamics::uniform(game);
+        let mut current = dynamics::uniform(copies);
         let mut cumulative = dynamics::zeros(game);
         let mut sum = dynamics::zeros(game);
         let mut values = dynamics::zeros(game);
@@ -138,10 +159,19 @@ impl Hedge {
                     return Ok(Solution::new(game, start, Status::Solved, 0));
                 }
             }
-            for (((x, c), s), &eta) in cumulative.iter_mut().zip(current.iter_mut()).zip(&start).zip(&rates) {
-                x.iter_mut().zip(s).for_each(|(x, &p)| *x = p.max(f64::MIN_POSITIVE).ln() / eta);
-                let k = c.len() as f64;
-                c.iter_mut().zip(s).for_each(|(c, &p)| *c = self.gamma / k + (1.0 - self.gamma) * p);
+            for (p, (((x, c), s), &eta)) in
+                cumulative.iter_mut().zip(current.iter_mut()).zip(&start).zip(&rates).enumerate()
+            {
+                let w = copies.weights(p);
+                x.iter_mut()
+                    .zip(s)
+                    .zip(w)
+                    .for_each(|((x, &p), &w)| *x = (p / w).max(f64::MIN_POSITIVE).ln() / eta);
+                let k = copies.of(p).len() as f64;
+                c.iter_mut()
+                    .zip(s)
+                    .zip(w)
+                    .for_each(|((c, &p), &w)| *c = self.gamma * w / k + (1.0 - self.gamma) * p);
             }
         }
         let mut status = Status::MaxIterations;
@@ -163,17 +193,21 @@ impl Hedge {
                 }
             }
             kernel.deviation_payoffs(&current, &mut values);
-            for (((x, v), c), &eta) in cumulative.iter_mut().zip(&values).zip(current.iter_mut()).zip(&rates)
+            for (p, (((x, v), c), &eta)) in
+                cumulative.iter_mut().zip(&values).zip(current.iter_mut()).zip(&rates).enumerate()
             {
+                let w = copies.weights(p);
                 x.iter_mut().zip(v).for_each(|(x, &u)| *x += u);
                 let top = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
                 let mut total = 0.0;
-                for (c, &x) in c.iter_mut().zip(x.iter()) {
-                    *c = (eta * (x - top)).exp();
+                for ((c, &x), &w) in c.iter_mut().zip(x.iter()).zip(w) {
+                    *c = w * (eta * (x - top)).exp();
                     total += *c;
                 }
-                let k = c.len() as f64;
-                c.iter_mut().for_each(|c| *c = self.gamma / k + (1.0 - self.gamma) * *c / total);
+                let k = copies.of(p).len() as f64;
+                c.iter_mut()
+                    .zip(w)
+                    .for_each(|(c, &w)| *c = self.gamma * w / k + (1.0 - self.gamma) * *c / total);
             }
         }
         let mut average: Vec<Vec<f64>> =

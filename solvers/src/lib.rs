@@ -7,6 +7,7 @@
 
 mod bimatrix;
 mod conic;
+mod copies;
 mod dynamics;
 mod error;
 mod linalg;
@@ -26,5 +27,6 @@ pub mod replicator;
 pub mod uniform;
 
 pub use bimatrix::{lemke_howson, support_enumeration, vertex_enumeration};
+pub use copies::Copies;
 pub use error::{Result, SolveError};
 pub use solution::{Certificate, Extras, MetaSolver, Solution, Status};

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::dynamics::{self, Kernel};
 use crate::linalg;
 use crate::settings::{IterativeSettings, iterative_settings};
-use crate::{MetaSolver, Result, Solution, Status};
+use crate::{Copies, MetaSolver, Result, Solution, Status};
 
 /// Which regret update to use.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -128,7 +128,7 @@ impl MetaSolver for RegretMatching {
     }
 
     fn solve(&self, game: &NormalFormGame) -> Result<Solution> {
-        self.run(game, None)
+        self.run(game, &Copies::identity(game.shape()), None)
     }
 
     /// Regret matching from `start`: the cumulative regrets begin at
@@ -141,18 +141,39 @@ impl MetaSolver for RegretMatching {
     /// Strategies at 0 in the start are fine: a new best response gains positive regret,
     /// hence mass, at the first step.
     fn solve_from(&self, game: &NormalFormGame, start: &[Vec<f64>]) -> Result<Solution> {
-        self.run(game, Some(start))
+        self.run(game, &Copies::identity(game.shape()), Some(start))
+    }
+
+    /// Regret matching on `game` with each member standing for its copies: the expanded
+    /// game's iterates folded, at the collapsed game's cost per step.
+    fn solve_collapsed(
+        &self,
+        game: &NormalFormGame,
+        copies: &Copies,
+        start: Option<&[Vec<f64>]>,
+    ) -> Result<Solution> {
+        self.run(game, copies, start)
     }
 }
 
 impl RegretMatching {
-    fn run(&self, game: &NormalFormGame, start: Option<&[Vec<f64>]>) -> Result<Solution> {
+    /// Regret matching on the expanded game of `copies`, folded onto `game`'s members.
+    ///
+    /// Why the folded iterates are the expanded game's: copies have the same payoffs, hence
+    /// the same instantaneous regrets, so copies that start with equal cumulative regrets keep
+    /// them equal. `regrets[p][m]` is then the regret of each copy of member `m` (not folded),
+    /// while the strategies are folded: `σ_m = w_m·(γ/K + (1 − γ)·R⁺_m / Σ_j w_j·R⁺_j)` with `K`
+    /// the expanded strategy count (`w_m/K` when no regret is positive), and the value
+    /// `Σ_m σ_m·u_m` is the expanded one. A warm start over members gives each copy
+    /// `R = payoff_scale · start_m / w_m`, the expanded warm start of the evenly split start.
+    fn run(&self, game: &NormalFormGame, copies: &Copies, start: Option<&[Vec<f64>]>) -> Result<Solution> {
+        copies.check(Self::NAME, game)?;
         self.settings.check_iterations(Self::NAME)?;
         dynamics::check_gamma(Self::NAME, self.gamma)?;
         self.settings.stopping.validate(Self::NAME)?;
         let start = start.map(|s| dynamics::checked_start(Self::NAME, game, s)).transpose()?;
         let mut kernel = Kernel::new(game);
-        let mut current = dynamics::uniform(game);
+        let mut current = dynamics::uniform(copies);
         let mut regrets = dynamics::zeros(game);
         let mut sum = dynamics::zeros(game);
         let mut values = dynamics::zeros(game);
@@ -166,9 +187,10 @@ impl RegretMatching {
                 }
             }
             let scale = game.payoff_scale();
-            for ((r, c), s) in regrets.iter_mut().zip(current.iter_mut()).zip(&start) {
-                r.iter_mut().zip(s).for_each(|(r, &x)| *r = scale * x);
-                regret_matching_strategy(r, self.gamma, c);
+            for (p, ((r, c), s)) in regrets.iter_mut().zip(current.iter_mut()).zip(&start).enumerate() {
+                let w = copies.weights(p);
+                r.iter_mut().zip(s).zip(w).for_each(|((r, &x), &w)| *r = scale * (x / w));
+                regret_matching_strategy(r, w, self.gamma, c);
             }
         }
         let mut weight_total = 0.0;
@@ -195,7 +217,7 @@ impl RegretMatching {
                 }
             }
             kernel.deviation_payoffs(&current, &mut values);
-            for ((r, v), c) in regrets.iter_mut().zip(&values).zip(current.iter_mut()) {
+            for (p, ((r, v), c)) in regrets.iter_mut().zip(&values).zip(current.iter_mut()).enumerate() {
                 let value = linalg::dot(v, c);
                 match self.variant {
                     RegretVariant::Plain => r.iter_mut().zip(v).for_each(|(r, &u)| *r += u - value),
@@ -203,7 +225,7 @@ impl RegretMatching {
                         r.iter_mut().zip(v).for_each(|(r, &u)| *r = (*r + u - value).max(0.0))
                     }
                 }
-                regret_matching_strategy(r, self.gamma, c);
+                regret_matching_strategy(r, copies.weights(p), self.gamma, c);
             }
         }
         average_into(&sum, weight_total, &mut scratch);
@@ -212,16 +234,19 @@ impl RegretMatching {
     }
 }
 
-/// `out = σ ∝ R⁺` (uniform if all non-positive), mixed with uniform by `gamma`.
-pub(crate) fn regret_matching_strategy(regrets: &[f64], gamma: f64, out: &mut [f64]) {
-    let k = regrets.len() as f64;
-    let total: f64 = regrets.iter().map(|r| r.max(0.0)).sum();
+/// `out = σ ∝ R⁺` (uniform if all non-positive), mixed with uniform by `gamma`, over the
+/// expanded strategies that member `m` stands for `weights[m]` of (each with regret
+/// `regrets[m]`), folded: `out[m] = w_m·γ/K + (1 − γ)·w_m·R⁺_m / Σ_j w_j·R⁺_j`, `K = Σ w`.
+/// Unit weights give the unweighted strategy bit for bit.
+pub(crate) fn regret_matching_strategy(regrets: &[f64], weights: &[f64], gamma: f64, out: &mut [f64]) {
+    let k: f64 = weights.iter().sum();
+    let total: f64 = regrets.iter().zip(weights).map(|(r, &w)| w * r.max(0.0)).sum();
     if total > 0.0 {
-        for (o, r) in out.iter_mut().zip(regrets) {
-            *o = gamma / k + (1.0 - gamma) * r.max(0.0) / total;
+        for ((o, r), &w) in out.iter_mut().zip(regrets).zip(weights) {
+            *o = gamma * w / k + (1.0 - gamma) * (w * r.max(0.0)) / total;
         }
     } else {
-        out.iter_mut().for_each(|o| *o = 1.0 / k);
+        out.iter_mut().zip(weights).for_each(|(o, &w)| *o = w / k);
     }
 }
 

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::dynamics::{self, Kernel};
 use crate::linalg;
 use crate::settings::{IterativeSettings, iterative_settings};
-use crate::{MetaSolver, Result, Solution, Status};
+use crate::{Copies, MetaSolver, Result, Solution, Status};
 
 /// The shared Euler integrator of [`Replicator`] and [`ProjectedReplicator`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -20,8 +20,24 @@ struct Integrator {
 }
 
 impl Integrator {
-    /// Integrates from uniform (`start` = `None`) or from the projection of a warm start.
-    fn run(&self, name: &'static str, game: &NormalFormGame, start: Option<&[Vec<f64>]>) -> Result<Solution> {
+    /// Integrates from uniform (`start` = `None`) or from the projection of a warm start, on
+    /// the expanded game of `copies` folded onto `game`'s members.
+    ///
+    /// Why the folded iterates are the expanded game's: copies of a member have the same
+    /// payoffs, so if they start equal each Euler step moves them alike, and the projection
+    /// `max(x_c − γ − θ, 0) + γ` keeps them equal. With `y_m` the common value of member `m`'s
+    /// `w_m` copies and `x_m = w_m·y_m` the folded mass, the mean payoff is `Σ_m x_m·u_m`, the
+    /// step is `x_m += dt·x_m·(u_m − mean)`, and the projection is
+    /// `x_m ← max(x_m − w_m·γ − w_m·θ, 0) + w_m·γ` with `θ` making `Σ x_m = 1`: a floor of
+    /// `w_m·γ` per member ([`FloorProjection::weighted`]).
+    fn run(
+        &self,
+        name: &'static str,
+        game: &NormalFormGame,
+        copies: &Copies,
+        start: Option<&[Vec<f64>]>,
+    ) -> Result<Solution> {
+        copies.check(name, game)?;
         self.settings.check_iterations(name)?;
         self.settings.stopping.validate(name)?;
         if !(self.dt.is_finite() && self.dt > 0.0) {
@@ -33,7 +49,7 @@ impl Integrator {
                 format!("gamma must be finite and >= 0, got {}", self.floor),
             ));
         }
-        let widest = game.shape().iter().copied().max().unwrap_or(1);
+        let widest = copies.expanded_shape().into_iter().max().unwrap_or(1);
         if self.floor * widest as f64 > 1.0 {
             return Err(dynamics::invalid(
                 name,
@@ -44,10 +60,11 @@ impl Integrator {
         let mut kernel = Kernel::new(game);
         let mut values = dynamics::zeros(game);
         let mut sum = dynamics::zeros(game);
-        let mut projections: Vec<FloorProjection> =
-            game.shape().iter().map(|&k| FloorProjection::new(k, self.floor)).collect();
+        let mut projections: Vec<FloorProjection> = (0..game.num_players())
+            .map(|p| FloorProjection::weighted(copies.weights(p), self.floor))
+            .collect();
         let mut current = match start {
-            None => dynamics::uniform(game),
+            None => dynamics::uniform(copies),
             Some(mut start) => {
                 for (x, projection) in start.iter_mut().zip(&mut projections) {
                     projection.project(x);
@@ -75,7 +92,7 @@ impl Integrator {
                 s.iter_mut().zip(c).for_each(|(a, &b)| *a += b);
             }
             if self.settings.stopping.is_checkpoint(t) {
-                let answer = self.answer(&sum, &current, t);
+                let answer = self.answer(&sum, &current, t, copies);
                 let mut v = dynamics::zeros(game);
                 kernel.deviation_payoffs(&answer, &mut v);
                 if self.settings.stopping.reached(dynamics::nash_conv_from(&answer, &v)) {
@@ -85,19 +102,19 @@ impl Integrator {
                 }
             }
         }
-        let answer = self.answer(&sum, &current, done);
+        let answer = self.answer(&sum, &current, done, copies);
         Ok(Solution::new(game, answer, status, done))
     }
 
-    fn answer(&self, sum: &[Vec<f64>], current: &[Vec<f64>], t: usize) -> Vec<Vec<f64>> {
+    fn answer(&self, sum: &[Vec<f64>], current: &[Vec<f64>], t: usize, copies: &Copies) -> Vec<Vec<f64>> {
         let mut out: Vec<Vec<f64>> = if self.average_iterates {
             sum.iter().map(|s| s.iter().map(|x| x / t as f64).collect()).collect()
         } else {
             current.to_vec()
         };
         // Re-project: removes rounding drift and keeps the floor exact.
-        for s in out.iter_mut() {
-            FloorProjection::new(s.len(), self.floor).project(s);
+        for (p, s) in out.iter_mut().enumerate() {
+            FloorProjection::weighted(copies.weights(p), self.floor).project(s);
         }
         out
     }
@@ -107,46 +124,76 @@ impl Integrator {
 /// a sequence of nearby points: it remembers which entries ended above the floor and starts
 /// the next projection from that set, which the dynamics rarely change.
 ///
+/// Weighted ([`FloorProjection::weighted`]), entry `k` stands for `w_k` equal entries of an
+/// expanded vector and holds their sum: the answer is the expanded projection folded,
+/// `max(x_k − w_k·floor − w_k·θ, 0) + w_k·floor` with `θ` over the expanded entries above the
+/// floor, `(Σ_above (x_k − w_k·floor) − radius) / Σ_above w_k`, `radius = 1 − floor·Σ w`.
+/// Unit weights give the unweighted projection bit for bit (every product by 1 is exact).
+///
 /// # Complexity
 ///
 /// Two O(K) passes when the remembered set is still right (the usual case), otherwise
 /// O(K) per pass of Michelot's method (1986; usually one or two passes).
 pub(crate) struct FloorProjection {
     floor: f64,
+    /// Each entry's weight (its number of copies; 1 unweighted).
+    weights: Vec<f64>,
+    /// `floor · Σ weights`.
+    floor_total: f64,
     /// 1 for the entries above the floor after the last projection, 0 for those at it: a
     /// multiplier rather than a `bool`, so that the masked sum vectorises.
     above: Vec<f64>,
     /// How many entries of `above` are 1.
     count: usize,
+    /// `Σ_k above_k · weights_k` (the expanded entries above the floor).
+    above_weight: f64,
     /// The candidate answer, swapped with the input once it is known to be right.
     candidate: Vec<f64>,
 }
 
 impl FloorProjection {
     /// A projection for vectors of length `len`, first guessing every entry above the floor.
+    #[cfg(test)]
     pub(crate) fn new(len: usize, floor: f64) -> Self {
-        Self { floor, above: vec![1.0; len], count: len, candidate: vec![0.0; len] }
+        Self::weighted(&vec![1.0; len], floor)
     }
 
-    /// Projects `x` (of the length given to [`FloorProjection::new`]) in place.
+    /// A projection for folded vectors whose entry `k` stands for `weights[k]` copies.
+    pub(crate) fn weighted(weights: &[f64], floor: f64) -> Self {
+        let len = weights.len();
+        let total: f64 = weights.iter().sum();
+        Self {
+            floor,
+            weights: weights.to_vec(),
+            floor_total: floor * total,
+            above: vec![1.0; len],
+            count: len,
+            above_weight: total,
+            candidate: vec![0.0; len],
+        }
+    }
+
+    /// Projects `x` (of the length given to [`FloorProjection::weighted`]) in place.
     #[inline]
     pub(crate) fn project(&mut self, x: &mut Vec<f64>) {
         let floor = self.floor;
-        let radius = 1.0 - floor * x.len() as f64;
+        let radius = 1.0 - self.floor_total;
         if radius <= 0.0 {
-            x.fill(floor);
+            x.iter_mut().zip(&self.weights).for_each(|(x, &w)| *x = w * floor);
             return;
         }
-        // The solution is `max(x_k − floor − θ, 0) + floor`, where θ makes the entries above
-        // the floor sum to `radius`; a guessed set is right when θ computed from it keeps
-        // exactly that set above the floor (the KKT conditions of the projection).
+        // The solution is `max(x_k − w_k·(floor + θ), 0) + w_k·floor`, where θ makes the
+        // entries above the floor sum to `radius`; a guessed set is right when θ computed from
+        // it keeps exactly that set above the floor (the KKT conditions of the projection).
         if self.count > 0 {
-            let theta = (masked_sum(x, &self.above, floor) - radius) / self.count as f64;
+            let theta = (masked_sum(x, &self.above, &self.weights, floor) - radius) / self.above_weight;
             let mut consistent = true;
-            for ((y, &v), &a) in self.candidate.iter_mut().zip(x.iter()).zip(&self.above) {
-                let t = v - floor - theta;
+            for (((y, &v), &a), &w) in
+                self.candidate.iter_mut().zip(x.iter()).zip(&self.above).zip(&self.weights)
+            {
+                let t = v - w * floor - w * theta;
                 consistent &= (t > 0.0) == (a == 1.0);
-                *y = t.max(0.0) + floor;
+                *y = t.max(0.0) + w * floor;
             }
             if consistent {
                 std::mem::swap(x, &mut self.candidate);
@@ -162,14 +209,17 @@ impl FloorProjection {
         let floor = self.floor;
         self.above.fill(1.0);
         self.count = x.len();
+        self.above_weight = self.weights.iter().sum();
         let mut theta;
         loop {
-            theta = (masked_sum(x, &self.above, floor) - radius) / self.count.max(1) as f64;
+            let weight = if self.count > 0 { self.above_weight } else { 1.0 };
+            theta = (masked_sum(x, &self.above, &self.weights, floor) - radius) / weight;
             let mut dropped = false;
-            for (&v, a) in x.iter().zip(self.above.iter_mut()) {
-                if *a == 1.0 && v - floor - theta <= 0.0 {
+            for ((&v, a), &w) in x.iter().zip(self.above.iter_mut()).zip(&self.weights) {
+                if *a == 1.0 && v - w * floor - w * theta <= 0.0 {
                     *a = 0.0;
                     self.count -= 1;
+                    self.above_weight -= w;
                     dropped = true;
                 }
             }
@@ -177,23 +227,27 @@ impl FloorProjection {
                 break;
             }
         }
-        x.iter_mut().for_each(|v| *v = (*v - floor - theta).max(0.0) + floor);
+        x.iter_mut()
+            .zip(&self.weights)
+            .for_each(|(v, &w)| *v = (*v - w * floor - w * theta).max(0.0) + w * floor);
     }
 }
 
-/// `Σ_k above_k·(x_k − floor)` for 0/1 multipliers `above`, in four interleaved partial sums.
+/// `Σ_k above_k·(x_k − w_k·floor)` for 0/1 multipliers `above`, in four interleaved partial
+/// sums.
 #[inline]
-fn masked_sum(x: &[f64], above: &[f64], floor: f64) -> f64 {
+fn masked_sum(x: &[f64], above: &[f64], weights: &[f64], floor: f64) -> f64 {
     let mut acc = [0.0f64; 4];
     let (xs, x_rest) = x.as_chunks::<4>();
     let (masks, mask_rest) = above.as_chunks::<4>();
-    for (v, m) in xs.iter().zip(masks) {
+    let (ws, w_rest) = weights.as_chunks::<4>();
+    for ((v, m), w) in xs.iter().zip(masks).zip(ws) {
         for k in 0..4 {
-            acc[k] += m[k] * (v[k] - floor);
+            acc[k] += m[k] * (v[k] - w[k] * floor);
         }
     }
-    for (k, (&v, &m)) in x_rest.iter().zip(mask_rest).enumerate() {
-        acc[k] += m * (v - floor);
+    for (k, ((&v, &m), &w)) in x_rest.iter().zip(mask_rest).zip(w_rest).enumerate() {
+        acc[k] += m * (v - w * floor);
     }
     (acc[0] + acc[1]) + (acc[2] + acc[3])
 }
@@ -224,7 +278,7 @@ macro_rules! integrator_solver {
             }
 
             fn solve(&self, game: &NormalFormGame) -> Result<Solution> {
-                self.integrator.run($name, game, None)
+                self.integrator.run($name, game, &Copies::identity(game.shape()), None)
             }
 
             /// Integrates from `start` projected onto `{x ≥ γ, Σx = 1}` instead of uniform;
@@ -235,7 +289,19 @@ macro_rules! integrator_solver {
             /// it only to γ): give strategies that are new to the game a small positive mass
             /// ([`Solution::extend_start`]).
             fn solve_from(&self, game: &NormalFormGame, start: &[Vec<f64>]) -> Result<Solution> {
-                self.integrator.run($name, game, Some(start))
+                self.integrator.run($name, game, &Copies::identity(game.shape()), Some(start))
+            }
+
+            /// Integrates on `game` with each member's mass standing for its copies (a floor
+            /// of multiplicity × γ): the expanded game's iterates folded, at the collapsed
+            /// game's cost per step.
+            fn solve_collapsed(
+                &self,
+                game: &NormalFormGame,
+                copies: &Copies,
+                start: Option<&[Vec<f64>]>,
+            ) -> Result<Solution> {
+                self.integrator.run($name, game, copies, start)
             }
         }
     };

@@ -237,6 +237,49 @@ pub trait MetaSolver: Send + Sync {
         self.solve(game)
     }
 
+    /// Solve the expanded game of `copies` (player `p`'s strategy `c` is member
+    /// `copies.of(p)[c]` of `game`) and answer over the members: the strategies are the
+    /// expanded answer's mixtures with each member's copies summed. `start`, when given, is a
+    /// warm start over the members (as [`MetaSolver::solve_from`] takes one), which the
+    /// expanded game sees split evenly over each member's copies ([`crate::Copies::split`]).
+    ///
+    /// The default builds the expanded game ([`crate::Copies::expand`]), calls
+    /// [`MetaSolver::solve`] or [`MetaSolver::solve_from`] on it with the split start, and
+    /// folds the answer back (joint and stationary distributions summed over the copies;
+    /// value, status, iterations and certificate kept: a deviation to a copy gains what a
+    /// deviation to its member gains). The iterative solvers (replicator dynamics and PRD,
+    /// regret matching and RM+, Hedge, fictitious play) override it and run on `game` itself
+    /// with each member weighted by its multiplicity, following the expanded game's
+    /// trajectory (the same iterates in exact arithmetic, to rounding in floating point) at the
+    /// cost of the collapsed game.
+    ///
+    /// # Errors
+    ///
+    /// As [`MetaSolver::solve_from`]; [`crate::SolveError::InvalidConfig`] when `copies` is
+    /// not for a game of `game`'s shape.
+    fn solve_collapsed(
+        &self,
+        game: &NormalFormGame,
+        copies: &crate::Copies,
+        start: Option<&[Vec<f64>]>,
+    ) -> crate::Result<Solution> {
+        let expanded = copies.expand(game)?;
+        if copies.is_identity() {
+            return match start {
+                Some(start) => self.solve_from(game, start),
+                None => self.solve(game),
+            };
+        }
+        let solution = match start {
+            Some(start) => {
+                crate::dynamics::checked_start(self.name(), game, start)?;
+                self.solve_from(&expanded, &copies.split(start))?
+            }
+            None => self.solve(&expanded)?,
+        };
+        Ok(copies.fold_solution(solution))
+    }
+
     /// Every equilibrium this solver can find (enumeration methods override this; the
     /// default is the one answer of [`MetaSolver::solve`]).
     ///

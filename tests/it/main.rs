@@ -7,6 +7,7 @@ mod budgets;
 mod cfr;
 mod cli;
 mod cli_behaviour;
+mod collapsed;
 mod fuzz_regressions;
 mod fxp;
 mod games_known_values;

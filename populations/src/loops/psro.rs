@@ -25,8 +25,7 @@ use std::time::Instant;
 use metagame_games::{
     GameTree, InfosetId, MatchEvaluator, NodeKind, NormalFormGame, PlayerId, TabularPolicy, aggregate_into,
 };
-use metagame_solvers::{MetaSolver, Solution};
-use ndarray::{ArrayD, IxDyn};
+use metagame_solvers::{Copies, MetaSolver, Solution};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -709,48 +708,45 @@ impl<'t> Psro<'t> {
     /// warm-started from the current mixture when configured; returns the cleaned mixtures
     /// over the members (copies summed, distributions, averaged in symmetric mode) and the
     /// solver's answer.
+    ///
+    /// The solver sees the members with their multiplicities
+    /// ([`MetaSolver::solve_collapsed`]): the iterative solvers run on the members (the
+    /// expanded game's trajectory at the collapsed game's cost), the others on the expanded game.
     fn meta_solve(
         &self,
         meta_game: &NormalFormGame,
         copies: &[Vec<usize>],
     ) -> Result<(Vec<Vec<f64>>, Solution)> {
-        let expanded = with_copies(meta_game, copies)?;
-        let game = expanded.as_ref().unwrap_or(meta_game);
-        let solution = if self.config.warm_start {
-            // The last mixture (a member's weight split evenly over its copies then), with
-            // each new response given the share a uniform mixture would give it (replicator
-            // dynamics cannot raise a strategy that starts at 0).
-            let start: Vec<Vec<f64>> = players(self.tree.num_players())
-                .zip(game.shape())
-                .flat_map(|(p, &k)| {
-                    let old = split_over_copies(
-                        &self.state.meta_strategies[p.0],
-                        &self.state.population.responses(p),
-                    );
-                    Solution::extend_start(std::slice::from_ref(&old), &[k], 1.0 / k as f64)
-                })
-                .collect();
-            self.meta_solver.solve_from(game, &start)
-        } else {
-            self.meta_solver.solve(game)
-        }
-        .map_err(|source| Error::MetaSolver { solver: self.meta_solver.name(), source })?;
-        let mut strategies = match expanded {
-            None => solution.strategies.clone(),
-            Some(_) => solution
-                .strategies
-                .iter()
-                .zip(copies)
-                .zip(meta_game.shape())
-                .map(|((s, of), &k)| {
-                    let mut folded = vec![0.0; k];
-                    for (&x, &m) in s.iter().zip(of) {
-                        folded[m] += x;
+        let solver = self.meta_solver.name();
+        let copies = Copies::new(meta_game.shape(), copies.to_vec())
+            .map_err(|source| Error::MetaSolver { solver, source })?;
+        let start = self.config.warm_start.then(|| {
+            // The last mixture over the members, with each new response given the share a
+            // uniform mixture over the responses would give it (replicator dynamics cannot
+            // raise a strategy that starts at 0): a member's old weight scaled down, plus
+            // 1/K per new response that is a copy of it. The solver splits each member's
+            // start evenly over its copies.
+            players(self.tree.num_players())
+                .zip(copies.expanded_shape())
+                .map(|(p, k)| {
+                    let old = &self.state.meta_strategies[p.0];
+                    let added = (k - self.state.population.responses(p).len()) as f64 / k as f64;
+                    let total: f64 = old.iter().sum();
+                    let keep = if total > 0.0 { (1.0 - added) / total } else { 0.0 };
+                    let mut start: Vec<f64> = old.iter().map(|&x| x * keep).collect();
+                    start.resize(meta_game.num_strategies(p.0), 0.0);
+                    for &m in &copies.of(p.0)[self.state.population.responses(p).len()..] {
+                        start[m] += 1.0 / k as f64;
                     }
-                    folded
+                    start
                 })
-                .collect(),
-        };
+                .collect::<Vec<_>>()
+        });
+        let solution = self
+            .meta_solver
+            .solve_collapsed(meta_game, &copies, start.as_deref())
+            .map_err(|source| Error::MetaSolver { solver, source })?;
+        let mut strategies = solution.strategies.clone();
         if self.config.symmetric {
             // One shared population: both seats play the average of the two mixtures.
             let avg: Vec<f64> =
@@ -920,68 +916,6 @@ fn respond(
         }
     }
     Ok(Responses { members: out, episodes, gaps })
-}
-
-/// `game` (one strategy per member) as the game of one strategy per response: player `p`'s
-/// strategy `c` is member `copies[p][c]`. `None` when every member stands for one response,
-/// in order (the game itself).
-fn with_copies(game: &NormalFormGame, copies: &[Vec<usize>]) -> Result<Option<NormalFormGame>> {
-    let itself = copies
-        .iter()
-        .zip(game.shape())
-        .all(|(of, &k)| of.len() == k && of.iter().enumerate().all(|(c, &m)| c == m));
-    if itself {
-        return Ok(None);
-    }
-    let shape: Vec<usize> = copies.iter().map(Vec::len).collect();
-    let n = shape.len();
-    // Row-major offsets of each copy's member along each axis of `game`.
-    let mut stride = 1;
-    let mut offsets = vec![Vec::new(); n];
-    for q in (0..n).rev() {
-        offsets[q] = copies[q].iter().map(|&m| m * stride).collect();
-        stride *= game.shape()[q];
-    }
-    let sources: Vec<_> = (0..game.num_players()).map(|p| game.payoffs(p).as_standard_layout()).collect();
-    let sources: Vec<&[f64]> = sources
-        .iter()
-        .map(|a| a.as_slice().ok_or_else(|| Error::Config("a meta-game not in standard layout".into())))
-        .collect::<Result<_>>()?;
-    let total: usize = shape.iter().product();
-    let mut tensors = vec![Vec::with_capacity(total); sources.len()];
-    let mut idx = vec![0; n];
-    let mut at: usize = offsets.iter().map(|o| o.first().copied().unwrap_or(0)).sum();
-    for _ in 0..total {
-        for (t, src) in tensors.iter_mut().zip(&sources) {
-            t.push(src[at]);
-        }
-        // The next profile in row-major order, and its offset.
-        for q in (0..n).rev() {
-            at -= offsets[q][idx[q]];
-            idx[q] += 1;
-            if idx[q] < shape[q] {
-                at += offsets[q][idx[q]];
-                break;
-            }
-            idx[q] = 0;
-            at += offsets[q][0];
-        }
-    }
-    let payoffs = tensors
-        .into_iter()
-        .map(|t| ArrayD::from_shape_vec(IxDyn(&shape), t).map_err(|e| Error::Config(e.to_string())))
-        .collect::<Result<Vec<_>>>()?;
-    Ok(Some(NormalFormGame::new(payoffs)?))
-}
-
-/// A mixture over members as a mixture over their responses (`copies`, as
-/// [`Population::responses`] lists them): each member's weight split evenly over its copies.
-fn split_over_copies(mixture: &[f64], copies: &[usize]) -> Vec<f64> {
-    let mut count = vec![0usize; mixture.len()];
-    for &m in copies {
-        count[m] += 1;
-    }
-    copies.iter().map(|&m| if count[m] == 1 { mixture[m] } else { mixture[m] / count[m] as f64 }).collect()
 }
 
 /// The largest absolute terminal utility of the game (1 for a game whose payoffs are all 0).
