@@ -1,5 +1,6 @@
 //! The exact two-player solvers on random games (uniform [0, 1) payoffs from a fixed-seed
-//! xorshift64*): zero-sum LP, Lemke–Howson, support and vertex enumeration.
+//! xorshift64*): zero-sum LP, Lemke–Howson, support and vertex enumeration; and the zero-sum
+//! LP's PSRO step, cold and warm, on the largest Leduc corpus meta-game.
 //!
 //! `cargo bench --bench solvers`; sizes follow the peer script `benches/peers/solvers.py`
 //! (it runs nashpy, pygambit and scipy on numpy-seeded games).
@@ -74,5 +75,35 @@ fn enumeration(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, lp, lemke_howson, enumeration);
+/// PSRO's meta-solve step on the largest Leduc corpus meta-game: its leading `t × t` block
+/// solved cold, and warm-started from the `(t − 1) × (t − 1)` block's answer (the new member
+/// given `1/t`, as PSRO does).
+fn lp_warm(c: &mut Criterion) {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/meta_games/leduc_nash.nfg");
+    let a = metagame_games::nfg::read_nfg(&path)
+        .expect("the corpus file")
+        .matrix(0)
+        .expect("2 players")
+        .to_owned();
+    let t = a.nrows().min(a.ncols());
+    let block = |k: usize| {
+        NormalFormGame::zero_sum(Array2::from_shape_fn((k, k), |(i, j)| a[[i, j]])).expect("finite")
+    };
+    let (before, step) = (block(t - 1), block(t));
+    let previous = LpNash::default().solve(&before).expect("zero-sum").strategies;
+    let start = metagame_solvers::Solution::extend_start(&previous, &[t, t], 1.0 / t as f64);
+    let lp = LpNash::default().with_warm_starts_from(1);
+    let mut group = c.benchmark_group("lp_step");
+    group.warm_up_time(Duration::from_millis(300)).measurement_time(Duration::from_secs(2)).sample_size(10);
+    group.bench_function(BenchmarkId::new("cold", format!("leduc {t}x{t}")), |b| {
+        b.iter(|| lp.solve(black_box(&step)).expect("zero-sum"))
+    });
+    group.bench_function(BenchmarkId::new("warm", format!("leduc {t}x{t}")), |b| {
+        b.iter(|| lp.solve_from(black_box(&step), black_box(&start)).expect("zero-sum"))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, lp, lp_warm, lemke_howson, enumeration);
 criterion_main!(benches);
