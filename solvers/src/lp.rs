@@ -160,21 +160,7 @@ impl LpNash {
     /// gives the best NashConv), or when the certificate itself is not finite (payoffs so
     /// large that the game's own arithmetic overflows).
     pub fn solve_zero_sum(&self, game: &NormalFormGame) -> Result<ZeroSumSolution> {
-        if game.num_players() != 2 {
-            return Err(SolveError::Unsupported {
-                solver: "lp",
-                reason: format!("needs 2 players, the game has {}", game.num_players()),
-            });
-        }
-        // INVARIANT: a 2-player game's payoff tensors are matrices.
-        let (a, b) = (game.matrix(0).expect("two players"), game.matrix(1).expect("two players"));
-        if !is_constant_sum(a, b, Self::CONSTANT_SUM_TOLERANCE) {
-            return Err(SolveError::Unsupported {
-                solver: "lp",
-                reason: "the game is not constant-sum; use lemke-howson or an enumeration".into(),
-            });
-        }
-        self.solve_matrix(game, a, None)
+        self.solve_matrix(game, constant_sum_matrix(game)?, None)
     }
 
     /// [`LpNash::solve_zero_sum`] warm-started from `start` (one distribution per player, as
@@ -196,14 +182,9 @@ impl LpNash {
     /// number of strategies.
     pub fn solve_zero_sum_from(&self, game: &NormalFormGame, start: &[Vec<f64>]) -> Result<ZeroSumSolution> {
         let start = crate::dynamics::checked_start("lp", game, start)?;
-        if game.num_players() != 2 || game.shape().iter().any(|&k| k < self.warm_from) {
-            return self.solve_zero_sum(game);
-        }
-        let (a, b) = (game.matrix(0).expect("two players"), game.matrix(1).expect("two players"));
-        if !is_constant_sum(a, b, Self::CONSTANT_SUM_TOLERANCE) {
-            return self.solve_zero_sum(game);
-        }
-        self.solve_matrix(game, a, Some(&start))
+        let a = constant_sum_matrix(game)?;
+        let warm = game.shape().iter().all(|&k| k >= self.warm_from);
+        self.solve_matrix(game, a, warm.then_some(&start[..]))
     }
 
     /// The value of a two-player constant-sum game for the row player.
@@ -475,7 +456,8 @@ fn double_oracle(
         // The subgame's own bounds: strategies outside that beat them join.
         let sub_upper = rows.iter().map(|&i| ay[i]).fold(f64::NEG_INFINITY, f64::max);
         let sub_lower = cols.iter().map(|&j| xa[j]).fold(f64::INFINITY, f64::min);
-        let candidate = Candidate::new(a, strategies);
+        let (value, gap) = value_and_gap_from(&strategies[0], &ay, &xa);
+        let candidate = Candidate { strategies, value, gap };
         let done = candidate.gap <= aim;
         best = Some(candidate.or(best));
         if done {
@@ -548,6 +530,30 @@ impl Candidate {
     }
 }
 
+/// The row player's payoff matrix of a two-player constant-sum game (within
+/// [`LpNash::CONSTANT_SUM_TOLERANCE`] × payoff scale).
+///
+/// # Errors
+///
+/// [`SolveError::Unsupported`] for any other game.
+fn constant_sum_matrix(game: &NormalFormGame) -> Result<ArrayView2<'_, f64>> {
+    if game.num_players() != 2 {
+        return Err(SolveError::Unsupported {
+            solver: "lp",
+            reason: format!("needs 2 players, the game has {}", game.num_players()),
+        });
+    }
+    // INVARIANT: a 2-player game's payoff tensors are matrices.
+    let (a, b) = (game.matrix(0).expect("two players"), game.matrix(1).expect("two players"));
+    if !is_constant_sum(a, b, LpNash::CONSTANT_SUM_TOLERANCE) {
+        return Err(SolveError::Unsupported {
+            solver: "lp",
+            reason: "the game is not constant-sum; use lemke-howson or an enumeration".into(),
+        });
+    }
+    Ok(a)
+}
+
 /// True when `a + b` is constant within `relative_tolerance` × the larger payoff range
 /// (at least 1), computed on halves so that payoffs near `f64::MAX` do not overflow.
 fn is_constant_sum(a: ArrayView2<'_, f64>, b: ArrayView2<'_, f64>, relative_tolerance: f64) -> bool {
@@ -594,11 +600,13 @@ impl MetaSolver for LpNash {
 /// `(xᵀAy, max_i (Ay)_i − min_j (xᵀA)_j)`: the profile's value and the gap between the
 /// upper bound the column strategy proves and the lower bound the row strategy proves.
 fn value_and_gap(a: ArrayView2<'_, f64>, s: &[Vec<f64>]) -> (f64, f64) {
-    let x = ndarray::ArrayView1::from(&s[0][..]);
-    let y = ndarray::ArrayView1::from(&s[1][..]);
-    let ay = a.dot(&y);
-    let xa = a.t().dot(&x);
-    let value = x.dot(&ay);
+    let (ay, xa) = payoff_vectors(a, s);
+    value_and_gap_from(&s[0], &ay, &xa)
+}
+
+/// [`value_and_gap`] from the row strategy `x` and the payoff vectors `A y` and `Aᵀ x`.
+fn value_and_gap_from(x: &[f64], ay: &ndarray::Array1<f64>, xa: &ndarray::Array1<f64>) -> (f64, f64) {
+    let value = ndarray::ArrayView1::from(x).dot(ay);
     let upper = ay.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let lower = xa.iter().copied().fold(f64::INFINITY, f64::min);
     (value, (upper - lower).max(0.0))
