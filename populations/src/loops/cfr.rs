@@ -692,7 +692,13 @@ impl<'t> Cfr<'t> {
     pub fn step(&mut self) -> Result<&mut IterationReport> {
         let iteration = self.state.iteration + 1;
         let mut scratch = std::mem::take(&mut self.scratch);
-        let staged = self.stage(iteration, &mut scratch);
+        // The lane walk forks ([`rayon::join`]); called from outside the pool, each fork would
+        // hand its work to the pool's threads and wait, so the iteration runs inside it.
+        let staged = if rayon::current_thread_index().is_none() && self.lanes.is_some() {
+            rayon::scope(|_| self.stage(iteration, &mut scratch))
+        } else {
+            self.stage(iteration, &mut scratch)
+        };
         self.scratch = scratch;
         let staged = staged.map_err(|e| Error::AtIteration { iteration, source: Box::new(e) })?;
         let Staged { regrets, cumulative_policy, current, report } = staged;
@@ -1086,13 +1092,17 @@ mod tests {
             (f(&cfr.state.regrets), f(&cfr.state.cumulative_policy), cfr.last.nash_conv.to_bits())
         };
         let pool = |threads| rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        // The small games fork at every position with two children (the default plans no
+        // fork below 2^14 histories); liar's dice forks as planned, for 5 iterations.
         let games = [
-            "kuhn_poker",
-            "kuhn_poker(players=3)",
-            "liars_dice(dice_sides=3)",
-            "liars_dice(numdice=2,dice_sides=2)",
+            ("kuhn_poker", 30, Some(0), true),
+            ("kuhn_poker(players=3)", 30, Some(0), true),
+            ("liars_dice(dice_sides=3)", 30, Some(0), true),
+            ("liars_dice(numdice=2,dice_sides=2)", 30, Some(0), true),
+            ("liars_dice(dice_sides=3)", 30, None, false),
+            ("liars_dice", 5, None, true),
         ];
-        for game in games {
+        for (game, iterations, forking_from, forks) in games {
             let tree = GameTree::build(&registry::load(game).unwrap()).unwrap();
             for variant in [CfrVariant::Cfr, CfrVariant::CfrPlus, CfrVariant::Linear, CfrVariant::Discounted]
             {
@@ -1101,9 +1111,18 @@ mod tests {
                         CfrConfig::builder().variant(variant).alternating(alternating).build().unwrap();
                     let mut history = Cfr::new(&tree, config.clone()).unwrap();
                     history.lanes = None;
-                    let mut lanes = [1, 2].map(|_| Cfr::new(&tree, config.clone()).unwrap());
+                    let mut lanes = [1, 2].map(|_| {
+                        let mut cfr = Cfr::new(&tree, config.clone()).unwrap();
+                        if let Some(min) = forking_from {
+                            let (n, m) = (tree.num_players(), tree.num_sequences());
+                            cfr.lanes = Lanes::forking_from(&cfr.arena, n, m, min);
+                        }
+                        cfr
+                    });
                     assert!(lanes[0].lanes.is_some(), "{game} has a shared subtree");
-                    for t in 1..=30 {
+                    let planned = lanes[0].lanes.as_ref().map_or(0, Lanes::forks);
+                    assert_eq!(planned > 0, forks, "{game} forks at {planned} positions");
+                    for t in 1..=iterations {
                         history.step().unwrap();
                         for (cfr, threads) in lanes.iter_mut().zip([1, 2]) {
                             pool(threads).install(|| cfr.step().unwrap());
