@@ -59,7 +59,6 @@ impl Integrator {
         let start = start.map(|s| dynamics::checked_start(name, game, s)).transpose()?;
         let mut kernel = Kernel::new(game);
         let mut values = dynamics::zeros(game);
-        let mut sum = dynamics::zeros(game);
         let mut projections: Vec<FloorProjection> = (0..game.num_players())
             .map(|p| FloorProjection::weighted(copies.weights(p), self.floor))
             .collect();
@@ -79,6 +78,9 @@ impl Integrator {
                 start
             }
         };
+        // The average includes the starting point (OpenSpiel's StrategyAverager appends it
+        // before the first step): the answer after `t` steps averages `t + 1` points.
+        let mut sum = current.clone();
         let mut status = Status::MaxIterations;
         let mut done = self.settings.iterations;
         for t in 1..=self.settings.iterations {
@@ -108,7 +110,7 @@ impl Integrator {
 
     fn answer(&self, sum: &[Vec<f64>], current: &[Vec<f64>], t: usize, copies: &Copies) -> Vec<Vec<f64>> {
         let mut out: Vec<Vec<f64>> = if self.average_iterates {
-            sum.iter().map(|s| s.iter().map(|x| x / t as f64).collect()).collect()
+            sum.iter().map(|s| s.iter().map(|x| x / (t + 1) as f64).collect()).collect()
         } else {
             current.to_vec()
         };
@@ -282,7 +284,7 @@ macro_rules! integrator_solver {
             }
 
             /// Integrates from `start` projected onto `{x ≥ γ, Σx = 1}` instead of uniform;
-            /// the answer is still the average of the iterates after each step. With a target
+            /// the answer is still the average of the start and the iterates. With a target
             /// NashConv, a start that meets it is returned at once (0 iterations).
             ///
             /// A strategy at 0 in the start stays at 0 under replicator dynamics (PRD lifts
@@ -309,8 +311,9 @@ macro_rules! integrator_solver {
 
 /// Projected replicator dynamics (PRD): Euler steps of the replicator equation
 /// `dx_k/dt = x_k·[u_i(k, x_{-i}) − u_i(x)]` for every player at once, each followed by the
-/// exact Euclidean projection onto `{x ≥ γ, Σx = 1}`; returns the AVERAGE of the iterates
-/// after each step (as OpenSpiel's `projected_replicator_dynamics`), starting from uniform.
+/// exact Euclidean projection onto `{x ≥ γ, Σx = 1}`; returns the AVERAGE of the starting
+/// point (uniform) and the iterates after each step, `iterations + 1` points (as OpenSpiel's
+/// `projected_replicator_dynamics`, whose `StrategyAverager` also holds the start).
 ///
 /// Defaults (OpenSpiel `projected_replicator_dynamics.py`): 100 000 iterations, dt = 1e-3,
 /// γ = 1e-6 (an absolute floor; the PRD paper uses γ/(K+1) and δ = 0.01; OpenSpiel's PSRO
