@@ -463,6 +463,30 @@ mod tests {
         }
     }
 
+    /// OpenSpiel 2.0.2's answers on the same game: `projected_replicator_dynamics([a, -a],
+    /// prd_iterations=N, prd_dt=1e-3, prd_gamma=1e-6)`, which averages the start and the N
+    /// iterates (the same for both players here).
+    #[test]
+    fn prd_equals_openspiel_at_1_10_and_1000_iterations() {
+        let a = array![[0., -25., 50.], [25., 0., -5.], [-50., 5., 0.]];
+        let game = NormalFormGame::zero_sum(a).unwrap();
+        let openspiel = [
+            (1, [0.3347222222222222, 0.33444444444444443, 0.3308333333333333]),
+            (10, [0.34596875950836603, 0.3451413563997629, 0.3088898840918711]),
+            (1000, [0.052845320483272736, 0.6396025604781986, 0.30755211903852925]),
+        ];
+        for (iterations, expected) in openspiel {
+            let prd =
+                ProjectedReplicator::default().with_iterations(iterations).with_gamma(1e-6).with_dt(1e-3);
+            let sol = prd.solve(&game).unwrap();
+            for s in &sol.strategies {
+                for (p, e) in s.iter().zip(expected) {
+                    assert!((p - e).abs() < 1e-12, "{iterations}: {:?}", sol.strategies);
+                }
+            }
+        }
+    }
+
     #[test]
     fn rejects_floor_above_uniform() {
         let game = NormalFormGame::zero_sum(array![[1., -1.], [-1., 1.]]).unwrap();
