@@ -49,8 +49,9 @@
 //! tree, no allocation inside a walk. Where every deal of the private information at the
 //! root leads to a subtree of the same shape (liar's dice, Kuhn poker), a walk visits that
 //! shared subtree once with one lane per deal (`loops/cfr/lanes.rs`): the same arithmetic and the same
-//! tables bit for bit, with the per-node work paid once per position; other games (Leduc,
-//! with its public card, goofspiel) walk the histories.
+//! tables bit for bit, with the per-node work paid once per position, and its largest
+//! subtrees walked on the pool's threads (same bits on any number); other games (Leduc,
+//! with its public card, goofspiel) walk the histories, on one thread.
 //!
 //! # Examples
 //!
