@@ -290,9 +290,9 @@ mod tests {
         let zero_sum = NormalFormGame::zero_sum(a).unwrap();
         let general = NormalFormGame::bimatrix(b.clone(), b.t().mapv(|x| 0.5 * x + 1.0)).unwrap();
         type Expected = [[f64; 3]; 2];
-        let openspiel: [(&NormalFormGame, usize, Expected); 6] = [
-            (&zero_sum, 1, [[0.44444432962963387, 0.3888888370370328, 0.16666683333333332]; 2]),
-            (&zero_sum, 10, [[0.08080833265993347, 0.8888883340067332, 0.030303333333333324]; 2]),
+        let openspiel: [(&NormalFormGame, usize, Expected, f64); 6] = [
+            (&zero_sum, 1, [[0.44444432962963387, 0.3888888370370328, 0.16666683333333332]; 2], 1e-12),
+            (&zero_sum, 10, [[0.08080833265993347, 0.8888883340067332, 0.030303333333333324]; 2], 1e-12),
             (
                 &zero_sum,
                 1000,
@@ -300,8 +300,9 @@ mod tests {
                     [0.06913620657887061, 0.6486475865264274, 0.28221620689470145],
                     [0.06913593826843409, 0.6486477850881537, 0.28221627664341137],
                 ],
+                1e-6,
             ),
-            (&general, 1, [[0.16666683333333332, 0.6666663333333334, 0.16666683333333332]; 2]),
+            (&general, 1, [[0.16666683333333332, 0.6666663333333334, 0.16666683333333332]; 2], 1e-12),
             (
                 &general,
                 10,
@@ -309,6 +310,7 @@ mod tests {
                     [0.6288490382643815, 0.3282214103888134, 0.04292955134680505],
                     [0.628848183128141, 0.3282222522674554, 0.04292956460440371],
                 ],
+                1e-12,
             ),
             (
                 &general,
@@ -317,11 +319,11 @@ mod tests {
                     [0.9904694873431371, 0.009058429675030604, 0.00047208298183301373],
                     [0.025654366188936007, 0.9738735506835438, 0.0004720831275209111],
                 ],
+                1e-12,
             ),
         ];
-        for (case, (game, iterations, expected)) in openspiel.into_iter().enumerate() {
+        for (game, iterations, expected, tolerance) in openspiel {
             let sol = RegretMatching::plain().with_iterations(iterations).solve(game).unwrap();
-            let tolerance = if case == 2 { 1e-6 } else { 1e-12 };
             for (s, e) in sol.strategies.iter().zip(expected) {
                 for (p, e) in s.iter().zip(e) {
                     assert!((p - e).abs() < tolerance, "{iterations}: {:?}", sol.strategies);

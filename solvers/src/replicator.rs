@@ -371,9 +371,8 @@ integrator_solver!(ProjectedReplicator, "prd");
 
 /// Replicator dynamics (Taylor & Jonker 1978): [`ProjectedReplicator`] without a floor
 /// (γ = 0; the projection only removes rounding drift). Returns the average of the start and
-/// the iterates,
-/// which in two-player zero-sum games with an interior equilibrium converges to it while
-/// the iterates themselves cycle.
+/// the iterates, which in two-player zero-sum games with an interior equilibrium converges to
+/// it while the iterates themselves cycle.
 ///
 /// Defaults: 100 000 iterations, dt = 1e-3 (as PRD).
 ///

@@ -695,7 +695,8 @@ impl<'t> Cfr<'t> {
         let mut scratch = std::mem::take(&mut self.scratch);
         // The lane walk forks ([`rayon::join`]); called from outside the pool, each fork would
         // hand its work to the pool's threads and wait, so the iteration runs inside it.
-        let staged = if rayon::current_thread_index().is_none() && self.lanes.is_some() {
+        let forks = self.lanes.as_ref().is_some_and(|lanes| lanes.forks() > 0);
+        let staged = if forks && rayon::current_thread_index().is_none() {
             rayon::scope(|_| self.stage(iteration, &mut scratch))
         } else {
             self.stage(iteration, &mut scratch)

@@ -102,6 +102,15 @@ struct Branch {
     forks: bool,
 }
 
+/// A subtree in the walk's order of sequences: where its root's own sequences end, where
+/// the subtree's end, and how many positions it has.
+#[derive(Clone, Copy, Default)]
+struct Span {
+    own_end: u32,
+    end: u32,
+    positions: u32,
+}
+
 /// Why a tree is not walked in lanes (only to stop the build).
 struct NotShared;
 
@@ -151,34 +160,35 @@ impl Lanes {
         // INVARIANT: `fill` saw every decision node, so every sequence, below the deals.
         let mut local = vec![u32::MAX; num_sequences];
         let mut next = 0;
-        let mut ends = vec![(0, 0, 0); lanes.positions.len()];
-        lanes.order(0, &mut local, &mut next, &mut ends);
+        let mut spans = vec![Span::default(); lanes.positions.len()];
+        lanes.order(0, &mut local, &mut next, &mut spans);
         let threshold = (lanes.positions.len() / LEAF_SHARE).max(min_histories / lanes.lanes);
-        lanes.root = lanes.plan(0, 0, &ends, threshold);
+        lanes.root = lanes.plan(0, 0, &spans, threshold);
         Some(lanes)
     }
 
-    /// Number of forks.
-    #[cfg(test)]
+    /// Number of forks (0: the walk runs on one thread).
     pub(super) fn forks(&self) -> usize {
         self.forks.len()
     }
 
     /// The task of position `at`, whose subtree's sequences start at `seq`: a fork where more
     /// than `threshold` positions lie below it and it has two children or more (its own
-    /// children's tasks planned in turn), a leaf task otherwise. `ends` is what
-    /// [`Lanes::order`] returns.
-    fn plan(&mut self, at: usize, seq: u32, ends: &[(u32, u32, u32)], threshold: usize) -> Branch {
+    /// children's tasks planned in turn), a leaf task otherwise; `spans` from
+    /// [`Lanes::order`].
+    fn plan(&mut self, at: usize, seq: u32, spans: &[Span], threshold: usize) -> Branch {
         let branch = Branch { seq, fork: self.forks.len() as u32, forks: false };
         match self.positions[at] {
-            Position::Decision { first, count, .. } if count >= 2 && ends[at].2 as usize > threshold => {
-                let (own_end, _, _) = ends[at];
+            Position::Decision { first, count, .. }
+                if count >= 2 && spans[at].positions as usize > threshold =>
+            {
+                let own_end = spans[at].own_end;
                 self.forks.push(Fork { at: at as u32, own_end, children: Vec::new() });
                 let mut children = Vec::with_capacity(count as usize);
                 let mut start = own_end;
                 for child in first as usize..(first + count) as usize {
-                    children.push(self.plan(child, start, ends, threshold));
-                    start = ends[child].1;
+                    children.push(self.plan(child, start, spans, threshold));
+                    start = spans[child].end;
                 }
                 self.forks[branch.fork as usize].children = children;
                 Branch { forks: true, ..branch }
@@ -189,11 +199,10 @@ impl Lanes {
 
     /// Number the sequences of the positions below `at` in the walk's order (pre-order, a
     /// position's infosets in lane order) into `local`, and rewrite `seqs` to that numbering.
-    /// `ends[at]` becomes the numbering's end after `at`'s own infosets and after its
-    /// subtree, and the subtree's number of positions.
-    fn order(&mut self, at: usize, local: &mut [u32], next: &mut u32, ends: &mut [(u32, u32, u32)]) {
+    /// `spans[at]` becomes `at`'s subtree's [`Span`].
+    fn order(&mut self, at: usize, local: &mut [u32], next: &mut u32, spans: &mut [Span]) {
         let Position::Decision { player, at: seq_at, first, count } = self.positions[at] else {
-            ends[at] = (*next, *next, 1);
+            spans[at] = Span { own_end: *next, end: *next, positions: 1 };
             return;
         };
         for l in 0..self.lanes {
@@ -206,13 +215,13 @@ impl Lanes {
             self.seqs[seq_at as usize + l] = local[seq as usize];
         }
         let own_end = *next;
-        let mut size = 1;
+        let mut positions = 1;
         for c in 0..count {
             let child = (first + c) as usize;
-            self.order(child, local, next, ends);
-            size += ends[child].2;
+            self.order(child, local, next, spans);
+            positions += spans[child].positions;
         }
-        ends[at] = (own_end, *next, size);
+        spans[at] = Span { own_end, end: *next, positions };
     }
 
     /// Fill position `at` from the lanes' nodes `nodes` (one per lane) at depth `depth`;
@@ -516,15 +525,14 @@ impl Tasks<'_> {
         let Some(m) = live_lanes(n, k, reach, lanes, out, live) else { return };
         let live = &live[..m];
         let seqs = &self.lanes.seqs[seq_at as usize..seq_at as usize + k];
-        for &l in live {
-            let (l, seq) = (l as usize, seqs[l as usize] as usize);
-            for (c, &p) in self.current[seq..seq + count].iter().enumerate() {
-                probs[c * k + l] = p;
-                let child_reach = &mut reaches[c * (n + 1) * k..(c + 1) * (n + 1) * k];
+        gather_probs(self.current, seqs, live, k, probs);
+        for (probs, child_reach) in probs.chunks_exact(k).zip(reaches.chunks_exact_mut((n + 1) * k)) {
+            for &l in live {
+                let l = l as usize;
                 for i in 0..=n {
                     child_reach[i * k + l] = reach[i * k + l];
                 }
-                child_reach[q * k + l] = reach[q * k + l] * p;
+                child_reach[q * k + l] = reach[q * k + l] * probs[l];
             }
         }
         let (mut own, below) = tables.split_at(fork.own_end as usize);
@@ -579,6 +587,20 @@ struct Children<'a> {
     first: usize,
     reaches: &'a [f64],
     live: &'a [u32],
+}
+
+/// The children's probabilities at a position, `probs[child * lanes + lane]` for the live
+/// lanes `live` (lane `l`'s infoset's sequences from `seqs[l]`), gathered once.
+#[inline]
+fn gather_probs(current: &[f64], seqs: &[u32], live: &[u32], k: usize, probs: &mut [f64]) {
+    let count = probs.len() / k;
+    for &l in live {
+        let l = l as usize;
+        let seq = seqs[l] as usize;
+        for (c, &p) in current[seq..seq + count].iter().enumerate() {
+            probs[c * k + l] = p;
+        }
+    }
 }
 
 /// Write into `live` the lanes of `lanes` that some player reaches, and set every lane's
@@ -652,15 +674,8 @@ impl LaneWalk<'_> {
                 let (q, first, count) = (player as usize, first as usize, count as usize);
                 let seqs = &self.lanes.seqs[seq_at as usize..seq_at as usize + k];
                 let current = self.current;
-                // The children's probabilities, `[child * lanes + lane]`, gathered once.
                 let (probs, rest) = stack.split_at_mut(count * k);
-                for &l in live {
-                    let l = l as usize;
-                    let seq = seqs[l] as usize;
-                    for (c, &p) in current[seq..seq + count].iter().enumerate() {
-                        probs[c * k + l] = p;
-                    }
-                }
+                gather_probs(current, seqs, live, k, probs);
                 let (child_reach, rest) = rest.split_at_mut((n + 1) * k);
                 let (child_out, rest) = rest.split_at_mut(k);
                 // Every lane live (`live` is `0..k`): the same operations lane by lane, without
