@@ -55,10 +55,17 @@ def metagame_rm(binary, a, iterations):
         path = os.path.join(tmp, "game.nfg")
         write_nfg(path, a)
         out = subprocess.run([binary, "solve", path, "--solver", "rm", "--iterations", str(iterations),
-                              "--json"], capture_output=True, text=True, check=True)
+                              "--json"], capture_output=True, text=True)
+    if out.returncode != 0:
+        fail(f"metagame solve failed: {out.stderr.strip()}")
     answer = json.loads(out.stdout)
     # An answer that does not certify as an equilibrium is listed apart.
     return (answer["equilibria"] or answer["uncertified"])[0]
+
+
+def fail(why):
+    print(f"rm_sensitivity: {why}", file=sys.stderr)
+    sys.exit(2)
 
 
 def largest_difference(x, y):
@@ -72,6 +79,10 @@ def main():
     ap.add_argument("--iterations", type=int, nargs="*", default=[1000, 100_000])
     ap.add_argument("--metagame-bin", default=os.path.join(REPO_ROOT, "target", "release", "metagame"))
     args = ap.parse_args()
+    if args.size < 2 or args.size > 200 or any(n < 1 for n in args.iterations):
+        fail("--size must be 2..200 and every --iterations at least 1")
+    if not os.access(args.metagame_bin, os.X_OK):
+        fail(f"no metagame binary at {args.metagame_bin} (cargo build --release)")
     rng = np.random.default_rng(args.seed)
     a = rng.integers(-5, 6, size=(args.size, args.size)).astype(float) / 5
     moved = a.copy()
