@@ -76,8 +76,9 @@ fn enumeration(c: &mut Criterion) {
 }
 
 /// PSRO's meta-solve step on the largest Leduc corpus meta-game: its leading `t × t` block
-/// solved cold, and warm-started from the `(t − 1) × (t − 1)` block's answer (the new member
-/// given `1/t`, as PSRO does).
+/// solved cold; warm by a solver that has just solved the `(t − 1) × (t − 1)` block warm and
+/// remembers its subgame (PSRO's case); and warm from the smaller block's answer alone (a
+/// fresh solver, as after a resume), the new member given `1/t` as PSRO does.
 fn lp_warm(c: &mut Criterion) {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/meta_games/leduc_nash.nfg");
@@ -91,16 +92,30 @@ fn lp_warm(c: &mut Criterion) {
         NormalFormGame::zero_sum(Array2::from_shape_fn((k, k), |(i, j)| a[[i, j]])).expect("finite")
     };
     let (before, step) = (block(t - 1), block(t));
-    let previous = LpNash::default().solve(&before).expect("zero-sum").strategies;
-    let start = metagame_solvers::Solution::extend_start(&previous, &[t, t], 1.0 / t as f64);
     let lp = LpNash::default().with_warm_starts_from(1);
+    let previous = LpNash::default().solve(&before).expect("zero-sum").strategies;
+    let start_before = metagame_solvers::Solution::extend_start(&previous, &[t - 1, t - 1], 1.0);
+    // A solver that has just solved the previous step warm: it remembers that step's subgame.
+    let remembering = || {
+        let lp = lp.clone();
+        lp.solve_from(&before, &start_before).expect("zero-sum");
+        lp
+    };
+    let start = metagame_solvers::Solution::extend_start(&previous, &[t, t], 1.0 / t as f64);
     let mut group = c.benchmark_group("lp_step");
     group.warm_up_time(Duration::from_millis(300)).measurement_time(Duration::from_secs(2)).sample_size(10);
     group.bench_function(BenchmarkId::new("cold", format!("leduc {t}x{t}")), |b| {
         b.iter(|| lp.solve(black_box(&step)).expect("zero-sum"))
     });
     group.bench_function(BenchmarkId::new("warm", format!("leduc {t}x{t}")), |b| {
-        b.iter(|| lp.solve_from(black_box(&step), black_box(&start)).expect("zero-sum"))
+        b.iter_batched(
+            remembering,
+            |lp| lp.solve_from(black_box(&step), black_box(&start)).expect("zero-sum"),
+            criterion::BatchSize::PerIteration,
+        )
+    });
+    group.bench_function(BenchmarkId::new("warm from the start alone", format!("leduc {t}x{t}")), |b| {
+        b.iter(|| lp.clone().solve_from(black_box(&step), black_box(&start)).expect("zero-sum"))
     });
     group.finish();
 }

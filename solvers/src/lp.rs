@@ -28,21 +28,26 @@
 //! 3. If the certificate is still above tolerance: an interior-point solve (clarabel), its
 //!    answer cleaned, polished on its supports and refined.
 //!
-//! A warm start ([`MetaSolver::solve_from`], what PSRO passes each iteration: the last
-//! equilibrium extended to the grown game) replaces these stages when it certifies: the
-//! double oracle above, started from the start's supports instead of the whole game. A
-//! PSRO meta-game grows by a row and a column per iteration while its equilibrium's support
-//! stays a fraction of it, so the subgames cost `O(k³)` for supports of size `k` against the
-//! cold simplex's `O(mn)` per pivot. A warm answer whose certificate is not within a
-//! thousandth of the tolerance falls back to the cold stages.
+//! A warm start ([`MetaSolver::solve_from`], what PSRO calls each iteration) replaces these
+//! stages when it certifies. The solver remembers the subgame of its last warm answer's
+//! supports and that subgame's optimal tableau (the `memory` module). When the next game
+//! holds the last one as its leading block, as a PSRO meta-game that has grown by a row and
+//! a column does, a double oracle runs from the remembered subgame: the strategies that beat
+//! its answer join it, its tableau grows by their rows and columns without a
+//! refactorisation, and dual then primal pivots restore optimality (the `simplex::grow`
+//! module). Each pivot costs the subgame's size, not the game's. A warm answer whose
+//! certificate is not within a thousandth of the tolerance falls back to the cold stages,
+//! and any other game is solved cold; either way the cold answer's subgame is remembered.
 //!
 //! The best-certified answer wins; it is [`Status::Solved`] when NashConv is within
 //! [`LpNash::CERTIFICATE_TOLERANCE`], and an error otherwise (never a silent
 //! `max_iterations`). Payoffs up to `±f64::MAX` are rescaled, never overflowed.
 
 mod interior;
+mod memory;
 mod simplex;
 
+use memory::WarmMemory;
 use simplex::{Simplex, SimplexEnd};
 
 use metagame_games::NormalFormGame;
@@ -88,16 +93,18 @@ use crate::{Certificate, Extras, MetaSolver, Result, Solution, SolveError, Statu
 /// assert!(solved.value.abs() < 1e-12);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct LpNash {
     max_pivots: Option<usize>,
     warm_from: usize,
+    /// The last warm solve's optimal tableau (none in a clone).
+    memory: WarmMemory,
 }
 
 impl Default for LpNash {
     /// No pivot cap beyond the built-in safeguard of `50 · (m + n) + 1000` pivots.
     fn default() -> Self {
-        Self { max_pivots: None, warm_from: Self::WARM_FROM }
+        Self { max_pivots: None, warm_from: Self::WARM_FROM, memory: WarmMemory::default() }
     }
 }
 
@@ -136,9 +143,10 @@ impl LpNash {
 
     /// Games where both players have at least this many strategies take the warm start of
     /// [`LpNash::solve_zero_sum_from`]; smaller ones are solved cold. Measured on the
-    /// meta-games of a Leduc PSRO-nash run (`examples/warm_lp_replay.rs`): the warm start
-    /// costs 0.65× the cold solve at 50 strategies, 0.84× at 100 and 2.1× less at 200–243.
-    pub const WARM_FROM: usize = 128;
+    /// meta-games of a Leduc PSRO-nash run (`examples/warm_lp_replay.rs`, AMD EPYC): warm
+    /// solves take 1.3–2× the cold solve's time at 25–50 strategies and are 1.3× faster at
+    /// 50–100, 2.1× at 100–150, 3.0× at 150–200 and 2.9× at 200–236.
+    pub const WARM_FROM: usize = 64;
 
     /// The same solver with warm starts from `min_strategies` strategies per player on (1:
     /// always; `usize::MAX`: never); see [`LpNash::WARM_FROM`].
@@ -163,17 +171,21 @@ impl LpNash {
         self.solve_matrix(game, constant_sum_matrix(game)?, None)
     }
 
-    /// [`LpNash::solve_zero_sum`] warm-started from `start` (one distribution per player, as
-    /// [`MetaSolver::solve_from`] takes) when each player has at least
-    /// [`LpNash::WARM_FROM`] strategies (see [`LpNash::with_warm_starts_from`]): a double oracle from the subgame of `start`'s
-    /// supports, each subgame solved by the simplex method on its own payoff range, every
-    /// strategy that beats the subgame's answer joining, until the whole game certifies
-    /// within a thousandth of the tolerance; else the cold stages run as well and the
-    /// better-certified answer wins (so a warm answer is never less certified than a cold one
-    /// would have to be).
+    /// [`LpNash::solve_zero_sum`] warm-started when each player has at least
+    /// [`LpNash::WARM_FROM`] strategies (see [`LpNash::with_warm_starts_from`]): a double
+    /// oracle from the subgame this solver remembers from its last warm answer when `game`
+    /// extends that answer's game (its leading block, bit for bit, as PSRO's meta-games
+    /// grow), else from the subgame of `start`'s supports (`start`: one distribution per
+    /// player, as [`MetaSolver::solve_from`] takes); every strategy that beats the subgame's
+    /// answer joins, until the whole game certifies within a thousandth of the tolerance;
+    /// else the cold stages run as well and the better-certified answer wins (so a warm
+    /// answer is never less certified than a cold one would have to be).
     ///
     /// The answer can be a different equilibrium from the cold solve's when the game has more
-    /// than one; it is certified the same way.
+    /// than one; it is certified the same way. It depends on what the solver remembers: a
+    /// clone starts with nothing remembered, so a PSRO run resumed from a checkpoint starts
+    /// its first warm solve from `start` and can pick a different certified equilibrium from
+    /// the uninterrupted run's where the meta-game has several.
     ///
     /// # Errors
     ///
@@ -209,16 +221,19 @@ impl LpNash {
         let cap = self.max_pivots.unwrap_or(50 * (m + n) + 1000);
         let mut iterations = 0;
         let mut warm = None;
-        if let Some(start) = start {
-            let (answer, pivots) = warm_double_oracle(a, start, aim, cap);
-            iterations += pivots;
-            warm = answer;
+        let warm_start = start.is_some();
+        if let Some(start) = start
+            && let Some(recalled) = self.memory.recall(a, binary_scaled(a).view(), start, aim, cap)
+        {
+            iterations += recalled.pivots;
+            warm = recalled.best;
+            if recalled.certified {
+                // INVARIANT: a certified recall has an answer.
+                return self.answer(game, warm.expect("certified"), iterations, false, None);
+            }
         }
-        if let Some(best) = warm.take_if(|w| w.within(aim)) {
-            return self.answer(game, best, iterations, false, None);
-        }
-        let (profile, end, pivots) = simplex_profile(a, cap, COARSE_PIVOT_TOLERANCE);
-        iterations += pivots;
+        let (profile, end, lp) = simplex_profile(a, cap, COARSE_PIVOT_TOLERANCE);
+        iterations += lp.pivots;
         let mut best = Candidate::new(a, profile).or(warm);
         let capped = end == SimplexEnd::PivotCap && self.max_pivots.is_some();
         if !capped && !best.within(aim) {
@@ -227,8 +242,8 @@ impl LpNash {
             best = best.or(refined);
         }
         if !capped && !best.within(aim) {
-            let (profile, _, spent) = simplex_profile(a, cap, FINE_PIVOT_TOLERANCE);
-            iterations += spent;
+            let (profile, _, lp) = simplex_profile(a, cap, FINE_PIVOT_TOLERANCE);
+            iterations += lp.pivots;
             best = best.or(Some(Candidate::new(a, profile)));
         }
         let mut fallback_error = None;
@@ -240,6 +255,9 @@ impl LpNash {
                 }
                 Err(e) => fallback_error = Some(e),
             }
+        }
+        if warm_start && best.within(tolerance) {
+            self.memory.remember(a, &best.strategies, cap);
         }
         self.answer(game, best, iterations, capped, fallback_error)
     }
@@ -291,44 +309,33 @@ const COARSE_PIVOT_TOLERANCE: f64 = 1e-9;
 /// differences between near-duplicate strategies down to about `1e-11` of the range.
 const FINE_PIVOT_TOLERANCE: f64 = 1e-11;
 
-/// The simplex method on `a` (normalised to `[1, 2]`) and the polished basis: the
-/// better-certified profile, how the simplex ended and its pivots.
+/// The simplex method on `a` (normalised to `[1, 2]`) from the slack basis: the
+/// better-certified of each pass's basis and its polished profile, how the simplex ended,
+/// and the simplex (its final tableau and pivots).
 fn simplex_profile(
     a: ArrayView2<'_, f64>,
     cap: usize,
     cleanup_pivot_tolerance: f64,
-) -> (Vec<Vec<f64>>, SimplexEnd, usize) {
-    let (profile, end, pivots, _) = simplex_profile_from(a, None, cap, cleanup_pivot_tolerance);
-    (profile, end, pivots)
-}
-
-/// A basis as its tight rows and basic columns (the simplex's supports).
-type Basis = (Vec<usize>, Vec<usize>);
-
-/// [`simplex_profile`] from the slack basis (`from` = `None`) or restarted from a basis
-/// (see the `simplex::warm` module), with the basis it ended on.
-fn simplex_profile_from(
-    a: ArrayView2<'_, f64>,
-    from: Option<&Basis>,
-    cap: usize,
-    cleanup_pivot_tolerance: f64,
-) -> (Vec<Vec<f64>>, SimplexEnd, usize, Basis) {
-    let scaled = linalg::normalized(a);
+) -> (Vec<Vec<f64>>, SimplexEnd, Simplex) {
     let exact = binary_scaled(a);
     let mut best: Option<Candidate> = None;
-    let mut lp = Simplex::new(&scaled);
-    let observe = |lp: &Simplex<'_>| {
-        let raw = Candidate::new(exact.view(), lp.profile());
-        let polished = polish(exact.view(), &lp.supports()).map(|p| Candidate::new(exact.view(), p));
-        best = Some(raw.or(polished).or(best.take()));
+    let mut lp = Simplex::new(linalg::normalized(a));
+    let observe = |lp: &Simplex| {
+        let profile = tableau_profile(exact.view(), lp);
+        best = Some(Candidate::new(exact.view(), profile).or(best.take()));
     };
-    let end = match from {
-        Some((rows, columns)) => lp.solve_from_basis(columns, rows, cap, cleanup_pivot_tolerance, observe),
-        None => lp.solve(cap, cleanup_pivot_tolerance, observe),
-    };
-    // INVARIANT: `solve` and `solve_from_basis` observe at least once.
+    let end = lp.solve(cap, cleanup_pivot_tolerance, observe);
+    // INVARIANT: `solve` observes at least once.
     let best = best.expect("observed");
-    (best.strategies, end, lp.pivots, lp.supports())
+    (best.strategies, end, lp)
+}
+
+/// The better-certified on `exact` (a binary scaling of the game) of the profile read off
+/// `lp`'s tableau and the one polished on its supports.
+fn tableau_profile(exact: ArrayView2<'_, f64>, lp: &Simplex) -> Vec<Vec<f64>> {
+    let raw = Candidate::new(exact, lp.profile());
+    let polished = polish(exact, &lp.supports()).map(|p| Candidate::new(exact, p));
+    raw.or(polished).strategies
 }
 
 /// Rounds of [`refine`] at most.
@@ -352,51 +359,7 @@ fn refine(a: ArrayView2<'_, f64>, start: &[Vec<f64>], aim: f64, cap: usize) -> (
     }
     let rows: Vec<usize> = (0..m).filter(|&i| start[0][i] > 0.0 || ay[i] >= upper - gap).collect();
     let cols: Vec<usize> = (0..n).filter(|&j| start[1][j] > 0.0 || xa[j] <= lower + gap).collect();
-    double_oracle(a, rows, cols, aim, cap, REFINE_ROUNDS, Joining::Cold)
-}
-
-/// How the subgames of [`double_oracle`] are solved and who joins them.
-#[derive(Clone, PartialEq)]
-enum Joining {
-    /// Each subgame from the slack basis; every strategy that beats the subgame joins.
-    Cold,
-    /// Each subgame after the first restarted from the last one's optimal basis; strategies
-    /// that beat the subgame by more than the margin join.
-    Warm { margin: f64, basis: Option<Basis> },
-}
-
-/// Rounds of [`warm_double_oracle`] at most: each adds at least one strategy, and a warm
-/// start that needs more is cheaper solved cold.
-const WARM_ROUNDS: usize = 32;
-
-/// The warm start: the double oracle of [`refine`] from the subgame of `start`'s supports
-/// (the previous equilibrium's, and the strategies new since, when PSRO calls), without the
-/// near-best responses (the start's gap is that of a profile meant for a smaller game).
-/// Returns the best answer seen (if any) and the pivots spent.
-fn warm_double_oracle(
-    a: ArrayView2<'_, f64>,
-    start: &[Vec<f64>],
-    aim: f64,
-    cap: usize,
-) -> (Option<Candidate>, usize) {
-    let (m, n) = a.dim();
-    let (ay, xa) = payoff_vectors(a, start);
-    let upper = ay.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let lower = xa.iter().copied().fold(f64::INFINITY, f64::min);
-    let rows: Vec<usize> = (0..m).filter(|&i| start[0][i] > 0.0 || ay[i] >= upper).collect();
-    let cols: Vec<usize> = (0..n).filter(|&j| start[1][j] > 0.0 || xa[j] <= lower).collect();
-    let basis = (rows.clone(), cols.clone());
-    // Strategies that beat the subgame by a quarter of the aim or less cannot stop it
-    // certifying: leaving them out keeps the near-duplicates of its support out.
-    double_oracle(
-        a,
-        rows,
-        cols,
-        aim,
-        cap,
-        WARM_ROUNDS,
-        Joining::Warm { margin: aim / 4.0, basis: Some(basis) },
-    )
+    double_oracle(a, rows, cols, aim, cap, REFINE_ROUNDS)
 }
 
 /// The double oracle on `a` from the subgame of `rows` × `cols` (sorted): each round solves
@@ -412,37 +375,14 @@ fn double_oracle(
     aim: f64,
     cap: usize,
     rounds: usize,
-    joining: Joining,
 ) -> (Option<Candidate>, usize) {
     let (m, n) = a.dim();
-    let (warm, margin, mut last_basis) = match joining {
-        Joining::Cold => (false, 0.0, None),
-        Joining::Warm { margin, basis } => (true, margin, basis),
-    };
     let mut best: Option<Candidate> = None;
     let mut pivots = 0;
-    // The last subgame's optimal basis (or the first guess), in the whole game's indices.
     for _ in 0..rounds {
         let sub = Array2::from_shape_fn((rows.len(), cols.len()), |(p, q)| a[[rows[p], cols[q]]]);
-        let from = last_basis.take().map(|(tight, basic)| {
-            let local = |all: &[usize], of: Vec<usize>| -> Vec<usize> {
-                of.iter().filter_map(|v| all.binary_search(v).ok()).collect()
-            };
-            (local(&rows, tight), local(&cols, basic))
-        });
-        let (mut profile, mut end, mut spent, mut basis) =
-            simplex_profile_from(sub.view(), from.as_ref(), cap, FINE_PIVOT_TOLERANCE);
-        if from.is_some() && end != SimplexEnd::Optimal {
-            let spent_warm = spent;
-            (profile, end, spent, basis) = simplex_profile_from(sub.view(), None, cap, FINE_PIVOT_TOLERANCE);
-            spent += spent_warm;
-        }
-        pivots += spent;
-        if warm && end == SimplexEnd::Optimal {
-            let (tight, basic) = basis;
-            last_basis =
-                Some((tight.iter().map(|&p| rows[p]).collect(), basic.iter().map(|&q| cols[q]).collect()));
-        }
+        let (profile, _, lp) = simplex_profile(sub.view(), cap, FINE_PIVOT_TOLERANCE);
+        pivots += lp.pivots;
         let mut x = vec![0.0; m];
         let mut y = vec![0.0; n];
         for (&i, &v) in rows.iter().zip(&profile[0]) {
@@ -463,8 +403,8 @@ fn double_oracle(
         if done {
             break;
         }
-        let new_rows: Vec<usize> = (0..m).filter(|&i| ay[i] > sub_upper + margin).collect();
-        let new_cols: Vec<usize> = (0..n).filter(|&j| xa[j] < sub_lower - margin).collect();
+        let new_rows: Vec<usize> = (0..m).filter(|&i| ay[i] > sub_upper).collect();
+        let new_cols: Vec<usize> = (0..n).filter(|&j| xa[j] < sub_lower).collect();
         if new_rows.is_empty() && new_cols.is_empty() {
             break;
         }

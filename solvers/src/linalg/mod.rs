@@ -15,7 +15,7 @@ mod qr;
 
 pub(crate) use condensed::{Eliminate, Weights};
 pub(crate) use lu::{Lu, lu_solve};
-pub(crate) use profile::{clean_distribution, equalize, normalized, support};
+pub(crate) use profile::{Normalization, clean_distribution, equalize, normalized, support};
 pub(crate) use qr::Qr;
 
 /// `Σ a_i·b_i` in four interleaved partial sums `s_k = Σ_{i ≡ k mod 4} a_i·b_i` (whole

@@ -10,9 +10,29 @@ use super::lu_solve;
 /// Computed on halves, so payoffs up to `±f64::MAX` do not overflow (for normal numbers
 /// halving is exact, so the result is the same as without it).
 pub(crate) fn normalized(a: ArrayView2<'_, f64>) -> Array2<f64> {
-    let (lo, hi) = a.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
-    let half_range = hi / 2.0 - lo / 2.0;
-    if half_range > 0.0 { a.mapv(|x| (x / 2.0 - lo / 2.0) / half_range + 1.0) } else { a.mapv(|_| 1.0) }
+    let map = Normalization::of(a);
+    a.mapv(|x| map.apply(x))
+}
+
+/// The affine map of [`normalized`]: `x ↦ (x/2 − lo/2) / half_range + 1`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Normalization {
+    lo: f64,
+    half_range: f64,
+}
+
+impl Normalization {
+    /// The map that takes `a`'s entries onto `[1, 2]`.
+    pub(crate) fn of(a: ArrayView2<'_, f64>) -> Self {
+        let (lo, hi) =
+            a.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        Self { lo, half_range: hi / 2.0 - lo / 2.0 }
+    }
+
+    /// The image of `x` (1 when the matrix the map was made from is constant).
+    pub(crate) fn apply(self, x: f64) -> f64 {
+        if self.half_range > 0.0 { (x / 2.0 - self.lo / 2.0) / self.half_range + 1.0 } else { 1.0 }
+    }
 }
 
 /// The profile that makes the row player indifferent among `rows` (using the column

@@ -34,7 +34,7 @@ use ndarray::Array2;
 
 use crate::linalg::{Eliminate, Weights};
 
-mod warm;
+mod grow;
 
 /// How a [`Simplex::solve`] ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,8 +48,9 @@ pub(crate) enum SimplexEnd {
 }
 
 /// A dense simplex on the condensed tableau; see the module docs.
-pub(crate) struct Simplex<'a> {
-    a: &'a Array2<f64>,
+pub(crate) struct Simplex {
+    /// The problem's matrix (positive entries).
+    a: Array2<f64>,
     m: usize,
     n: usize,
     /// `m × n` row-major: basic_r = rhs_r − Σ_s t[r,s] · nonbasic_s.
@@ -82,7 +83,7 @@ pub(crate) struct Simplex<'a> {
     dual_feasible_only: bool,
 }
 
-impl<'a> Simplex<'a> {
+impl Simplex {
     /// Price tolerance of the perturbed pass.
     const PRICE_TOLERANCE: f64 = 1e-11;
     /// Feasibility tolerance of the perturbed pass.
@@ -108,7 +109,7 @@ impl<'a> Simplex<'a> {
     const CLEANUP_ROUNDS: usize = 8;
 
     /// The slack basis of `max 1ᵀu, A u ≤ 1, u ≥ 0` for a positive matrix `a`.
-    pub(crate) fn new(a: &'a Array2<f64>) -> Self {
+    pub(crate) fn new(a: Array2<f64>) -> Self {
         let (m, n) = a.dim();
         let mut s = Self {
             a,
@@ -136,9 +137,9 @@ impl<'a> Simplex<'a> {
 
     /// Back to the slack basis with right-hand side `b`.
     fn reset(&mut self, b: &[f64]) {
-        let (m, n, a) = (self.m, self.n, self.a);
+        let (m, n) = (self.m, self.n);
         self.t.clear();
-        self.t.extend(a.iter().copied());
+        self.t.extend(self.a.iter().copied());
         self.rhs.clear();
         self.rhs.extend_from_slice(b);
         self.cost.clear();
@@ -250,14 +251,29 @@ impl<'a> Simplex<'a> {
             if self.refactor_due(b) {
                 self.refactor(b);
             }
-            // Leaving: the most infeasible row.
-            let Some((r, _)) = self
-                .rhs
-                .iter()
-                .enumerate()
-                .filter(|(_, v)| **v < -self.feasibility_tolerance)
-                .min_by(|x, y| x.1.total_cmp(y.1))
-            else {
+            // Leaving: the most infeasible row, per unit length of its tableau row (dual
+            // steepest edge) in a warm start's pass, where the most infeasible row alone
+            // takes hundreds of pivots on PSRO's meta-games.
+            let leaving = if self.dual_feasible_only {
+                let n = self.n;
+                self.rhs
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, v)| **v < -self.feasibility_tolerance)
+                    .map(|(r, &v)| {
+                        let row = &self.t[r * n..(r + 1) * n];
+                        (r, v * v / (1.0 + row.iter().map(|x| x * x).sum::<f64>()))
+                    })
+                    .max_by(|x, y| x.1.total_cmp(&y.1))
+            } else {
+                self.rhs
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, v)| **v < -self.feasibility_tolerance)
+                    .min_by(|x, y| x.1.total_cmp(y.1))
+                    .map(|(r, &v)| (r, v))
+            };
+            let Some((r, _)) = leaving else {
                 return true;
             };
             let Some(s) = self.dual_entering(r) else {
@@ -295,7 +311,7 @@ impl<'a> Simplex<'a> {
     ///
     /// O(m·k + k·n) for k basic columns of `u`.
     fn drift(&self, b: &[f64]) -> f64 {
-        let (m, n, a) = (self.m, self.n, self.a);
+        let (m, n, a) = (self.m, self.n, &self.a);
         // Primal: the u_j (zero when nonbasic) and the basic slacks.
         let mut u = ndarray::Array1::zeros(n);
         let mut slack = vec![0.0; m];
@@ -504,6 +520,11 @@ impl<'a> Simplex<'a> {
         std::mem::swap(&mut self.basic[r], &mut self.nonbasic[s]);
     }
 
+    /// The problem's matrix.
+    pub(crate) fn matrix(&self) -> &Array2<f64> {
+        &self.a
+    }
+
     /// Tight rows (slack nonbasic) and basic columns (u_j basic), sorted.
     pub(crate) fn supports(&self) -> (Vec<usize>, Vec<usize>) {
         let mut rows: Vec<usize> =
@@ -564,7 +585,7 @@ mod tests {
         let k = 30;
         let a = Array2::from_shape_fn((k, k), |(i, j)| 1.0 + unit_hash((i * k + j) as u64));
         let ones = vec![1.0; k];
-        let mut lp = Simplex::new(&a);
+        let mut lp = Simplex::new(a.clone());
         lp.primal(20, &ones, false);
         assert_eq!(lp.pivots, 20);
         assert!(lp.drift(&ones) < 1e-14, "{:e}", lp.drift(&ones));
