@@ -321,8 +321,7 @@ fn simplex_profile(
     let mut best: Option<Candidate> = None;
     let mut lp = Simplex::new(linalg::normalized(a));
     let observe = |lp: &Simplex| {
-        let profile = tableau_profile(exact.view(), lp);
-        best = Some(Candidate::new(exact.view(), profile).or(best.take()));
+        best = Some(tableau_candidate(exact.view(), lp).or(best.take()));
     };
     let end = lp.solve(cap, cleanup_pivot_tolerance, observe);
     // INVARIANT: `solve` observes at least once.
@@ -332,10 +331,10 @@ fn simplex_profile(
 
 /// The better-certified on `exact` (a binary scaling of the game) of the profile read off
 /// `lp`'s tableau and the one polished on its supports.
-fn tableau_profile(exact: ArrayView2<'_, f64>, lp: &Simplex) -> Vec<Vec<f64>> {
+fn tableau_candidate(exact: ArrayView2<'_, f64>, lp: &Simplex) -> Candidate {
     let raw = Candidate::new(exact, lp.profile());
     let polished = polish(exact, &lp.supports()).map(|p| Candidate::new(exact, p));
-    raw.or(polished).strategies
+    raw.or(polished)
 }
 
 /// Rounds of [`refine`] at most.
@@ -376,36 +375,16 @@ fn double_oracle(
     cap: usize,
     rounds: usize,
 ) -> (Option<Candidate>, usize) {
-    let (m, n) = a.dim();
     let mut best: Option<Candidate> = None;
     let mut pivots = 0;
     for _ in 0..rounds {
         let sub = Array2::from_shape_fn((rows.len(), cols.len()), |(p, q)| a[[rows[p], cols[q]]]);
         let (profile, _, lp) = simplex_profile(sub.view(), cap, FINE_PIVOT_TOLERANCE);
         pivots += lp.pivots;
-        let mut x = vec![0.0; m];
-        let mut y = vec![0.0; n];
-        for (&i, &v) in rows.iter().zip(&profile[0]) {
-            x[i] = v;
-        }
-        for (&j, &v) in cols.iter().zip(&profile[1]) {
-            y[j] = v;
-        }
-        let strategies = vec![x, y];
-        let (ay, xa) = payoff_vectors(a, &strategies);
-        // The subgame's own bounds: strategies outside that beat them join.
-        let sub_upper = rows.iter().map(|&i| ay[i]).fold(f64::NEG_INFINITY, f64::max);
-        let sub_lower = cols.iter().map(|&j| xa[j]).fold(f64::INFINITY, f64::min);
-        let (value, gap) = value_and_gap_from(&strategies[0], &ay, &xa);
-        let candidate = Candidate { strategies, value, gap };
+        let (candidate, new_rows, new_cols) = oracle_round(a, &rows, &cols, &profile);
         let done = candidate.gap <= aim;
         best = Some(candidate.or(best));
-        if done {
-            break;
-        }
-        let new_rows: Vec<usize> = (0..m).filter(|&i| ay[i] > sub_upper).collect();
-        let new_cols: Vec<usize> = (0..n).filter(|&j| xa[j] < sub_lower).collect();
-        if new_rows.is_empty() && new_cols.is_empty() {
+        if done || (new_rows.is_empty() && new_cols.is_empty()) {
             break;
         }
         rows.extend(new_rows);
@@ -414,6 +393,32 @@ fn double_oracle(
         cols.sort_unstable();
     }
     (best, pivots)
+}
+
+/// One round of a double oracle on `a`: the answer `local` of the subgame `rows × cols`
+/// placed in the whole game, and the strategies that beat the subgame's own bounds there
+/// (the ones to join; none of the subgame's own can).
+fn oracle_round(
+    a: ArrayView2<'_, f64>,
+    rows: &[usize],
+    cols: &[usize],
+    local: &[Vec<f64>],
+) -> (Candidate, Vec<usize>, Vec<usize>) {
+    let (m, n) = a.dim();
+    let mut strategies = vec![vec![0.0; m], vec![0.0; n]];
+    for (&i, &v) in rows.iter().zip(&local[0]) {
+        strategies[0][i] = v;
+    }
+    for (&j, &v) in cols.iter().zip(&local[1]) {
+        strategies[1][j] = v;
+    }
+    let (ay, xa) = payoff_vectors(a, &strategies);
+    let sub_upper = rows.iter().map(|&i| ay[i]).fold(f64::NEG_INFINITY, f64::max);
+    let sub_lower = cols.iter().map(|&j| xa[j]).fold(f64::INFINITY, f64::min);
+    let new_rows: Vec<usize> = (0..m).filter(|&i| ay[i] > sub_upper).collect();
+    let new_cols: Vec<usize> = (0..n).filter(|&j| xa[j] < sub_lower).collect();
+    let (value, gap) = value_and_gap_from(&strategies[0], &ay, &xa);
+    (Candidate { strategies, value, gap }, new_rows, new_cols)
 }
 
 /// The interior-point fallback: clarabel's answer cleaned, polished on its supports, and

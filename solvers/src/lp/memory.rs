@@ -17,7 +17,7 @@ use std::sync::Mutex;
 use ndarray::{Array2, ArrayView2};
 
 use super::simplex::{Simplex, SimplexEnd};
-use super::{Candidate, FINE_PIVOT_TOLERANCE, payoff_vectors, tableau_profile, value_and_gap_from};
+use super::{Candidate, FINE_PIVOT_TOLERANCE, oracle_round, tableau_candidate};
 use crate::linalg::Normalization;
 
 /// Joined entries must map into this range under the remembered normalisation; a game
@@ -82,7 +82,6 @@ impl Remembered {
         aim: f64,
         cap: usize,
     ) -> (Option<Candidate>, bool, usize) {
-        let (m, n) = a.dim();
         let mut best: Option<Candidate> = None;
         let mut pivots = 0;
         let mut certified = false;
@@ -90,28 +89,14 @@ impl Remembered {
             let sub = Array2::from_shape_fn((self.rows.len(), self.cols.len()), |(p, q)| {
                 exact[[self.rows[p], self.cols[q]]]
             });
-            let local = tableau_profile(sub.view(), &self.lp);
-            let mut strategies = vec![vec![0.0; m], vec![0.0; n]];
-            for (&i, &v) in self.rows.iter().zip(&local[0]) {
-                strategies[0][i] = v;
-            }
-            for (&j, &v) in self.cols.iter().zip(&local[1]) {
-                strategies[1][j] = v;
-            }
-            let (ay, xa) = payoff_vectors(a, &strategies);
-            let sub_upper = self.rows.iter().map(|&i| ay[i]).fold(f64::NEG_INFINITY, f64::max);
-            let sub_lower = self.cols.iter().map(|&j| xa[j]).fold(f64::INFINITY, f64::min);
-            let (value, gap) = value_and_gap_from(&strategies[0], &ay, &xa);
-            best = Some(Candidate { strategies, value, gap }.or(best));
-            if gap <= aim {
-                certified = true;
-                break;
-            }
-            let in_rows = membership(m, &self.rows);
-            let in_cols = membership(n, &self.cols);
-            let new_rows: Vec<usize> = (0..m).filter(|&i| !in_rows[i] && ay[i] > sub_upper).collect();
-            let new_cols: Vec<usize> = (0..n).filter(|&j| !in_cols[j] && xa[j] < sub_lower).collect();
-            if (new_rows.is_empty() && new_cols.is_empty()) || !self.join(a, &new_rows, &new_cols) {
+            let local = tableau_candidate(sub.view(), &self.lp).strategies;
+            let (candidate, new_rows, new_cols) = oracle_round(a, &self.rows, &self.cols, &local);
+            certified = candidate.gap <= aim;
+            best = Some(candidate.or(best));
+            if certified
+                || (new_rows.is_empty() && new_cols.is_empty())
+                || !self.join(a, &new_rows, &new_cols)
+            {
                 break;
             }
             let budget = RESUME_PIVOTS + 4 * (new_rows.len() + new_cols.len());
@@ -161,15 +146,6 @@ impl Remembered {
         let support: usize = answer.iter().map(|s| s.iter().filter(|&&v| v > 0.0).count()).sum();
         self.rows.len() + self.cols.len() > GROWTH * support + SLACK
     }
-}
-
-/// `member[i]` is true for the `i` in `of`.
-fn membership(len: usize, of: &[usize]) -> Vec<bool> {
-    let mut member = vec![false; len];
-    for &i in of {
-        member[i] = true;
-    }
-    member
 }
 
 /// One solver's memory (empty in a clone: a copy of a solver starts afresh). Shared
