@@ -143,9 +143,10 @@ impl LpNash {
 
     /// Games where both players have at least this many strategies take the warm start of
     /// [`LpNash::solve_zero_sum_from`]; smaller ones are solved cold. Measured on the
-    /// meta-games of a Leduc PSRO-nash run (`examples/warm_lp_replay.rs`, AMD EPYC): warm
-    /// solves take 1.3–2× the cold solve's time at 25–50 strategies and are 1.3× faster at
-    /// 50–100, 2.1× at 100–150, 3.0× at 150–200 and 2.9× at 200–236.
+    /// meta-games of a Leduc PSRO run (`examples/warm_lp_replay.rs`, AMD EPYC, three runs):
+    /// warm solves take 1.1–1.4× the cold solve's time at 25–50 strategies and are
+    /// 1.25–1.7× faster at 50–100, 2.2–2.9× at 100–150, 3.2–4.1× at 150–200 and 3.0× at
+    /// 200–236.
     pub const WARM_FROM: usize = 64;
 
     /// The same solver with warm starts from `min_strategies` strategies per player on (1:
