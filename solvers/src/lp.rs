@@ -649,6 +649,30 @@ mod tests {
     }
 
     #[test]
+    fn warm_solves_of_huge_and_outgrown_payoffs_certify() {
+        let lp = LpNash::default().with_warm_starts_from(1);
+        let huge = NormalFormGame::zero_sum(array![[1e308, -1e308], [-1e308, 1e308]]).unwrap();
+        let s = lp.solve_from(&huge, &[vec![1.0, 0.0], vec![0.0, 1.0]]).unwrap();
+        assert_eq!(s.status, Status::Solved);
+        assert!((s.strategies[0][0] - 0.5).abs() < 1e-12);
+        // A remembered game, then one that extends it with payoffs far outside its range:
+        // they do not fit the remembered normalisation, and the answer still certifies.
+        let small = NormalFormGame::zero_sum(array![[0., -1., 1.], [1., 0., -1.], [-1., 1., 0.]]).unwrap();
+        let third = vec![1.0 / 3.0; 3];
+        lp.solve_from(&small, &[third.clone(), third]).unwrap();
+        let grown = array![[0., -1., 1., -1e6], [1., 0., -1., 1e6], [-1., 1., 0., 0.], [1e6, -1e6, 0., 0.]];
+        let grown = NormalFormGame::zero_sum(grown).unwrap();
+        let start = vec![vec![0.25; 4], vec![0.25; 4]];
+        let s = lp.solve_from(&grown, &start).unwrap();
+        assert_eq!(s.status, Status::Solved);
+        assert!(
+            s.certificate.nash_conv <= certificate_tolerance(grown.matrix(0).unwrap()),
+            "{:?}",
+            s.certificate
+        );
+    }
+
+    #[test]
     fn general_sum_with_huge_payoffs_is_refused() {
         let a = array![[f64::MAX, 0.0], [0.0, 1.0]];
         let b = array![[f64::MAX, 0.0], [0.0, 1.0]];
