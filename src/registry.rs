@@ -89,7 +89,7 @@ const META_SOLVERS: &[MetaSolverEntry] = &[
     entry(
         "nash",
         "a certified Nash equilibrium: LP, Lemke-Howson, then the support of the best answer",
-        |_| Box::new(Nash),
+        |_| Box::new(Nash::default()),
     ),
     entry("lp", "zero-sum linear program (2-player constant-sum)", |n| {
         with(LpNash::default(), n, LpNash::with_max_pivots)

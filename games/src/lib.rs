@@ -75,7 +75,7 @@ pub use kuhn::{KuhnPoker, KuhnState};
 pub use leduc::{LeducPoker, LeducState};
 pub use matrix::{MATRIX_GAMES, MatrixGame, MatrixState, named_matrix_game};
 pub use minimax::minimax_policy;
-pub use normal_form::{DeviationPayoffs, NormalFormGame};
+pub use normal_form::{DeviationPayoffs, NormalFormGame, extremes, transposed_product};
 pub use policy::{ROW_SUM_TOLERANCE, TabularPolicy};
 pub use pure_strategies::{MAX_PURE_PROFILES, num_pure_strategies, pure_strategy};
 pub use registry::{AnyGame, AnyState};

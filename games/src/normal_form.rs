@@ -60,9 +60,12 @@ impl NormalFormGame {
                     shape
                 )));
             }
-            if !t.iter().all(|v| v.is_finite())
-                && let Some((idx, &v)) = t.indexed_iter().find(|(_, v)| !v.is_finite())
-            {
+            let finite = match t.as_slice() {
+                // A fold, not `all`: it vectorises, and finite payoffs are the common case.
+                Some(values) => values.iter().fold(true, |ok, v| ok & v.is_finite()),
+                None => t.iter().all(|v| v.is_finite()),
+            };
+            if !finite && let Some((idx, &v)) = t.indexed_iter().find(|(_, v)| !v.is_finite()) {
                 return Err(Error::NonFinitePayoff { player: p, profile: idx.slice().to_vec(), value: v });
             }
         }
@@ -183,8 +186,7 @@ impl NormalFormGame {
         self.payoffs
             .iter()
             .map(|t| {
-                let (lo, hi) =
-                    t.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+                let (lo, hi) = t.as_slice().map_or_else(|| extremes_of(t.iter()), extremes);
                 // Halved first so that the difference cannot overflow; doubling is exact.
                 (2.0 * (hi / 2.0 - lo / 2.0)).min(f64::MAX)
             })
@@ -267,9 +269,8 @@ impl NormalFormGame {
     pub fn deviation_payoffs(&self, strategies: &[Vec<f64>]) -> Vec<Vec<f64>> {
         self.check_strategies(strategies);
         if let (Some(a), Some(b)) = (self.matrix(0), self.matrix(1)) {
-            let x = ndarray::ArrayView1::from(&strategies[0][..]);
             let y = ndarray::ArrayView1::from(&strategies[1][..]);
-            return vec![a.dot(&y).to_vec(), b.t().dot(&x).to_vec()];
+            return vec![a.dot(&y).to_vec(), transposed_product(b, &strategies[0])];
         }
         let mut out: Vec<Vec<f64>> = self.shape().iter().map(|&s| vec![0.0; s]).collect();
         DeviationPayoffs::new(self).compute(strategies, &mut out);
@@ -318,6 +319,54 @@ impl NormalFormGame {
     pub fn bimatrix_payoffs(&self) -> Option<(Array2<f64>, Array2<f64>)> {
         Some((self.matrix(0)?.to_owned(), self.matrix(1)?.to_owned()))
     }
+}
+
+/// `xᵀB`, with the bits of ndarray's `b.t().dot(x)` (each entry summed from 0 in row
+/// order) at the cost of the rows where `x` is not zero, each read contiguously: a
+/// meta-strategy's support is a fraction of the meta-game. Skipping a zero weight adds
+/// nothing: the sums start at +0, and adding ±0 to a sum that is +0 or non-zero leaves it.
+///
+/// # Panics
+///
+/// When `x` does not have one entry per row of `b`.
+pub fn transposed_product(b: ArrayView2<'_, f64>, x: &[f64]) -> Vec<f64> {
+    assert_eq!(b.nrows(), x.len(), "one weight per row");
+    let mut out = vec![0.0; b.ncols()];
+    for (row, &w) in b.outer_iter().zip(x) {
+        if w == 0.0 {
+            continue;
+        }
+        match row.as_slice() {
+            Some(row) => out.iter_mut().zip(row).for_each(|(o, &v)| *o += w * v),
+            None => out.iter_mut().zip(row.iter()).for_each(|(o, &v)| *o += w * v),
+        }
+    }
+    out
+}
+
+/// The smallest and largest of `values` (`(∞, −∞)` when empty), NaN ignored as
+/// [`f64::min`] and [`f64::max`] ignore it. Eight independent lanes, so the pass vectorises:
+/// meta-games of hundreds of strategies are scanned on every solve.
+pub fn extremes(values: &[f64]) -> (f64, f64) {
+    const LANES: usize = 8;
+    let (mut lo, mut hi) = ([f64::INFINITY; LANES], [f64::NEG_INFINITY; LANES]);
+    let chunks = values.chunks_exact(LANES);
+    let rest = chunks.remainder();
+    for chunk in chunks {
+        for k in 0..LANES {
+            // Comparisons, not `f64::min`: they vectorise (and skip NaN as it does).
+            let x = chunk[k];
+            lo[k] = if x < lo[k] { x } else { lo[k] };
+            hi[k] = if x > hi[k] { x } else { hi[k] };
+        }
+    }
+    let (rest_lo, rest_hi) = extremes_of(rest.iter());
+    (lo.into_iter().fold(rest_lo, f64::min), hi.into_iter().fold(rest_hi, f64::max))
+}
+
+/// [`extremes`] of any sequence, one lane.
+fn extremes_of<'a>(values: impl Iterator<Item = &'a f64>) -> (f64, f64) {
+    values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)))
 }
 
 /// [`NormalFormGame::deviation_payoffs`] for any number of players as one pass over the
@@ -485,5 +534,34 @@ fn accumulate(layout: &[f64], prefix: &[f64], suffix: &[f64], start: usize, out:
                 out.iter_mut().zip(row).for_each(|(a, &u)| *a += w * u);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deterministic number in `[-1, 1)` from `k`, with exact zeros now and then.
+    fn entry(k: usize) -> f64 {
+        let h = (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11;
+        if h.is_multiple_of(5) { 0.0 } else { (h as f64 / (1u64 << 53) as f64) * 2.0 - 1.0 }
+    }
+
+    /// The sparse product gives ndarray's bits exactly, for weights with zeros anywhere;
+    /// `extremes` gives the fold's answer.
+    #[test]
+    fn products_and_extremes_match_the_plain_computations_bit_for_bit() {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for (m, n) in [(1, 1), (3, 7), (9, 8), (17, 23), (40, 33)] {
+            let a = Array2::from_shape_fn((m, n), |(i, j)| entry(i * n + j + 7) * 3.0);
+            let x: Vec<f64> = (0..m).map(|i| entry(i + 2000).abs()).collect();
+            let dense = a.t().dot(&ndarray::ArrayView1::from(&x[..])).to_vec();
+            assert_eq!(bits(&transposed_product(a.view(), &x)), bits(&dense), "{m}x{n}");
+            let values = a.as_slice().expect("standard layout");
+            let folded =
+                values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+            assert_eq!(extremes(values), folded, "{m}x{n}");
+        }
+        assert_eq!(extremes(&[]), (f64::INFINITY, f64::NEG_INFINITY));
     }
 }

@@ -22,7 +22,7 @@
 //!
 //! let tree = GameTree::build(&registry::load("kuhn_poker")?)?;
 //! let oracle = Box::new(ExactBestResponse::default());
-//! let mut psro = Psro::new(&tree, PsroConfig::default(), Box::new(Nash), oracle, Box::new(ExactEvaluator))?;
+//! let mut psro = Psro::new(&tree, PsroConfig::default(), Box::new(Nash::default()), oracle, Box::new(ExactEvaluator))?;
 //! let run = run_loop(&mut psro, &RunLimits::iterations(8), &mut ())?;
 //! assert!(run.reports.last().unwrap().nash_conv < 1e-6);
 //! # Ok::<(), Box<dyn std::error::Error>>(())

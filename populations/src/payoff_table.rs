@@ -44,16 +44,52 @@ impl From<&MatchTotals> for Entry {
 /// Per joint profile of members and per player: mean, variance and count; `None` for
 /// entries not yet estimated (never NaN).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "StoredTable")]
 pub struct PayoffTable {
     shape: Vec<usize>,
     /// Row-major over `shape`.
     entries: Vec<Option<Entry>>,
+    /// Per player, the entries' means in the same order (NaN where missing): the meta-game
+    /// is copied from here each iteration, not gathered from the entries one by one.
+    #[serde(skip_serializing)]
+    means: Vec<Vec<f64>>,
+    /// How many entries are `None`.
+    #[serde(skip_serializing)]
+    missing_entries: usize,
+}
+
+/// What a checkpoint holds of a [`PayoffTable`] (the means follow from the entries).
+#[derive(Deserialize)]
+struct StoredTable {
+    shape: Vec<usize>,
+    entries: Vec<Option<Entry>>,
+}
+
+impl From<StoredTable> for PayoffTable {
+    fn from(stored: StoredTable) -> Self {
+        let StoredTable { shape, entries } = stored;
+        let means = (0..shape.len())
+            .map(|p| {
+                entries
+                    .iter()
+                    .map(|e| e.as_ref().and_then(|e| e.mean.get(p).copied()).unwrap_or(f64::NAN))
+                    .collect()
+            })
+            .collect();
+        let missing_entries = entries.iter().filter(|e| e.is_none()).count();
+        Self { shape, entries, means, missing_entries }
+    }
 }
 
 impl PayoffTable {
     /// An empty table for `num_players` players with no members.
     pub fn new(num_players: usize) -> Self {
-        Self { shape: vec![0; num_players], entries: Vec::new() }
+        Self {
+            shape: vec![0; num_players],
+            entries: Vec::new(),
+            means: vec![Vec::new(); num_players],
+            missing_entries: 0,
+        }
     }
 
     /// Members per player.
@@ -86,7 +122,10 @@ impl PayoffTable {
         let mut new_shape = self.shape.clone();
         new_shape[player.0] += 1;
         let total: usize = new_shape.iter().product();
+        // The new profiles start missing.
+        self.missing_entries += total - self.entries.len();
         let mut entries = vec![None; total];
+        let mut means = vec![vec![f64::NAN; total]; self.shape.len()];
         for (flat, entry) in self.entries.drain(..).enumerate() {
             if entry.is_none() {
                 continue;
@@ -100,9 +139,13 @@ impl PayoffTable {
             }
             let new_flat = idx.iter().zip(&new_shape).fold(0, |acc, (&i, &s)| acc * s + i);
             entries[new_flat] = entry;
+            for (new, old) in means.iter_mut().zip(&self.means) {
+                new[new_flat] = old[flat];
+            }
         }
         self.shape = new_shape;
         self.entries = entries;
+        self.means = means;
     }
 
     /// Profiles not yet estimated, in row-major order.
@@ -133,6 +176,12 @@ impl PayoffTable {
     pub fn set(&mut self, profile: &[usize], entry: Entry) {
         assert!(profile.len() == self.shape.len() && profile.iter().zip(&self.shape).all(|(i, s)| i < s));
         let flat = self.flat(profile);
+        for (means, &mean) in self.means.iter_mut().zip(&entry.mean) {
+            means[flat] = mean;
+        }
+        if self.entries[flat].is_none() {
+            self.missing_entries -= 1;
+        }
         self.entries[flat] = Some(entry);
     }
 
@@ -182,18 +231,18 @@ impl PayoffTable {
     ///
     /// [`Error::Config`] when an entry is missing; the errors of [`NormalFormGame::new`].
     pub fn to_normal_form(&self) -> Result<NormalFormGame> {
-        let n = self.shape.len();
-        let mut tensors: Vec<Vec<f64>> = vec![Vec::with_capacity(self.entries.len()); n];
-        for (flat, e) in self.entries.iter().enumerate() {
-            let e =
-                e.as_ref().ok_or_else(|| Error::Config(format!("payoff entry {flat} is not estimated")))?;
-            for (p, t) in tensors.iter_mut().enumerate() {
-                t.push(e.mean[p]);
-            }
+        if self.missing_entries > 0
+            && let Some(flat) = self.entries.iter().position(Option::is_none)
+        {
+            return Err(Error::Config(format!("payoff entry {flat} is not estimated")));
         }
-        let arrays = tensors
-            .into_iter()
-            .map(|t| ArrayD::from_shape_vec(IxDyn(&self.shape), t).map_err(|e| Error::Config(e.to_string())))
+        let arrays = self
+            .means
+            .iter()
+            .map(|t| {
+                ArrayD::from_shape_vec(IxDyn(&self.shape), t.clone())
+                    .map_err(|e| Error::Config(e.to_string()))
+            })
             .collect::<Result<Vec<_>>>()?;
         Ok(NormalFormGame::new(arrays)?)
     }

@@ -224,13 +224,13 @@ impl LpNash {
         let mut warm = None;
         let warm_start = start.is_some();
         if let Some(start) = start
-            && let Some(recalled) = self.memory.recall(a, binary_scaled(a).view(), start, aim, cap)
+            && let Some(recalled) = self.memory.recall(a, BinaryScale::of(a), start, aim, cap)
         {
             iterations += recalled.pivots;
             warm = recalled.best;
             if recalled.certified {
                 // INVARIANT: a certified recall has an answer.
-                return self.answer(game, warm.expect("certified"), iterations, false, None);
+                return self.answer(game, tolerance, warm.expect("certified"), iterations, false, None);
             }
         }
         let (profile, end, lp) = simplex_profile(a, cap, COARSE_PIVOT_TOLERANCE);
@@ -260,21 +260,21 @@ impl LpNash {
         if warm_start && best.within(tolerance) {
             self.memory.remember(a, &best.strategies, cap);
         }
-        self.answer(game, best, iterations, capped, fallback_error)
+        self.answer(game, tolerance, best, iterations, capped, fallback_error)
     }
 
     /// The solution for the best candidate: certified on `game`, [`Status::Solved`] within
-    /// the tolerance, [`Status::MaxIterations`] when `capped`, an error otherwise.
+    /// `tolerance` (the game's [`certificate_tolerance`]), [`Status::MaxIterations`] when
+    /// `capped`, an error otherwise.
     fn answer(
         &self,
         game: &NormalFormGame,
+        tolerance: f64,
         best: Candidate,
         iterations: usize,
         capped: bool,
         fallback_error: Option<SolveError>,
     ) -> Result<ZeroSumSolution> {
-        // INVARIANT: only two-player games reach here.
-        let tolerance = certificate_tolerance(game.matrix(0).expect("two players"));
         let mut certificate = Certificate::for_profile(game, &best.strategies);
         certificate.primal_dual_gap = Some(best.gap);
         if !certificate.nash_conv.is_finite() || !best.gap.is_finite() {
@@ -333,7 +333,17 @@ fn simplex_profile(
 /// The better-certified on `exact` (a binary scaling of the game) of the profile read off
 /// `lp`'s tableau and the one polished on its supports.
 fn tableau_candidate(exact: ArrayView2<'_, f64>, lp: &Simplex) -> Candidate {
+    tableau_candidate_within(exact, lp, -1.0)
+}
+
+/// [`tableau_candidate`], but the profile read off the tableau alone when its gap on
+/// `exact` is within `enough` (polishing, two LU solves on the supports, cannot improve an
+/// answer that is already certified).
+fn tableau_candidate_within(exact: ArrayView2<'_, f64>, lp: &Simplex, enough: f64) -> Candidate {
     let raw = Candidate::new(exact, lp.profile());
+    if raw.within(enough) {
+        return raw;
+    }
     let polished = polish(exact, &lp.supports()).map(|p| Candidate::new(exact, p));
     raw.or(polished)
 }
@@ -379,7 +389,7 @@ fn double_oracle(
     let mut best: Option<Candidate> = None;
     let mut pivots = 0;
     for _ in 0..rounds {
-        let sub = Array2::from_shape_fn((rows.len(), cols.len()), |(p, q)| a[[rows[p], cols[q]]]);
+        let sub = submatrix(a, &rows, &cols, |x| x);
         let (profile, _, lp) = simplex_profile(sub.view(), cap, FINE_PIVOT_TOLERANCE);
         pivots += lp.pivots;
         let (candidate, new_rows, new_cols) = oracle_round(a, &rows, &cols, &profile);
@@ -394,6 +404,17 @@ fn double_oracle(
         cols.sort_unstable();
     }
     (best, pivots)
+}
+
+/// The entries of `a` on `rows × cols`, mapped by `f`, gathered a row at a time.
+fn submatrix(a: ArrayView2<'_, f64>, rows: &[usize], cols: &[usize], f: impl Fn(f64) -> f64) -> Array2<f64> {
+    let mut entries = Vec::with_capacity(rows.len() * cols.len());
+    for &i in rows {
+        let row = a.row(i);
+        entries.extend(cols.iter().map(|&j| f(row[j])));
+    }
+    // INVARIANT: one entry per pair of `rows × cols`.
+    Array2::from_shape_vec((rows.len(), cols.len()), entries).expect("rows × cols entries")
 }
 
 /// One round of a double oracle on `a`: the answer `local` of the subgame `rows × cols`
@@ -444,9 +465,8 @@ fn interior_candidates(a: ArrayView2<'_, f64>, aim: f64, cap: usize) -> Result<(
 
 /// `A y` and `Aᵀ x` for the profile `(x, y)`.
 fn payoff_vectors(a: ArrayView2<'_, f64>, s: &[Vec<f64>]) -> (ndarray::Array1<f64>, ndarray::Array1<f64>) {
-    let x = ndarray::ArrayView1::from(&s[0][..]);
     let y = ndarray::ArrayView1::from(&s[1][..]);
-    (a.dot(&y), a.t().dot(&x))
+    (a.dot(&y), metagame_games::transposed_product(a, &s[0]).into())
 }
 
 /// A candidate profile with its value and primal–dual gap on the original matrix.
@@ -502,24 +522,51 @@ fn constant_sum_matrix(game: &NormalFormGame) -> Result<ArrayView2<'_, f64>> {
 
 /// True when `a + b` is constant within `relative_tolerance` × the larger payoff range
 /// (at least 1), computed on halves so that payoffs near `f64::MAX` do not overflow.
+///
+/// One pass: `|s − c| ≤ limit` for every half sum `s` exactly when it holds for the
+/// smallest and the largest (rounded subtraction is monotone).
 fn is_constant_sum(a: ArrayView2<'_, f64>, b: ArrayView2<'_, f64>, relative_tolerance: f64) -> bool {
+    let half_sum = |(x, y): (&f64, &f64)| x / 2.0 + y / 2.0;
+    let (lo, hi) = match (a.as_slice(), b.as_slice()) {
+        (Some(a), Some(b)) => {
+            // A block of sums at a time, so that the pass vectorises without a copy of the game.
+            let mut block = [0.0; 512];
+            let mut extremes = (f64::INFINITY, f64::NEG_INFINITY);
+            for (a, b) in a.chunks(block.len()).zip(b.chunks(block.len())) {
+                let sums = &mut block[..a.len()];
+                sums.iter_mut().zip(a.iter().zip(b)).for_each(|(s, pair)| *s = half_sum(pair));
+                let (lo, hi) = metagame_games::extremes(sums);
+                extremes = (extremes.0.min(lo), extremes.1.max(hi));
+            }
+            extremes
+        }
+        _ => metagame_games::extremes(&a.iter().zip(b.iter()).map(half_sum).collect::<Vec<_>>()),
+    };
     let half_scale = half_range(a).max(half_range(b)).max(0.5);
-    let half_sum = |i: usize, j: usize| a[[i, j]] / 2.0 + b[[i, j]] / 2.0;
-    let c = half_sum(0, 0);
+    let c = half_sum((&a[[0, 0]], &b[[0, 0]]));
     let limit = relative_tolerance * half_scale;
-    a.indexed_iter().all(|((i, j), _)| (half_sum(i, j) - c).abs() <= limit)
+    (hi - c).abs() <= limit && (lo - c).abs() <= limit
+}
+
+/// The smallest and largest entries of `a`.
+fn extremes(a: ArrayView2<'_, f64>) -> (f64, f64) {
+    match a.as_slice() {
+        Some(values) => metagame_games::extremes(values),
+        None => metagame_games::extremes(&a.iter().copied().collect::<Vec<_>>()),
+    }
 }
 
 /// `(max − min) / 2` of the entries, without overflow.
 fn half_range(a: ArrayView2<'_, f64>) -> f64 {
-    let (lo, hi) = a.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    let (lo, hi) = extremes(a);
     hi / 2.0 - lo / 2.0
 }
 
 /// NashConv accepted as solved; see [`LpNash::CERTIFICATE_TOLERANCE`].
 fn certificate_tolerance(a: ArrayView2<'_, f64>) -> f64 {
-    let largest = a.iter().fold(0.0_f64, |acc, &x| acc.max(x.abs()));
-    2.0 * (LpNash::CERTIFICATE_TOLERANCE * half_range(a)) + 64.0 * f64::EPSILON * largest
+    let (lo, hi) = extremes(a);
+    let largest = hi.max(-lo);
+    2.0 * (LpNash::CERTIFICATE_TOLERANCE * (hi / 2.0 - lo / 2.0)) + 64.0 * f64::EPSILON * largest
 }
 
 /// The entries of an interior-point strategy that are not numerically zero.
@@ -541,6 +588,24 @@ impl MetaSolver for LpNash {
     fn solve_from(&self, game: &NormalFormGame, start: &[Vec<f64>]) -> Result<Solution> {
         Ok(self.solve_zero_sum_from(game, start)?.solution)
     }
+
+    /// Warm solves on the members themselves (copies add nothing to a zero-sum game's
+    /// equilibria, and skip building the expanded game); cold ones on the expanded game as
+    /// the default does, so that a cold run picks the equilibrium it always has.
+    fn solve_collapsed(
+        &self,
+        game: &NormalFormGame,
+        copies: &crate::Copies,
+        start: Option<&[Vec<f64>]>,
+    ) -> Result<Solution> {
+        match start {
+            Some(start) => {
+                copies.check(self.name(), game)?;
+                self.solve_from(game, start)
+            }
+            None => crate::solution::solve_expanded(self, game, copies, None),
+        }
+    }
 }
 
 /// `(xᵀAy, max_i (Ay)_i − min_j (xᵀA)_j)`: the profile's value and the gap between the
@@ -561,14 +626,30 @@ fn value_and_gap_from(x: &[f64], ay: &ndarray::Array1<f64>, xa: &ndarray::Array1
 /// `a` times the power of two that brings its largest entry into `[0.5, 1)`: exact (so
 /// polishing on it gives the same bits as on `a`) and safe from overflow.
 fn binary_scaled(a: ArrayView2<'_, f64>) -> Array2<f64> {
-    let largest = a.iter().fold(0.0_f64, |acc, &x| acc.max(x.abs()));
-    if largest == 0.0 || !largest.is_finite() {
-        return a.to_owned();
+    let scale = BinaryScale::of(a);
+    a.mapv(|x| scale.apply(x))
+}
+
+/// The power of two [`binary_scaled`] multiplies by, as two factors so that neither over-
+/// or underflows (identity for a zero or non-finite largest entry).
+#[derive(Clone, Copy, Debug)]
+struct BinaryScale(f64, f64);
+
+impl BinaryScale {
+    fn of(a: ArrayView2<'_, f64>) -> Self {
+        let (lo, hi) = extremes(a);
+        let largest = hi.max(-lo);
+        if largest == 0.0 || !largest.is_finite() {
+            return Self(1.0, 1.0);
+        }
+        let exponent = largest.log2().floor() as i32 + 1;
+        let (first, second) = (exponent / 2, exponent - exponent / 2);
+        Self(2f64.powi(-first), 2f64.powi(-second))
     }
-    let exponent = largest.log2().floor() as i32 + 1;
-    // Two steps, so that neither factor over- or underflows.
-    let (first, second) = (exponent / 2, exponent - exponent / 2);
-    a.mapv(|x| x * 2f64.powi(-first) * 2f64.powi(-second))
+
+    fn apply(self, x: f64) -> f64 {
+        x * self.0 * self.1
+    }
 }
 
 /// Re-solve the equalising conditions on the supports `(rows, cols)` (of the final basis,

@@ -22,8 +22,14 @@ use crate::{MetaSolver, Solution, SolveError, Status};
 ///
 /// When nothing certifies, [`SolveError::Numerical`] says what each method ended with: a
 /// training loop stops there instead of continuing from an uncertified mixture.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Nash;
+///
+/// The solver keeps one [`LpNash`] across solves, so that warm solves of a growing
+/// constant-sum meta-game (PSRO's) resume from the last one's tableau (see
+/// [`LpNash::solve_zero_sum_from`]); a clone starts with nothing remembered.
+#[derive(Clone, Debug, Default)]
+pub struct Nash {
+    lp: LpNash,
+}
 
 impl Nash {
     /// Largest NashConv, relative to the meta-game's payoff scale, accepted as an equilibrium.
@@ -50,30 +56,45 @@ impl MetaSolver for Nash {
     fn solve_from(&self, game: &NormalFormGame, start: &[Vec<f64>]) -> crate::Result<Solution> {
         self.solve_with(game, Some(start))
     }
+
+    /// A warm solve of a two-player game tries the zero-sum LP on the members first
+    /// ([`LpNash`]'s `solve_collapsed`); otherwise, and when that does not certify, the chain
+    /// runs on the expanded game as the default does.
+    fn solve_collapsed(
+        &self,
+        game: &NormalFormGame,
+        copies: &crate::Copies,
+        start: Option<&[Vec<f64>]>,
+    ) -> crate::Result<Solution> {
+        if let Some(start) = start
+            && game.num_players() == 2
+            && let Ok(solution) = self.lp.solve_collapsed(game, copies, Some(start))
+            && Self::certified(game, &solution)
+        {
+            return Ok(solution);
+        }
+        crate::solution::solve_expanded(self, game, copies, start)
+    }
 }
 
 impl Nash {
     fn solve_with(&self, game: &NormalFormGame, start: Option<&[Vec<f64>]>) -> crate::Result<Solution> {
-        let scale = game.payoff_scale();
-        let mut methods: Vec<Box<dyn MetaSolver>> = Vec::new();
-        if game.num_players() != 2 {
-            methods.push(Box::new(Logit::default()));
-        } else {
-            if game.constant_sum(1e-9 * scale).is_some() {
-                methods.push(Box::new(LpNash::default()));
-            }
-            methods.push(Box::new(LemkeHowson::default()));
-        }
+        let (logit, lemke_howson) = (Logit::default(), LemkeHowson::default());
+        // The LP refuses games that are not constant-sum (within the same relative
+        // tolerance), so it is tried first on every two-player game.
+        let methods: Vec<&dyn MetaSolver> =
+            if game.num_players() != 2 { vec![&logit] } else { vec![&self.lp, &lemke_howson] };
 
         let mut tried: Vec<String> = Vec::new();
         let mut best: Option<Solution> = None;
-        for method in &methods {
+        for method in methods {
             let answer = match start {
                 Some(start) => method.solve_from(game, start),
                 None => method.solve(game),
             };
             match answer {
                 Ok(solution) if Self::certified(game, &solution) => return Ok(solution),
+                Err(SolveError::Unsupported { .. }) if method.name() == "lp" => {}
                 Ok(solution) => {
                     tried.push(format!(
                         "{} ended {:?} with NashConv {:.3e}",
@@ -132,7 +153,7 @@ mod tests {
             .collect();
         let pennies = NormalFormGame::new(pennies).unwrap();
         for game in [rps, bos, pennies] {
-            let s = Nash.solve(&game).unwrap();
+            let s = Nash::default().solve(&game).unwrap();
             assert_eq!(s.status, Status::Solved);
             assert!(s.certificate.nash_conv <= Nash::CERTIFICATE_TOLERANCE * game.payoff_scale());
         }

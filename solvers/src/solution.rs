@@ -251,7 +251,10 @@ pub trait MetaSolver: Send + Sync {
     /// regret matching and RM+, Hedge, fictitious play) override it and run on `game` itself
     /// with each member weighted by its multiplicity, following the expanded game's
     /// trajectory (the same iterates in exact arithmetic, to rounding in floating point) at the
-    /// cost of the collapsed game.
+    /// cost of the collapsed game. The zero-sum LP and the `nash` chain override it for warm
+    /// solves, which run on the members: an equilibrium of the members, split over the copies,
+    /// is one of the expanded game with the same certificate, and the members' game grows by
+    /// appending as the remembered tableau needs ([`crate::lp::LpNash::solve_zero_sum_from`]).
     ///
     /// # Errors
     ///
@@ -263,21 +266,7 @@ pub trait MetaSolver: Send + Sync {
         copies: &crate::Copies,
         start: Option<&[Vec<f64>]>,
     ) -> crate::Result<Solution> {
-        let expanded = copies.expand(game)?;
-        if copies.is_identity() {
-            return match start {
-                Some(start) => self.solve_from(game, start),
-                None => self.solve(game),
-            };
-        }
-        let solution = match start {
-            Some(start) => {
-                crate::dynamics::checked_start(self.name(), game, start)?;
-                self.solve_from(&expanded, &copies.split(start))?
-            }
-            None => self.solve(&expanded)?,
-        };
-        Ok(copies.fold_solution(solution))
+        solve_expanded(self, game, copies, start)
     }
 
     /// Every equilibrium this solver can find (enumeration methods override this; the
@@ -289,4 +278,29 @@ pub trait MetaSolver: Send + Sync {
     fn solve_all(&self, game: &NormalFormGame) -> crate::Result<Vec<Solution>> {
         Ok(vec![self.solve(game)?])
     }
+}
+
+/// [`MetaSolver::solve_collapsed`]'s default: `solver` on the expanded game of `copies`
+/// (with `start` split evenly over each member's copies), its answer folded onto the members.
+pub(crate) fn solve_expanded<S: MetaSolver + ?Sized>(
+    solver: &S,
+    game: &NormalFormGame,
+    copies: &crate::Copies,
+    start: Option<&[Vec<f64>]>,
+) -> crate::Result<Solution> {
+    let expanded = copies.expand(game)?;
+    if copies.is_identity() {
+        return match start {
+            Some(start) => solver.solve_from(game, start),
+            None => solver.solve(game),
+        };
+    }
+    let solution = match start {
+        Some(start) => {
+            crate::dynamics::checked_start(solver.name(), game, start)?;
+            solver.solve_from(&expanded, &copies.split(start))?
+        }
+        None => solver.solve(&expanded)?,
+    };
+    Ok(copies.fold_solution(solution))
 }

@@ -50,7 +50,7 @@ impl LoopSection for FxpSection {
         mut driver: D,
         components: Components,
     ) -> Result<D::Output> {
-        let meta_solver = components.meta_solver.unwrap_or_else(|| Box::new(Nash));
+        let meta_solver = components.meta_solver.unwrap_or_else(|| Box::new(Nash::default()));
         let evaluator = components.evaluator.unwrap_or_else(|| Box::new(ExactEvaluator));
         let fxp = match driver.saved_state()? {
             Some((state, reports)) => Fxp::resume(tree, self.fxp.clone(), meta_solver, evaluator, state, &reports)?,

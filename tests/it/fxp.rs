@@ -183,7 +183,7 @@ fn a_failed_step_commits_nothing_and_a_saved_state_resumes_to_the_same_run() {
 
     // Call 0 fills iteration 0, calls 1 and 2 iteration 1, call 4 is iteration 2's second.
     let evaluator = Box::new(FailsOnce { calls: 0.into(), fail_at: 4 });
-    let mut fxp = Fxp::new(&tree, FxpConfig::default(), Box::new(Nash), evaluator).unwrap();
+    let mut fxp = Fxp::new(&tree, FxpConfig::default(), Box::new(Nash::default()), evaluator).unwrap();
     let mut reports = vec![fxp.last_report().clone()];
     reports.push(fxp.step().unwrap().clone());
     let before = fxp.state().clone();
@@ -197,7 +197,7 @@ fn a_failed_step_commits_nothing_and_a_saved_state_resumes_to_the_same_run() {
     assert_eq!(&saved, fxp.state());
     let exact = Box::new(metagame::games::ExactEvaluator);
     let mut resumed =
-        Fxp::resume(&tree, FxpConfig::default(), Box::new(Nash), exact, saved, &reports).unwrap();
+        Fxp::resume(&tree, FxpConfig::default(), Box::new(Nash::default()), exact, saved, &reports).unwrap();
     let limits = RunLimits::iterations(6);
     run_loop_with(&mut resumed, &mut reports, &limits, &Cutoff::never(), &mut (), &mut |_, _| {
         Ok(ControlFlow::Continue(()))

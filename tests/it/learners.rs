@@ -387,7 +387,8 @@ fn psro_with_trained_responses_approaches_equilibrium_on_kuhn() {
     config.episodes_per_response = 50_000;
     let oracle = Box::new(TrainedResponse::q_learning(config).unwrap());
     let mut psro =
-        Psro::new(&tree, PsroConfig::default(), Box::new(Nash), oracle, Box::new(ExactEvaluator)).unwrap();
+        Psro::new(&tree, PsroConfig::default(), Box::new(Nash::default()), oracle, Box::new(ExactEvaluator))
+            .unwrap();
     // Stops early once NashConv reaches 0 (measured: 0.917 → 0 at iteration 6).
     let psro_run = run_loop(&mut psro, &RunLimits::iterations(8), &mut ()).unwrap();
     let reports = psro_run.reports;
@@ -412,7 +413,7 @@ fn psro_members(tree: &GameTree, seat: usize, iterations: &[usize]) -> Vec<(Stri
     let mut psro = Psro::new(
         tree,
         PsroConfig::default(),
-        Box::new(Nash),
+        Box::new(Nash::default()),
         Box::new(ExactBestResponse::default()),
         Box::new(ExactEvaluator),
     )

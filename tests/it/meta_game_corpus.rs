@@ -92,7 +92,7 @@ fn exact_two_player_solvers_certify_every_corpus_game() {
             let solution = meta_solver(name, None).unwrap().solve(game).unwrap();
             assert_certified(file, name, game, &solution);
         }
-        assert_certified(file, "nash", game, &Nash.solve(game).unwrap());
+        assert_certified(file, "nash", game, &Nash::default().solve(game).unwrap());
     }
 }
 
@@ -100,7 +100,7 @@ fn exact_two_player_solvers_certify_every_corpus_game() {
 fn nash_certifies_every_n_player_corpus_game() {
     for (file, game) in corpus().iter().filter(|(_, g)| g.num_players() > 2) {
         assert_certified(file, "logit", game, &meta_solver("logit", None).unwrap().solve(game).unwrap());
-        assert_certified(file, "nash", game, &Nash.solve(game).unwrap());
+        assert_certified(file, "nash", game, &Nash::default().solve(game).unwrap());
     }
 }
 

@@ -33,7 +33,7 @@ fn psro<'t>(
 #[test]
 fn psro_nash_solves_kuhn_by_iteration_10() {
     let t = tree("kuhn_poker");
-    let (p, p_reports) = psro(&t, 10, Box::new(Nash), Box::new(ExactEvaluator));
+    let (p, p_reports) = psro(&t, 10, Box::new(Nash::default()), Box::new(ExactEvaluator));
     let last = p_reports.last().unwrap();
     // It finds an exact equilibrium and stops there as converged (by iteration 6).
     assert!(last.iteration <= 10);
@@ -55,9 +55,14 @@ fn psro_nash_on_leduc_reaches_0_2_by_iteration_100() {
     // trembling opponents, as OpenSpiel's aggregator epsilon does implicitly.
     let t = tree("leduc_poker");
     let oracle = ExactBestResponse::trembling(1e-2);
-    let mut p =
-        Psro::new(&t, PsroConfig::default(), Box::new(Nash), Box::new(oracle), Box::new(ExactEvaluator))
-            .unwrap();
+    let mut p = Psro::new(
+        &t,
+        PsroConfig::default(),
+        Box::new(Nash::default()),
+        Box::new(oracle),
+        Box::new(ExactEvaluator),
+    )
+    .unwrap();
     let p_run = run_loop(&mut p, &RunLimits::iterations(100), &mut ()).unwrap();
     let curve: Vec<f64> = p_run.reports.iter().map(|r| r.nash_conv).collect();
     assert!((curve[0] - 1709.0 / 360.0).abs() < 1e-12);
@@ -183,7 +188,7 @@ fn sampled_psro_gives_the_same_reports_on_one_and_two_threads() {
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         pool.install(|| {
-            let (_, p_reports) = psro(&t, 5, Box::new(Nash), Box::new(SampledEvaluator::new()));
+            let (_, p_reports) = psro(&t, 5, Box::new(Nash::default()), Box::new(SampledEvaluator::new()));
             p_reports.iter().map(|r| r.without_times()).collect::<Vec<_>>()
         })
     };
@@ -197,7 +202,7 @@ fn incremental_payoff_table_equals_batch_recomputation() {
     // Growing the table one member at a time and filling only missing entries gives the
     // same meta-game as evaluating the full table at once.
     let t = tree("kuhn_poker");
-    let (p, _) = psro(&t, 6, Box::new(Nash), Box::new(ExactEvaluator));
+    let (p, _) = psro(&t, 6, Box::new(Nash::default()), Box::new(ExactEvaluator));
     let state = p.state();
     let mut batch = PayoffTable::new(2);
     for player in 0..2 {
@@ -232,7 +237,13 @@ fn every_meta_solver_runs_in_psro_and_keeps_mixtures_distributions() {
 
 /// PSRO-nash with exact best responses and exact payoffs.
 fn exact_psro(tree: &GameTree, config: PsroConfig) -> metagame::populations::Result<Psro<'_>> {
-    Psro::new(tree, config, Box::new(Nash), Box::new(ExactBestResponse::default()), Box::new(ExactEvaluator))
+    Psro::new(
+        tree,
+        config,
+        Box::new(Nash::default()),
+        Box::new(ExactBestResponse::default()),
+        Box::new(ExactEvaluator),
+    )
 }
 
 #[test]

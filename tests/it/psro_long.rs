@@ -18,9 +18,14 @@ fn tree(spec: &str) -> GameTree {
 fn leduc_psro_nash_stays_at_its_equilibrium_and_stops_converged() {
     let t = tree("leduc_poker");
     let oracle = ExactBestResponse::trembling(1e-2);
-    let mut p =
-        Psro::new(&t, PsroConfig::default(), Box::new(Nash), Box::new(oracle), Box::new(ExactEvaluator))
-            .unwrap();
+    let mut p = Psro::new(
+        &t,
+        PsroConfig::default(),
+        Box::new(Nash::default()),
+        Box::new(oracle),
+        Box::new(ExactEvaluator),
+    )
+    .unwrap();
     let p_run = run_loop(&mut p, &RunLimits::iterations(400), &mut ()).unwrap();
     let reason = p_run.stop_reason;
     assert_eq!(reason, StopReason::Converged);
@@ -49,7 +54,7 @@ impl MetaSolver for FailsAt {
         if self.call.fetch_add(1, Ordering::SeqCst) == self.fail_at {
             return Err(SolveError::Numerical { solver: "fails-at", reason: "nothing certified".into() });
         }
-        Nash.solve(game)
+        Nash::default().solve(game)
     }
 }
 

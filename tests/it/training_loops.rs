@@ -238,8 +238,14 @@ fn a_failed_step_changes_nothing_and_the_loop_goes_on() {
     let calls = Arc::new(AtomicUsize::new(0));
     let oracle = Box::new(ExactBestResponse::default());
     let evaluator = Box::new(FailsAt { calls, fail_at: 2 });
-    let mut psro =
-        Psro::new(&tree, config.clone(), Box::new(metagame::solvers::nash::Nash), oracle, evaluator).unwrap();
+    let mut psro = Psro::new(
+        &tree,
+        config.clone(),
+        Box::new(metagame::solvers::nash::Nash::default()),
+        oracle,
+        evaluator,
+    )
+    .unwrap();
     let mut reports = vec![psro.last_report().clone()];
     reports.push(psro.step().unwrap().clone());
     let before = psro.state().clone();
@@ -250,7 +256,7 @@ fn a_failed_step_changes_nothing_and_the_loop_goes_on() {
     let mut straight = Psro::new(
         &tree,
         config,
-        Box::new(metagame::solvers::nash::Nash),
+        Box::new(metagame::solvers::nash::Nash::default()),
         Box::new(ExactBestResponse::default()),
         Box::new(ExactEvaluator),
     )

@@ -374,7 +374,7 @@ impl<'t> Fxp<'t> {
     ///
     /// As [`Fxp::new`].
     pub fn exact(tree: &'t GameTree, config: FxpConfig) -> Result<Self> {
-        Self::new(tree, config, Box::new(Nash), Box::new(ExactEvaluator))
+        Self::new(tree, config, Box::new(Nash::default()), Box::new(ExactEvaluator))
     }
 
     /// Continue a run from a saved state and the run's reports so far (see

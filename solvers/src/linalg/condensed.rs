@@ -45,11 +45,24 @@ impl pulp::WithSimd for Eliminate<'_> {
         let rows = t.chunks_exact_mut(n).zip(rhs.iter_mut()).enumerate();
         match norms {
             Some(norms) => {
-                for (i, (row, b)) in rows {
-                    if i != r {
-                        eliminate_row(row, b, prow, s, inv, br, norms);
-                    }
+                // Rows four at a time: each weight is loaded and stored once per four rows
+                // (a weight's sum runs through memory from row to row), its squares still
+                // added in row order, so the bits are those of one row at a time.
+                let mut others: Vec<(&mut [f64], &mut f64)> =
+                    rows.filter(|(i, _)| *i != r).map(|(_, pair)| pair).collect();
+                let start = norms[s];
+                let factors: Vec<f64> = others.iter().map(|(row, _)| row[s]).collect();
+                let mut blocks = others.chunks_exact_mut(BLOCK);
+                for block in &mut blocks {
+                    eliminate_block(block, prow, s, inv, br, norms);
                 }
+                for (row, b) in blocks.into_remainder() {
+                    eliminate_row(row, b, prow, s, inv, br, norms);
+                }
+                // The entering column's weight, in the order one row at a time gives it.
+                norms[s] = others.iter().zip(&factors).fold(start, |w, ((row, _), &f)| {
+                    if f == 0.0 { w + row[s] * row[s] } else { (w + f * f) + (row[s] * row[s] - f * f) }
+                });
             }
             None => {
                 for (i, (row, b)) in rows {
@@ -64,6 +77,45 @@ impl pulp::WithSimd for Eliminate<'_> {
                     *b -= f * br;
                 }
             }
+        }
+    }
+}
+
+/// Rows per block of [`eliminate_block`].
+const BLOCK: usize = 4;
+
+/// [`eliminate_row`] on [`BLOCK`] rows at once, in one pass over the weights: each row's
+/// entries are those [`eliminate_row`] gives (a row with `f = 0` is left as it is) and each
+/// weight gets the rows' squares in row order. The entering column's weight is left to the
+/// caller.
+#[inline(always)]
+fn eliminate_block(
+    block: &mut [(&mut [f64], &mut f64)],
+    prow: &[f64],
+    s: usize,
+    inv: f64,
+    br: f64,
+    norms: &mut [f64],
+) {
+    let [(r0, b0), (r1, b1), (r2, b2), (r3, b3)] = block else { unreachable!("blocks of four") };
+    let f = [r0[s], r1[s], r2[s], r3[s]];
+    let n = prow.len();
+    let (r0, r1, r2, r3) = (&mut r0[..n], &mut r1[..n], &mut r2[..n], &mut r3[..n]);
+    let keep = f.map(|f| f == 0.0);
+    for j in 0..n {
+        let q = prow[j];
+        // A row with f = 0 keeps its entry (subtracting ±0 could flip the sign of a zero).
+        let v0 = if keep[0] { r0[j] } else { r0[j] - f[0] * q };
+        let v1 = if keep[1] { r1[j] } else { r1[j] - f[1] * q };
+        let v2 = if keep[2] { r2[j] } else { r2[j] - f[2] * q };
+        let v3 = if keep[3] { r3[j] } else { r3[j] - f[3] * q };
+        (r0[j], r1[j], r2[j], r3[j]) = (v0, v1, v2, v3);
+        norms[j] = (((norms[j] + v0 * v0) + v1 * v1) + v2 * v2) + v3 * v3;
+    }
+    for ((row, b), f) in [(r0, b0), (r1, b1), (r2, b2), (r3, b3)].into_iter().zip(f) {
+        if f != 0.0 {
+            row[s] = -f * inv;
+            **b -= f * br;
         }
     }
 }
@@ -127,10 +179,18 @@ mod tests {
     /// bits.
     #[test]
     fn elimination_matches_the_scalar_pivot() {
-        let (m, n, r, s) = (13, 7, 2, 3);
+        // Row counts that leave every remainder of the kernel's blocks of four rows.
+        for m in [5, 13, 14, 15, 16] {
+            elimination_matches_the_scalar_pivot_with(m);
+        }
+    }
+
+    fn elimination_matches_the_scalar_pivot_with(m: usize) {
+        let (n, r, s) = (7, 2, 3);
         let t0: Vec<f64> = (0..m * n).map(|k| ((k * 37 % 11) as f64 - 4.0) / 3.0).collect();
         let mut t0 = t0;
-        t0[9 * n + s] = 0.0; // a row with f = 0
+        t0[(m - 2) * n + s] = 0.0; // a row with f = 0
+        t0[(m - 2) * n + 1] = -0.0; // whose zeros keep their signs
         let rhs0: Vec<f64> = (0..m).map(|i| 1.0 + i as f64 / 7.0).collect();
         let inv = 1.0 / t0[r * n + s];
         let mut prow: Vec<f64> = t0[r * n..(r + 1) * n].iter().map(|v| v * inv).collect();
@@ -165,10 +225,11 @@ mod tests {
         w2[s] = 1.0 + inv * inv;
         Eliminate { t: &mut t2, width: n, r, s, prow: &prow, inv, rhs: &mut rhs2, br, norms: Some(&mut w2) }
             .run(arch);
-        assert_eq!((&t1, &rhs1, &w1), (&t2, &rhs2, &w2));
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!((bits(&t1), bits(&rhs1), bits(&w1)), (bits(&t2), bits(&rhs2), bits(&w2)), "{m} rows");
         let (mut t3, mut rhs3) = (t0, rhs0);
         Eliminate { t: &mut t3, width: n, r, s, prow: &prow, inv, rhs: &mut rhs3, br, norms: None }.run(arch);
-        assert_eq!((&t1, &rhs1), (&t3, &rhs3));
+        assert_eq!((bits(&t1), bits(&rhs1)), (bits(&t3), bits(&rhs3)), "{m} rows");
         // Weights recomputed from the new tableau (pivot row in place) agree up to rounding.
         let mut prow_in = prow.clone();
         prow_in[s] = inv;

@@ -27,6 +27,7 @@ impl Lu {
             return None;
         }
         let tiny = 1e-13 * scale;
+        let arch = pulp::Arch::new();
         let mut perm: Vec<usize> = (0..k).collect();
         for col in 0..k {
             let (piv, best) = (col..k)
@@ -41,16 +42,7 @@ impl Lu {
                 }
                 perm.swap(piv, col);
             }
-            let p = m[col * k + col];
-            for r in (col + 1)..k {
-                let f = m[r * k + col] / p;
-                m[r * k + col] = f;
-                if f != 0.0 {
-                    for j in (col + 1)..k {
-                        m[r * k + j] -= f * m[col * k + j];
-                    }
-                }
-            }
+            arch.dispatch(EliminateBelow { m: &mut m, k, col });
         }
         Some(Self { k, lu: m, perm })
     }
@@ -75,6 +67,36 @@ impl Lu {
             scratch[r] = (scratch[r] - s) / self.lu[r * k + r];
         }
         rhs.copy_from_slice(scratch);
+    }
+}
+
+/// One column of [`Lu::factor`]'s elimination: the rows below the pivot's, in the widest
+/// SIMD the CPU has (the same scalar operations, so the same bits, on every CPU).
+struct EliminateBelow<'a> {
+    m: &'a mut [f64],
+    k: usize,
+    col: usize,
+}
+
+impl pulp::WithSimd for EliminateBelow<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) {
+        let Self { m, k, col } = self;
+        // The rows below the pivot's, apart from it, so the elimination vectorises.
+        let (top, below) = m.split_at_mut((col + 1) * k);
+        let pivot_row = &top[col * k..];
+        let p = pivot_row[col];
+        for row in below.chunks_exact_mut(k) {
+            let f = row[col] / p;
+            row[col] = f;
+            if f != 0.0 {
+                for (v, &u) in row[col + 1..].iter_mut().zip(&pivot_row[col + 1..]) {
+                    *v -= f * u;
+                }
+            }
+        }
     }
 }
 

@@ -17,7 +17,9 @@ use std::sync::Mutex;
 use ndarray::{Array2, ArrayView2};
 
 use super::simplex::{Simplex, SimplexEnd};
-use super::{Candidate, FINE_PIVOT_TOLERANCE, oracle_round, tableau_candidate};
+use super::{
+    BinaryScale, Candidate, FINE_PIVOT_TOLERANCE, oracle_round, polish, submatrix, tableau_candidate_within,
+};
 use crate::linalg::Normalization;
 
 /// Joined entries must map into this range under the remembered normalisation; a game
@@ -52,7 +54,7 @@ impl Remembered {
     pub(super) fn of_supports(a: ArrayView2<'_, f64>, answer: &[Vec<f64>], cap: usize) -> Option<Self> {
         let support = |s: &[f64]| -> Vec<usize> { (0..s.len()).filter(|&i| s[i] > 0.0).collect() };
         let (rows, cols) = (support(&answer[0]), support(&answer[1]));
-        let raw_sub = Array2::from_shape_fn((rows.len(), cols.len()), |(p, q)| a[[rows[p], cols[q]]]);
+        let raw_sub = submatrix(a, &rows, &cols, |x| x);
         // The game's range, so that the strategies that join later fit it.
         let map = Normalization::of(a);
         let mut lp = Simplex::new(raw_sub.mapv(|x| map.apply(x)));
@@ -69,16 +71,25 @@ impl Remembered {
     fn is_extended_by(&self, a: ArrayView2<'_, f64>) -> bool {
         let (m, n) = self.raw.dim();
         let (m2, n2) = a.dim();
-        m2 >= m && n2 >= n && self.raw.indexed_iter().all(|((i, j), &x)| a[[i, j]].to_bits() == x.to_bits())
+        if m2 < m || n2 < n {
+            return false;
+        }
+        // Row by row as bytes (a memcmp), stopping at the first row that differs.
+        self.raw.outer_iter().zip(a.outer_iter()).all(|(old, new)| match (old.as_slice(), new.as_slice()) {
+            (Some(old), Some(new)) => {
+                bytemuck::cast_slice::<f64, u8>(old) == bytemuck::cast_slice::<f64, u8>(&new[..n])
+            }
+            _ => old.iter().zip(new.iter()).all(|(x, y)| x.to_bits() == y.to_bits()),
+        })
     }
 
     /// The double oracle on `a` (which extends the remembered game) from the remembered
-    /// subgame, `exact` being `a` scaled by a power of two: the best answer seen, whether it
-    /// certified within `aim`, and the pivots spent.
+    /// subgame, its answers certified on `a` scaled by `exact` (a power of two): the best
+    /// answer seen, whether it certified within `aim`, and the pivots spent.
     fn solve(
         &mut self,
         a: ArrayView2<'_, f64>,
-        exact: ArrayView2<'_, f64>,
+        exact: BinaryScale,
         aim: f64,
         cap: usize,
     ) -> (Option<Candidate>, bool, usize) {
@@ -86,17 +97,24 @@ impl Remembered {
         let mut pivots = 0;
         let mut certified = false;
         for _ in 0..ROUNDS {
-            let sub = Array2::from_shape_fn((self.rows.len(), self.cols.len()), |(p, q)| {
-                exact[[self.rows[p], self.cols[q]]]
-            });
-            let local = tableau_candidate(sub.view(), &self.lp).strategies;
-            let (candidate, new_rows, new_cols) = oracle_round(a, &self.rows, &self.cols, &local);
+            let sub = submatrix(a, &self.rows, &self.cols, |x| exact.apply(x));
+            // Polishing (two LU solves on the supports) waits for the last round.
+            let local = tableau_candidate_within(sub.view(), &self.lp, exact.apply(aim));
+            let (candidate, new_rows, new_cols) = oracle_round(a, &self.rows, &self.cols, &local.strategies);
             certified = candidate.gap <= aim;
             best = Some(candidate.or(best));
-            if certified
-                || (new_rows.is_empty() && new_cols.is_empty())
-                || !self.join(a, &new_rows, &new_cols)
-            {
+            if certified {
+                // The polished profile, when it is better on the subgame, may be on the game.
+                let polished = polish(sub.view(), &self.lp.supports())
+                    .map(|p| Candidate::new(sub.view(), p))
+                    .filter(|p| p.gap < local.gap);
+                if let Some(polished) = polished {
+                    let (candidate, _, _) = oracle_round(a, &self.rows, &self.cols, &polished.strategies);
+                    best = Some(candidate.or(best));
+                }
+                break;
+            }
+            if (new_rows.is_empty() && new_cols.is_empty()) || !self.join(a, &new_rows, &new_cols) {
                 break;
             }
             let budget = RESUME_PIVOTS + 4 * (new_rows.len() + new_cols.len());
@@ -113,7 +131,12 @@ impl Remembered {
                 }
             }
         }
-        self.raw = a.to_owned();
+        // Into the old buffer: a fresh one of this size would be fresh pages, faulted in.
+        let mut raw = std::mem::take(&mut self.raw).into_raw_vec_and_offset().0;
+        raw.clear();
+        raw.extend(a.iter());
+        // INVARIANT: `a.len()` entries in `a`'s (row-major) order.
+        self.raw = Array2::from_shape_vec(a.dim(), raw).expect("a's entries");
         (best, certified, pivots)
     }
 
@@ -126,14 +149,22 @@ impl Remembered {
         let old = self.lp.matrix();
         let map = self.map;
         let mut fits = true;
-        let grown = Array2::from_shape_fn((rows.len(), cols.len()), |(p, q)| {
-            if p < k && q < l {
-                return old[[p, q]];
+        let mut entries = Vec::with_capacity(rows.len() * cols.len());
+        for (p, &i) in rows.iter().enumerate() {
+            let row = a.row(i);
+            // The old block as the tableau has it; the new entries mapped afresh.
+            let known = if p < k { l } else { 0 };
+            if p < k {
+                entries.extend(old.row(p).iter());
             }
-            let x = map.apply(a[[rows[p], cols[q]]]);
-            fits &= (SCALE_RANGE.0..=SCALE_RANGE.1).contains(&x);
-            x
-        });
+            for &j in &cols[known..] {
+                let x = map.apply(row[j]);
+                fits &= (SCALE_RANGE.0..=SCALE_RANGE.1).contains(&x);
+                entries.push(x);
+            }
+        }
+        // INVARIANT: one entry per pair of `rows × cols`.
+        let grown = Array2::from_shape_vec((rows.len(), cols.len()), entries).expect("rows × cols entries");
         if fits {
             self.lp.grow(grown);
             (self.rows, self.cols) = (rows, cols);
@@ -169,7 +200,7 @@ impl WarmMemory {
     pub(super) fn recall(
         &self,
         a: ArrayView2<'_, f64>,
-        exact: ArrayView2<'_, f64>,
+        exact: BinaryScale,
         start: &[Vec<f64>],
         aim: f64,
         cap: usize,

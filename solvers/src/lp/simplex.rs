@@ -262,7 +262,7 @@ impl Simplex {
                     .filter(|(_, v)| **v < -self.feasibility_tolerance)
                     .map(|(r, &v)| {
                         let row = &self.t[r * n..(r + 1) * n];
-                        (r, v * v / (1.0 + row.iter().map(|x| x * x).sum::<f64>()))
+                        (r, v * v / (1.0 + crate::linalg::dot(row, row)))
                     })
                     .max_by(|x, y| x.1.total_cmp(&y.1))
             } else {
@@ -313,7 +313,7 @@ impl Simplex {
     fn drift(&self, b: &[f64]) -> f64 {
         let (m, n, a) = (self.m, self.n, &self.a);
         // Primal: the u_j (zero when nonbasic) and the basic slacks.
-        let mut u = ndarray::Array1::zeros(n);
+        let mut u = vec![0.0; n];
         let mut slack = vec![0.0; m];
         for (&v, &value) in self.basic.iter().zip(&self.rhs) {
             if v < n {
@@ -322,19 +322,20 @@ impl Simplex {
                 slack[v - n] = value;
             }
         }
-        let rows = a.dot(&u);
+        let rows = a.dot(&ndarray::ArrayView1::from(&u[..]));
         let mut worst = 0.0_f64;
         for ((sum, s), &bi) in rows.iter().zip(&slack).zip(b) {
             worst = worst.max((sum + s - bi).abs());
         }
         // Dual: the row duals w (minus the reduced costs of the nonbasic slacks).
-        let mut w = ndarray::Array1::zeros(m);
+        let mut w = vec![0.0; m];
         for (&v, &c) in self.nonbasic.iter().zip(&self.cost) {
             if v >= n {
                 w[v - n] = -c;
             }
         }
-        let mut reduced = a.t().dot(&w).mapv(|x| 1.0 - x);
+        let mut reduced =
+            ndarray::Array1::from(metagame_games::transposed_product(a.view(), &w)).mapv(|x| 1.0 - x);
         for (&v, &c) in self.nonbasic.iter().zip(&self.cost) {
             if v < n {
                 reduced[v] -= c;
