@@ -7,6 +7,7 @@ use std::path::Path;
 
 use metagame::games::{NormalFormGame, nfg};
 use metagame::solvers::lp::LpNash;
+use metagame::solvers::nash::Nash;
 use metagame::solvers::{MetaSolver, Solution, Status};
 use ndarray::Array2;
 use proptest::prelude::*;
@@ -221,6 +222,35 @@ fn warm_starts_certify_along_the_real_psro_meta_games() {
             );
         }
     }
+}
+
+/// The `nash` chain keeps one LP between solves: replayed along the Leduc PSRO-nash
+/// meta-game from the LP's warm-start size on, one `Nash` (which remembers the last
+/// subgame's tableau) takes fewer pivots than a fresh `Nash` per step (which has only the
+/// start to go on), and every answer of both certifies.
+#[test]
+fn nash_remembers_its_lp_between_warm_solves() {
+    let (_, game) = two_player_corpus().into_iter().find(|(file, _)| file == "leduc_nash.nfg").unwrap();
+    let a = game.matrix(0).unwrap().to_owned();
+    let step =
+        |t: usize| NormalFormGame::zero_sum(Array2::from_shape_fn((t, t), |(i, j)| a[[i, j]])).unwrap();
+    let kept = Nash::default();
+    let (mut kept_pivots, mut fresh_pivots) = (0, 0);
+    let mut previous = Nash::default().solve(&step(LpNash::WARM_FROM - 1)).unwrap().strategies;
+    for t in LpNash::WARM_FROM..=a.nrows().min(a.ncols()) {
+        let game = step(t);
+        let start = Solution::extend_start(&previous, &[t, t], 1.0 / t as f64);
+        let remembered = kept.solve_from(&game, &start).unwrap();
+        let fresh = Nash::default().solve_from(&game, &start).unwrap();
+        for s in [&remembered, &fresh] {
+            assert_eq!(s.status, Status::Solved, "at {t}");
+            assert!(s.certificate.nash_conv <= 1e-9 * game.payoff_scale(), "at {t}: {:?}", s.certificate);
+        }
+        kept_pivots += remembered.iterations;
+        fresh_pivots += fresh.iterations;
+        previous = remembered.strategies;
+    }
+    assert!(kept_pivots < fresh_pivots, "remembered {kept_pivots} pivots, fresh {fresh_pivots}");
 }
 
 #[test]
