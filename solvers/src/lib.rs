@@ -29,4 +29,4 @@ pub mod uniform;
 pub use bimatrix::{lemke_howson, support_enumeration, vertex_enumeration};
 pub use copies::Copies;
 pub use error::{Result, SolveError};
-pub use solution::{Certificate, Extras, MetaSolver, Solution, Status};
+pub use solution::{Certificate, Extras, MetaSolver, Solution, SolverMemory, Status};

@@ -47,6 +47,7 @@ mod interior;
 mod memory;
 mod simplex;
 
+pub use memory::LpMemory;
 use memory::WarmMemory;
 use simplex::{Simplex, SimplexEnd};
 
@@ -198,6 +199,27 @@ impl LpNash {
         let a = constant_sum_matrix(game)?;
         let warm = game.shape().iter().all(|&k| k >= self.warm_from);
         self.solve_matrix(game, a, warm.then_some(&start[..]))
+    }
+
+    /// What this solver remembers of its last warm answer (its subgame and that subgame's
+    /// tableau), for a checkpoint: restored with [`LpNash::restore_memory`], the next warm
+    /// solve pivots on the same bits as it would have here. `None` when nothing is
+    /// remembered.
+    pub fn memory(&self) -> Option<LpMemory> {
+        self.memory.snapshot()
+    }
+
+    /// Remember `memory` (from [`LpNash::memory`]) of the game it was taken on, which is
+    /// `game`'s leading block (`game` itself when nothing has grown since).
+    ///
+    /// # Errors
+    ///
+    /// As [`LpNash::solve_zero_sum`] for a game that is not two-player constant-sum;
+    /// [`SolveError::InvalidConfig`] when `memory` does not fit `game` (nothing is then
+    /// remembered).
+    pub fn restore_memory(&self, game: &NormalFormGame, memory: &LpMemory) -> Result<()> {
+        let a = constant_sum_matrix(game)?;
+        self.memory.restore(a, memory).map_err(|reason| SolveError::InvalidConfig { solver: "lp", reason })
     }
 
     /// The value of a two-player constant-sum game for the row player.
@@ -587,6 +609,16 @@ impl MetaSolver for LpNash {
     /// Warm-started from `start`'s supports; see [`LpNash::solve_zero_sum_from`].
     fn solve_from(&self, game: &NormalFormGame, start: &[Vec<f64>]) -> Result<Solution> {
         Ok(self.solve_zero_sum_from(game, start)?.solution)
+    }
+
+    fn memory(&self) -> Option<crate::SolverMemory> {
+        LpNash::memory(self).map(crate::SolverMemory::Lp)
+    }
+
+    fn restore_memory(&self, game: &NormalFormGame, memory: &crate::SolverMemory) -> Result<()> {
+        match memory {
+            crate::SolverMemory::Lp(memory) => LpNash::restore_memory(self, game, memory),
+        }
     }
 
     /// Warm solves on the members themselves (copies add nothing to a zero-sum game's

@@ -57,6 +57,15 @@ impl MetaSolver for Nash {
         self.solve_with(game, Some(start))
     }
 
+    /// The LP's memory (see [`LpNash::memory`]).
+    fn memory(&self) -> Option<crate::SolverMemory> {
+        self.lp.memory().map(crate::SolverMemory::Lp)
+    }
+
+    fn restore_memory(&self, game: &NormalFormGame, memory: &crate::SolverMemory) -> crate::Result<()> {
+        MetaSolver::restore_memory(&self.lp, game, memory)
+    }
+
     /// A warm solve of a two-player game tries the zero-sum LP on the members first
     /// ([`LpNash`]'s `solve_collapsed`); otherwise, and when that does not certify, the chain
     /// runs on the expanded game as the default does.

@@ -269,6 +269,26 @@ pub trait MetaSolver: Send + Sync {
         solve_expanded(self, game, copies, start)
     }
 
+    /// What the solver carries from one solve to the next (the zero-sum LP's last warm
+    /// tableau), for a training loop's checkpoint, so that a resumed run solves as the
+    /// uninterrupted one would have; `None` (the default) when it carries nothing.
+    fn memory(&self) -> Option<SolverMemory> {
+        None
+    }
+
+    /// Carry `memory` (from [`MetaSolver::memory`] of a solver of the same kind) into the
+    /// next solve; `game` is the last game solved, or one that holds it as its leading block.
+    /// The default, for solvers that carry nothing, ignores it.
+    ///
+    /// # Errors
+    ///
+    /// [`crate::SolveError::InvalidConfig`] (or the solver's own refusal of `game`) when the
+    /// memory does not fit `game`.
+    fn restore_memory(&self, game: &NormalFormGame, memory: &SolverMemory) -> crate::Result<()> {
+        let _ = (game, memory);
+        Ok(())
+    }
+
     /// Every equilibrium this solver can find (enumeration methods override this; the
     /// default is the one answer of [`MetaSolver::solve`]).
     ///
@@ -278,6 +298,16 @@ pub trait MetaSolver: Send + Sync {
     fn solve_all(&self, game: &NormalFormGame) -> crate::Result<Vec<Solution>> {
         Ok(vec![self.solve(game)?])
     }
+}
+
+/// What a meta-solver carries between solves ([`MetaSolver::memory`]), as a checkpoint
+/// stores it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum SolverMemory {
+    /// The zero-sum LP's remembered subgame and tableau ([`crate::lp::LpNash::memory`]).
+    Lp(crate::lp::LpMemory),
 }
 
 /// [`MetaSolver::solve_collapsed`]'s default: `solver` on the expanded game of `copies`

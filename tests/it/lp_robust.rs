@@ -253,6 +253,40 @@ fn nash_remembers_its_lp_between_warm_solves() {
     assert!(kept_pivots < fresh_pivots, "remembered {kept_pivots} pivots, fresh {fresh_pivots}");
 }
 
+/// What a solver remembers goes through a checkpoint bit for bit: a second solver given the
+/// first one's memory (through JSON) halfway along the Leduc PSRO-nash meta-game gives the
+/// same answers, bit for bit, as the first from there on; a memory that does not fit the
+/// game is refused with one line.
+#[test]
+fn a_restored_memory_solves_as_the_remembering_solver() {
+    let (_, game) = two_player_corpus().into_iter().find(|(file, _)| file == "leduc_nash.nfg").unwrap();
+    let a = game.matrix(0).unwrap().to_owned();
+    let step =
+        |t: usize| NormalFormGame::zero_sum(Array2::from_shape_fn((t, t), |(i, j)| a[[i, j]])).unwrap();
+    let (first, second) = (Nash::default(), Nash::default());
+    let mut previous = first.solve(&step(LpNash::WARM_FROM - 1)).unwrap().strategies;
+    let middle = 110;
+    for t in LpNash::WARM_FROM..=middle + 20 {
+        let game = step(t);
+        let start = Solution::extend_start(&previous, &[t, t], 1.0 / t as f64);
+        let solved = first.solve_from(&game, &start).unwrap();
+        if t > middle {
+            let again = second.solve_from(&game, &start).unwrap();
+            assert_eq!(again, solved, "at {t}");
+        }
+        if t == middle {
+            let memory = first.memory().expect("a warm solve remembers");
+            let text = serde_json::to_string(&memory).unwrap();
+            second.restore_memory(&game, &serde_json::from_str(&text).unwrap()).unwrap();
+            // A smaller game cannot hold the remembered one.
+            let err = second.restore_memory(&step(10), &memory).unwrap_err().to_string();
+            assert!(err.contains("does not fit") && !err.contains('\n'), "{err}");
+            second.restore_memory(&game, &memory).unwrap();
+        }
+        previous = solved.strategies;
+    }
+}
+
 #[test]
 fn a_warm_start_of_the_wrong_shape_is_an_error() {
     let game = NormalFormGame::zero_sum(ndarray::array![[0., 1.], [1., 0.]]).unwrap();

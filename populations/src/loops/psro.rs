@@ -25,7 +25,7 @@ use std::time::Instant;
 use metagame_games::{
     GameTree, InfosetId, MatchEvaluator, NodeKind, NormalFormGame, PlayerId, TabularPolicy, aggregate_into,
 };
-use metagame_solvers::{Copies, MetaSolver, Solution};
+use metagame_solvers::{Copies, MetaSolver, Solution, SolverMemory};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -175,6 +175,11 @@ pub struct PsroState {
     pub table: PayoffTable,
     /// The current meta-mixture per player.
     pub meta_strategies: Vec<Vec<f64>>,
+    /// What the meta-solver carries to its next solve ([`MetaSolver::memory`]: the warm LP's
+    /// tableau), so that a resumed run solves as the uninterrupted one; absent in older
+    /// checkpoints and for solvers that carry nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta_solver_memory: Option<SolverMemory>,
 }
 
 impl PsroState {
@@ -448,6 +453,7 @@ impl<'t> Psro<'t> {
             population: Population::new(vec![TabularPolicy::uniform(tree); n]),
             table: PayoffTable::new(n),
             meta_strategies: vec![vec![1.0]; n],
+            meta_solver_memory: None,
         };
         let placeholder = IterationReport::new(0, vec![1; n], 0.0, None);
         let mut psro = Self::with_state(tree, config, meta_solver, oracle, evaluator, state, placeholder)?;
@@ -464,6 +470,7 @@ impl<'t> Psro<'t> {
         report.elapsed_s = started.elapsed().as_secs_f64();
         psro.state.table = table;
         psro.state.meta_strategies = meta_strategies;
+        psro.state.meta_solver_memory = psro.meta_solver.memory();
         psro.last = report;
         Ok(psro)
     }
@@ -486,6 +493,13 @@ impl<'t> Psro<'t> {
         reports: &[IterationReport],
     ) -> Result<Self> {
         state.check(tree, reports)?;
+        if let Some(memory) = &state.meta_solver_memory {
+            let solver = meta_solver.name();
+            let game = state.table.to_normal_form()?;
+            meta_solver
+                .restore_memory(&game, memory)
+                .map_err(|source| Error::MetaSolver { solver, source })?;
+        }
         // INVARIANT: the check saw iteration + 1 ≥ 1 reports.
         let last = reports.last().expect("a report").clone();
         Self::with_state(tree, config, meta_solver, oracle, evaluator, state, last)
@@ -575,6 +589,7 @@ impl<'t> Psro<'t> {
         debug_assert_eq!(table.shape(), self.state.population.sizes().as_slice());
         self.state.table = table;
         self.state.meta_strategies = meta_strategies;
+        self.state.meta_solver_memory = self.meta_solver.memory();
         self.state.iteration = iteration;
         self.last = report.after(Some(&self.last));
         Ok(&mut self.last)

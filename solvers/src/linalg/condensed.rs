@@ -48,21 +48,30 @@ impl pulp::WithSimd for Eliminate<'_> {
                 // Rows four at a time: each weight is loaded and stored once per four rows
                 // (a weight's sum runs through memory from row to row), its squares still
                 // added in row order, so the bits are those of one row at a time.
-                let mut others: Vec<(&mut [f64], &mut f64)> =
-                    rows.filter(|(i, _)| *i != r).map(|(_, pair)| pair).collect();
-                let start = norms[s];
-                let factors: Vec<f64> = others.iter().map(|(row, _)| row[s]).collect();
-                let mut blocks = others.chunks_exact_mut(BLOCK);
-                for block in &mut blocks {
-                    eliminate_block(block, prow, s, inv, br, norms);
+                let mut entering = norms[s];
+                let mut pending: [Option<(&mut [f64], &mut f64)>; BLOCK] = [None, None, None, None];
+                let mut count = 0;
+                for (_, (row, b)) in rows.filter(|(i, _)| *i != r) {
+                    // The entering column's weight, in the order one row at a time gives it.
+                    let f = row[s];
+                    if f != 0.0 {
+                        let new = -f * inv;
+                        entering = (entering + f * f) + (new * new - f * f);
+                    }
+                    pending[count] = Some((row, b));
+                    count += 1;
+                    if count == BLOCK {
+                        let [Some(r0), Some(r1), Some(r2), Some(r3)] = std::mem::take(&mut pending) else {
+                            unreachable!("a full block")
+                        };
+                        eliminate_block([r0, r1, r2, r3], prow, s, inv, br, norms);
+                        count = 0;
+                    }
                 }
-                for (row, b) in blocks.into_remainder() {
+                for (row, b) in pending.into_iter().flatten() {
                     eliminate_row(row, b, prow, s, inv, br, norms);
                 }
-                // The entering column's weight, in the order one row at a time gives it.
-                norms[s] = others.iter().zip(&factors).fold(start, |w, ((row, _), &f)| {
-                    if f == 0.0 { w + row[s] * row[s] } else { (w + f * f) + (row[s] * row[s] - f * f) }
-                });
+                norms[s] = entering;
             }
             None => {
                 for (i, (row, b)) in rows {
@@ -90,14 +99,14 @@ const BLOCK: usize = 4;
 /// caller.
 #[inline(always)]
 fn eliminate_block(
-    block: &mut [(&mut [f64], &mut f64)],
+    block: [(&mut [f64], &mut f64); BLOCK],
     prow: &[f64],
     s: usize,
     inv: f64,
     br: f64,
     norms: &mut [f64],
 ) {
-    let [(r0, b0), (r1, b1), (r2, b2), (r3, b3)] = block else { unreachable!("blocks of four") };
+    let [(r0, b0), (r1, b1), (r2, b2), (r3, b3)] = block;
     let f = [r0[s], r1[s], r2[s], r3[s]];
     let n = prow.len();
     let (r0, r1, r2, r3) = (&mut r0[..n], &mut r1[..n], &mut r2[..n], &mut r3[..n]);
@@ -115,7 +124,7 @@ fn eliminate_block(
     for ((row, b), f) in [(r0, b0), (r1, b1), (r2, b2), (r3, b3)].into_iter().zip(f) {
         if f != 0.0 {
             row[s] = -f * inv;
-            **b -= f * br;
+            *b -= f * br;
         }
     }
 }

@@ -15,7 +15,7 @@ pub(crate) fn normalized(a: ArrayView2<'_, f64>) -> Array2<f64> {
 }
 
 /// The affine map of [`normalized`]: `x ↦ (x/2 − lo/2) / half_range + 1`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Normalization {
     lo: f64,
     half_range: f64,

@@ -16,7 +16,7 @@ use std::sync::Mutex;
 
 use ndarray::{Array2, ArrayView2};
 
-use super::simplex::{Simplex, SimplexEnd};
+use super::simplex::{Simplex, SimplexEnd, TableauState};
 use super::{
     BinaryScale, Candidate, FINE_PIVOT_TOLERANCE, oracle_round, polish, submatrix, tableau_candidate_within,
 };
@@ -228,6 +228,61 @@ impl WarmMemory {
         if let Ok(mut slot) = self.0.try_lock() {
             *slot = Remembered::of_supports(a, answer, cap);
         }
+    }
+}
+
+/// What a checkpoint keeps of an [`super::LpNash`]'s memory (see
+/// [`super::LpNash::memory`]): the remembered subgame and its tableau, bit for bit. The
+/// remembered game is not kept: it is the leading block of the game the memory is restored
+/// with (a PSRO meta-game keeps its old entries as it grows).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LpMemory {
+    /// The remembered game's strategies per player.
+    shape: (usize, usize),
+    map: Normalization,
+    rows: Vec<usize>,
+    cols: Vec<usize>,
+    tableau: TableauState,
+}
+
+impl WarmMemory {
+    /// What is remembered, if anything (`None` as well while another thread solves).
+    pub(super) fn snapshot(&self) -> Option<LpMemory> {
+        let slot = self.0.try_lock().ok()?;
+        let r = slot.as_ref()?;
+        Some(LpMemory {
+            shape: r.raw.dim(),
+            map: r.map,
+            rows: r.rows.clone(),
+            cols: r.cols.clone(),
+            tableau: r.lp.state(),
+        })
+    }
+
+    /// Remember `memory` of the game whose leading block it names in `a`; an error line when
+    /// it does not fit `a` (the memory is then left empty).
+    pub(super) fn restore(&self, a: ArrayView2<'_, f64>, memory: &LpMemory) -> Result<(), String> {
+        let mut slot = self.0.lock().map_err(|_| "the memory's lock is poisoned".to_string())?;
+        *slot = None;
+        let LpMemory { shape: (m, n), map, rows, cols, tableau } = memory.clone();
+        let (m2, n2) = a.dim();
+        let distinct = |v: &[usize], k: usize| {
+            let mut seen = vec![false; k];
+            v.iter().all(|&i| i < k && !std::mem::replace(&mut seen[i], true))
+        };
+        if m > m2 || n > n2 || !distinct(&rows, m) || !distinct(&cols, n) {
+            return Err(format!(
+                "a remembered subgame of a {m} × {n} game ({} × {} strategies) does not fit a {m2} × {n2} game",
+                rows.len(),
+                cols.len()
+            ));
+        }
+        let raw = Array2::from_shape_fn((m, n), |(i, j)| a[[i, j]]);
+        let matrix = submatrix(raw.view(), &rows, &cols, |x| map.apply(x));
+        let lp =
+            Simplex::from_state(matrix, tableau).ok_or("the remembered tableau does not fit its subgame")?;
+        *slot = Some(Remembered { raw, map, rows, cols, lp });
+        Ok(())
     }
 }
 

@@ -554,6 +554,97 @@ impl Simplex {
     }
 }
 
+/// Everything of a [`Simplex`] but its matrix (which the caller keeps) and its buffers: what
+/// a checkpoint stores of a remembered tableau, so that a resumed run pivots on the same bits.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct TableauState {
+    t: Vec<f64>,
+    rhs: Vec<f64>,
+    cost: Vec<f64>,
+    norms: Vec<f64>,
+    basic: Vec<usize>,
+    nonbasic: Vec<usize>,
+    pivots: usize,
+    since_refactor: usize,
+    /// Price, feasibility, relative and absolute pivot tolerances of the last pass.
+    tolerances: [f64; 4],
+    dual_feasible_only: bool,
+}
+
+impl Simplex {
+    /// The tableau without its matrix.
+    pub(crate) fn state(&self) -> TableauState {
+        TableauState {
+            t: self.t.clone(),
+            rhs: self.rhs.clone(),
+            cost: self.cost.clone(),
+            norms: self.norms.clone(),
+            basic: self.basic.clone(),
+            nonbasic: self.nonbasic.clone(),
+            pivots: self.pivots,
+            since_refactor: self.since_refactor,
+            tolerances: [
+                self.price_tolerance,
+                self.feasibility_tolerance,
+                self.relative_pivot_tolerance,
+                self.absolute_pivot_tolerance,
+            ],
+            dual_feasible_only: self.dual_feasible_only,
+        }
+    }
+
+    /// The tableau of `state` on the matrix `a` it was saved with; `None` when the two do not
+    /// fit (sizes, or a basis that is not a partition of the variables, or a value that is
+    /// not finite).
+    pub(crate) fn from_state(a: Array2<f64>, state: TableauState) -> Option<Self> {
+        let (m, n) = a.dim();
+        let TableauState {
+            t,
+            rhs,
+            cost,
+            norms,
+            basic,
+            nonbasic,
+            pivots,
+            since_refactor,
+            tolerances,
+            dual_feasible_only,
+        } = state;
+        let mut seen = vec![false; m + n];
+        let partition = basic.len() == m
+            && nonbasic.len() == n
+            && basic.iter().chain(&nonbasic).all(|&v| v < m + n && !std::mem::replace(&mut seen[v], true));
+        let finite =
+            t.iter().chain(&rhs).chain(&cost).chain(&norms).chain(&tolerances).all(|x| x.is_finite());
+        if !(partition && finite && t.len() == m * n && rhs.len() == m && cost.len() == n && norms.len() == n)
+        {
+            return None;
+        }
+        let [price_tolerance, feasibility_tolerance, relative_pivot_tolerance, absolute_pivot_tolerance] =
+            tolerances;
+        Some(Self {
+            a,
+            m,
+            n,
+            t,
+            rhs,
+            cost,
+            norms,
+            basic,
+            nonbasic,
+            prow: vec![0.0; n],
+            arch: pulp::Arch::new(),
+            pivots,
+            since_refactor,
+            price_tolerance,
+            feasibility_tolerance,
+            relative_pivot_tolerance,
+            absolute_pivot_tolerance,
+            dual_feasible_only,
+        })
+    }
+}
+
 /// `s / Σ s`, or uniform when the sum is not positive.
 fn normalize(mut s: Vec<f64>) -> Vec<f64> {
     let total: f64 = s.iter().sum();

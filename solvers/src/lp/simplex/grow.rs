@@ -60,13 +60,22 @@ impl Simplex {
             }
             let mut reduced = 1.0;
             for &(q, i) in &tight {
-                let w = a[[i, j]];
-                reduced += self.cost[q] * w;
-                for r in 0..m {
-                    t[r * n2 + j] += w * self.t[r * n + q];
-                }
+                reduced += self.cost[q] * a[[i, j]];
             }
             self.cost[j] = reduced;
+        }
+        // Row by row through the old tableau (its columns are strided), each new entry
+        // summed over the tight rows in the same order as column by column.
+        let weights: Vec<Vec<f64>> =
+            (n..n2).map(|j| tight.iter().map(|&(_, i)| a[[i, j]]).collect()).collect();
+        for r in 0..m {
+            let old = &self.t[r * n..(r + 1) * n];
+            let new = &mut t[r * n2 + n..(r + 1) * n2];
+            for (x, w) in new.iter_mut().zip(&weights) {
+                for (&(q, _), &w) in tight.iter().zip(w) {
+                    *x += w * old[q];
+                }
+            }
         }
         // The new rows: a_i on the nonbasic columns, minus a_i on the basic columns times
         // their rows.
