@@ -102,7 +102,7 @@ impl PanelMatrix {
 }
 
 /// Both products of a two-player step, compiled for the widest SIMD the CPU has (pulp picks
-/// AVX2 or plain SSE2 at run time; no fused multiply-add, so the results are the same).
+/// AVX-512, AVX2 or plain SSE2 at run time; no fused multiply-add, so the results are the same).
 struct BothProducts<'a> {
     a: &'a PanelMatrix,
     bt: &'a PanelMatrix,
@@ -256,7 +256,7 @@ mod tests {
         }
     }
 
-    /// The dispatched products (AVX2 on CPUs that have it) give the same bits as the same
+    /// The dispatched products (AVX-512 or AVX2 on CPUs that have them) give the same bits as the same
     /// code compiled for the baseline CPU, so answers do not depend on the machine.
     #[test]
     fn dispatched_products_equal_baseline_bits() {

@@ -144,9 +144,9 @@ impl LpNash {
 
     /// Games where both players have at least this many strategies take the warm start of
     /// [`LpNash::solve_zero_sum_from`]; smaller ones are solved cold. Measured on the
-    /// meta-games of a Leduc PSRO run (`examples/warm_lp_replay.rs`, AMD EPYC, three runs):
-    /// warm solves take 1.1–1.4× the cold solve's time at 25–50 strategies and are
-    /// 1.25–1.7× faster at 50–100, 2.2–2.9× at 100–150, 3.2–4.1× at 150–200 and 3.0× at
+    /// meta-games of a Leduc PSRO run (`examples/warm_lp_replay.rs`, Intel Xeon, three
+    /// runs): warm solves take 1.1× the cold solve's time at 25–50 strategies and are
+    /// 1.8–1.9× faster at 50–100, 2.9–3.0× at 100–150, 4.2–4.5× at 150–200 and 4.3–4.4× at
     /// 200–236.
     pub const WARM_FROM: usize = 64;
 
@@ -185,9 +185,9 @@ impl LpNash {
     ///
     /// The answer can be a different equilibrium from the cold solve's when the game has more
     /// than one; it is certified the same way. It depends on what the solver remembers: a
-    /// clone starts with nothing remembered, so a PSRO run resumed from a checkpoint starts
-    /// its first warm solve from `start` and can pick a different certified equilibrium from
-    /// the uninterrupted run's where the meta-game has several.
+    /// clone starts with nothing remembered, and a training loop that checkpoints carries the
+    /// memory in its checkpoint ([`LpNash::memory`], as PSRO does), so that a resumed run
+    /// picks the equilibria the uninterrupted one picks.
     ///
     /// # Errors
     ///

@@ -1,6 +1,6 @@
 //! The elimination step of a condensed-tableau simplex pivot (Tucker's tableau, as in
-//! [`crate::lp`]'s simplex), compiled for the widest SIMD the CPU has: pulp picks AVX2 or
-//! plain SSE2 at run time, as for [`crate::dynamics`]'s products. The arithmetic is the
+//! [`crate::lp`]'s simplex), compiled for the widest SIMD the CPU has: pulp picks AVX-512,
+//! AVX2 or plain SSE2 at run time, as for [`crate::dynamics`]'s products. The arithmetic is the
 //! same scalar sequence on every path (no fused multiply-add), so every CPU gets the same
 //! bits.
 
