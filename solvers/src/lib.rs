@@ -13,6 +13,7 @@ mod error;
 mod linalg;
 mod settings;
 mod solution;
+mod solver_memory;
 
 pub mod alpha_rank;
 pub mod correlated;
@@ -29,4 +30,5 @@ pub mod uniform;
 pub use bimatrix::{lemke_howson, support_enumeration, vertex_enumeration};
 pub use copies::Copies;
 pub use error::{Result, SolveError};
-pub use solution::{Certificate, Extras, MetaSolver, Solution, SolverMemory, Status};
+pub use solution::{Certificate, Extras, MetaSolver, Solution, Status};
+pub use solver_memory::SolverMemory;

@@ -47,7 +47,7 @@ mod interior;
 mod memory;
 mod simplex;
 
-pub use memory::LpMemory;
+pub use crate::solver_memory::LpMemory;
 use memory::WarmMemory;
 use simplex::{Simplex, SimplexEnd};
 

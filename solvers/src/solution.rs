@@ -5,6 +5,8 @@ use metagame_games::NormalFormGame;
 use ndarray::ArrayD;
 use serde::{Deserialize, Serialize};
 
+use crate::SolverMemory;
+
 /// How a solve ended. Hitting a cap is a status, never an error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -298,16 +300,6 @@ pub trait MetaSolver: Send + Sync {
     fn solve_all(&self, game: &NormalFormGame) -> crate::Result<Vec<Solution>> {
         Ok(vec![self.solve(game)?])
     }
-}
-
-/// What a meta-solver carries between solves ([`MetaSolver::memory`]), as a checkpoint
-/// stores it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum SolverMemory {
-    /// The zero-sum LP's remembered subgame and tableau ([`crate::lp::LpNash::memory`]).
-    Lp(crate::lp::LpMemory),
 }
 
 /// [`MetaSolver::solve_collapsed`]'s default: `solver` on the expanded game of `copies`

@@ -16,11 +16,12 @@ use std::sync::Mutex;
 
 use ndarray::{Array2, ArrayView2};
 
-use super::simplex::{Simplex, SimplexEnd, TableauState};
+use super::simplex::{Simplex, SimplexEnd};
 use super::{
     BinaryScale, Candidate, FINE_PIVOT_TOLERANCE, oracle_round, polish, submatrix, tableau_candidate_within,
 };
 use crate::linalg::Normalization;
+use crate::solver_memory::LpMemory;
 
 /// Joined entries must map into this range under the remembered normalisation; a game
 /// whose payoffs outgrow it is solved cold (and normalised afresh).
@@ -229,20 +230,6 @@ impl WarmMemory {
             *slot = Remembered::of_supports(a, answer, cap);
         }
     }
-}
-
-/// What a checkpoint keeps of an [`super::LpNash`]'s memory (see
-/// [`super::LpNash::memory`]): the remembered subgame and its tableau, bit for bit. The
-/// remembered game is not kept: it is the leading block of the game the memory is restored
-/// with (a PSRO meta-game keeps its old entries as it grows).
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct LpMemory {
-    /// The remembered game's strategies per player.
-    shape: (usize, usize),
-    map: Normalization,
-    rows: Vec<usize>,
-    cols: Vec<usize>,
-    tableau: TableauState,
 }
 
 impl WarmMemory {

@@ -33,6 +33,7 @@
 use ndarray::Array2;
 
 use crate::linalg::{Eliminate, Weights};
+use crate::solver_memory::TableauState;
 
 mod grow;
 
@@ -552,23 +553,6 @@ impl Simplex {
         }
         vec![normalize(x), normalize(y)]
     }
-}
-
-/// Everything of a [`Simplex`] but its matrix (which the caller keeps) and its buffers: what
-/// a checkpoint stores of a remembered tableau, so that a resumed run pivots on the same bits.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub(crate) struct TableauState {
-    t: Vec<f64>,
-    rhs: Vec<f64>,
-    cost: Vec<f64>,
-    norms: Vec<f64>,
-    basic: Vec<usize>,
-    nonbasic: Vec<usize>,
-    pivots: usize,
-    since_refactor: usize,
-    /// Price, feasibility, relative and absolute pivot tolerances of the last pass.
-    tolerances: [f64; 4],
-    dual_feasible_only: bool,
 }
 
 impl Simplex {
