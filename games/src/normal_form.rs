@@ -161,6 +161,10 @@ impl NormalFormGame {
     pub fn strategy_names(&self) -> &[Vec<String>] {
         &self.strategy_names
     }
+    /// The payoff tensors, one per player, given up (their buffers can be reused).
+    pub fn into_payoffs(self) -> Vec<ArrayD<f64>> {
+        self.payoffs
+    }
     /// `player`'s payoff tensor.
     pub fn payoffs(&self, player: usize) -> &ArrayD<f64> {
         &self.payoffs[player]

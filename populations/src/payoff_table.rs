@@ -76,20 +76,25 @@ impl PartialEq for PayoffTable {
 impl From<StoredTable> for PayoffTable {
     fn from(stored: StoredTable) -> Self {
         let StoredTable { shape, entries } = stored;
-        let means = (0..shape.len())
-            .map(|p| {
-                entries
-                    .iter()
-                    .map(|e| e.as_ref().and_then(|e| e.mean.get(p).copied()).unwrap_or(f64::NAN))
-                    .collect()
-            })
-            .collect();
+        let means = Self::means_of(&shape, &entries);
         let missing_entries = entries.iter().filter(|e| e.is_none()).count();
         Self { shape, entries, means, missing_entries }
     }
 }
 
 impl PayoffTable {
+    /// Per player, the entries' means in row-major order (NaN where missing).
+    fn means_of(shape: &[usize], entries: &[Option<Entry>]) -> Vec<Vec<f64>> {
+        (0..shape.len())
+            .map(|p| {
+                entries
+                    .iter()
+                    .map(|e| e.as_ref().and_then(|e| e.mean.get(p).copied()).unwrap_or(f64::NAN))
+                    .collect()
+            })
+            .collect()
+    }
+
     /// An empty table for `num_players` players with no members.
     pub fn new(num_players: usize) -> Self {
         Self {
@@ -239,18 +244,50 @@ impl PayoffTable {
     ///
     /// [`Error::Config`] when an entry is missing; the errors of [`NormalFormGame::new`].
     pub fn to_normal_form(&self) -> Result<NormalFormGame> {
+        self.check_complete()?;
+        self.game_of(self.means.clone())
+    }
+
+    /// `f` on the table as a meta-game ([`PayoffTable::to_normal_form`]), built from the
+    /// table's own means and handed back afterwards: no copy of the meta-game, which a PSRO
+    /// iteration would otherwise make once per meta-solve.
+    ///
+    /// # Errors
+    ///
+    /// As [`PayoffTable::to_normal_form`]; the table is unchanged either way.
+    pub fn with_normal_form<R>(&mut self, f: impl FnOnce(&NormalFormGame) -> R) -> Result<R> {
+        self.check_complete()?;
+        let means = std::mem::take(&mut self.means);
+        let game = self.game_of(means);
+        match game {
+            Ok(game) => {
+                let answer = f(&game);
+                self.means = game.into_payoffs().into_iter().map(|t| t.into_raw_vec_and_offset().0).collect();
+                Ok(answer)
+            }
+            Err(e) => {
+                // The means went into the failed game: rebuilt from the entries.
+                self.means = Self::means_of(&self.shape, &self.entries);
+                Err(e)
+            }
+        }
+    }
+
+    /// [`Error::Config`] naming the first missing entry, if any.
+    fn check_complete(&self) -> Result<()> {
         if self.missing_entries > 0
             && let Some(flat) = self.entries.iter().position(Option::is_none)
         {
             return Err(Error::Config(format!("payoff entry {flat} is not estimated")));
         }
-        let arrays = self
-            .means
-            .iter()
-            .map(|t| {
-                ArrayD::from_shape_vec(IxDyn(&self.shape), t.clone())
-                    .map_err(|e| Error::Config(e.to_string()))
-            })
+        Ok(())
+    }
+
+    /// The meta-game of `means` (one row-major tensor per player, in the table's shape).
+    fn game_of(&self, means: Vec<Vec<f64>>) -> Result<NormalFormGame> {
+        let arrays = means
+            .into_iter()
+            .map(|t| ArrayD::from_shape_vec(IxDyn(&self.shape), t).map_err(|e| Error::Config(e.to_string())))
             .collect::<Result<Vec<_>>>()?;
         Ok(NormalFormGame::new(arrays)?)
     }
@@ -291,6 +328,13 @@ mod tests {
             table.set(&[2, j], Entry::exact(mean(2, j)));
         }
         let read: PayoffTable = serde_json::from_str(&serde_json::to_string(&table).unwrap()).unwrap();
+        // Lent to a closure, the meta-game is the same, and the table is the same after.
+        let lent = table.with_normal_form(|game| game.clone()).unwrap();
+        assert_eq!(lent, table.to_normal_form().unwrap());
+        let mut incomplete = PayoffTable::new(2);
+        incomplete.grow(PlayerId(0));
+        incomplete.grow(PlayerId(1));
+        assert!(matches!(incomplete.with_normal_form(|_| ()), Err(Error::Config(_))));
         for t in [&table, &read] {
             let game = t.to_normal_form().unwrap();
             for i in 0..3 {

@@ -672,8 +672,8 @@ impl<'t> Psro<'t> {
         times.evaluation_s = t.elapsed().as_secs_f64();
 
         let t = Instant::now();
-        let meta_game = table.to_normal_form()?;
-        let (meta_strategies, solution) = self.meta_solve(&meta_game, copies)?;
+        let (meta_strategies, solution) =
+            table.with_normal_form(|meta_game| self.meta_solve(meta_game, copies))??;
         times.meta_solve_s = t.elapsed().as_secs_f64();
 
         let t = Instant::now();
