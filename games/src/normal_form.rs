@@ -190,7 +190,7 @@ impl NormalFormGame {
         self.payoffs
             .iter()
             .map(|t| {
-                let (lo, hi) = t.as_slice().map_or_else(|| extremes_of(t.iter()), extremes);
+                let (lo, hi) = extremes(t.view());
                 // Halved first so that the difference cannot overflow; doubling is exact.
                 (2.0 * (hi / 2.0 - lo / 2.0)).min(f64::MAX)
             })
@@ -348,10 +348,11 @@ pub fn transposed_product(b: ArrayView2<'_, f64>, x: &[f64]) -> Vec<f64> {
     out
 }
 
-/// The smallest and largest of `values` (`(∞, −∞)` when empty), NaN ignored as
-/// [`f64::min`] and [`f64::max`] ignore it. Eight independent lanes, so the pass vectorises:
-/// meta-games of hundreds of strategies are scanned on every solve.
-pub fn extremes(values: &[f64]) -> (f64, f64) {
+/// The smallest and largest entries of `a` (`(∞, −∞)` when empty), NaN ignored as
+/// [`f64::min`] and [`f64::max`] ignore it. Over a contiguous array, eight independent lanes,
+/// so the pass vectorises: meta-games of hundreds of strategies are scanned on every solve.
+pub fn extremes<D: Dimension>(a: ndarray::ArrayView<'_, f64, D>) -> (f64, f64) {
+    let Some(values) = a.as_slice_memory_order() else { return extremes_of(a.iter()) };
     const LANES: usize = 8;
     let (mut lo, mut hi) = ([f64::INFINITY; LANES], [f64::NEG_INFINITY; LANES]);
     let chunks = values.chunks_exact(LANES);
@@ -564,8 +565,20 @@ mod tests {
             let values = a.as_slice().expect("standard layout");
             let folded =
                 values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
-            assert_eq!(extremes(values), folded, "{m}x{n}");
+            assert_eq!(extremes(a.view()), folded, "{m}x{n}");
+            assert_eq!(extremes(a.t()), folded, "{m}x{n}, transposed");
+            // A strided view: every other column.
+            let strided = a.slice_each_axis(|axis| {
+                if axis.axis.index() == 1 {
+                    ndarray::Slice::new(0, None, 2)
+                } else {
+                    ndarray::Slice::from(..)
+                }
+            });
+            let every_other =
+                (0..m).flat_map(|i| (0..n).step_by(2).map(move |j| (i, j))).map(|(i, j)| &a[[i, j]]);
+            assert_eq!(extremes(strided), extremes_of(every_other), "{m}x{n}, strided");
         }
-        assert_eq!(extremes(&[]), (f64::INFINITY, f64::NEG_INFINITY));
+        assert_eq!(extremes(ndarray::ArrayView1::from(&[])), (f64::INFINITY, f64::NEG_INFINITY));
     }
 }

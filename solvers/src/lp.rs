@@ -355,7 +355,7 @@ fn simplex_profile(
 /// The better-certified on `exact` (a binary scaling of the game) of the profile read off
 /// `lp`'s tableau and the one polished on its supports.
 fn tableau_candidate(exact: ArrayView2<'_, f64>, lp: &Simplex) -> Candidate {
-    tableau_candidate_within(exact, lp, -1.0)
+    tableau_candidate_within(exact, lp, f64::NEG_INFINITY)
 }
 
 /// [`tableau_candidate`], but the profile read off the tableau alone when its gap on
@@ -557,12 +557,14 @@ fn is_constant_sum(a: ArrayView2<'_, f64>, b: ArrayView2<'_, f64>, relative_tole
             for (a, b) in a.chunks(block.len()).zip(b.chunks(block.len())) {
                 let sums = &mut block[..a.len()];
                 sums.iter_mut().zip(a.iter().zip(b)).for_each(|(s, pair)| *s = half_sum(pair));
-                let (lo, hi) = metagame_games::extremes(sums);
+                let (lo, hi) = metagame_games::extremes(ndarray::ArrayView1::from(&*sums));
                 extremes = (extremes.0.min(lo), extremes.1.max(hi));
             }
             extremes
         }
-        _ => metagame_games::extremes(&a.iter().zip(b.iter()).map(half_sum).collect::<Vec<_>>()),
+        _ => metagame_games::extremes(ndarray::ArrayView1::from(
+            &a.iter().zip(b.iter()).map(half_sum).collect::<Vec<_>>(),
+        )),
     };
     let half_scale = half_range(a).max(half_range(b)).max(0.5);
     let c = half_sum((&a[[0, 0]], &b[[0, 0]]));
@@ -570,23 +572,15 @@ fn is_constant_sum(a: ArrayView2<'_, f64>, b: ArrayView2<'_, f64>, relative_tole
     (hi - c).abs() <= limit && (lo - c).abs() <= limit
 }
 
-/// The smallest and largest entries of `a`.
-fn extremes(a: ArrayView2<'_, f64>) -> (f64, f64) {
-    match a.as_slice() {
-        Some(values) => metagame_games::extremes(values),
-        None => metagame_games::extremes(&a.iter().copied().collect::<Vec<_>>()),
-    }
-}
-
 /// `(max − min) / 2` of the entries, without overflow.
 fn half_range(a: ArrayView2<'_, f64>) -> f64 {
-    let (lo, hi) = extremes(a);
+    let (lo, hi) = metagame_games::extremes(a);
     hi / 2.0 - lo / 2.0
 }
 
 /// NashConv accepted as solved; see [`LpNash::CERTIFICATE_TOLERANCE`].
 fn certificate_tolerance(a: ArrayView2<'_, f64>) -> f64 {
-    let (lo, hi) = extremes(a);
+    let (lo, hi) = metagame_games::extremes(a);
     let largest = hi.max(-lo);
     2.0 * (LpNash::CERTIFICATE_TOLERANCE * (hi / 2.0 - lo / 2.0)) + 64.0 * f64::EPSILON * largest
 }
@@ -669,7 +663,7 @@ struct BinaryScale(f64, f64);
 
 impl BinaryScale {
     fn of(a: ArrayView2<'_, f64>) -> Self {
-        let (lo, hi) = extremes(a);
+        let (lo, hi) = metagame_games::extremes(a);
         let largest = hi.max(-lo);
         if largest == 0.0 || !largest.is_finite() {
             return Self(1.0, 1.0);

@@ -24,8 +24,7 @@ pub(crate) struct Normalization {
 impl Normalization {
     /// The map that takes `a`'s entries onto `[1, 2]`.
     pub(crate) fn of(a: ArrayView2<'_, f64>) -> Self {
-        let (lo, hi) =
-            a.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        let (lo, hi) = metagame_games::extremes(a);
         Self { lo, half_range: hi / 2.0 - lo / 2.0 }
     }
 
