@@ -74,6 +74,11 @@ def main():
     args = parser.parse_args()
     with open(os.path.join(REPO_ROOT, "examples", "leduc_psro.toml")) as f:
         example = f.read()
+    # The config is the example with two lines rewritten; if they moved, say so rather than
+    # silently timing the example as it is.
+    for line in ('meta_solver = "nash"', "max_iterations = 100"):
+        if line not in example:
+            sys.exit(f"warm_lp.py: examples/leduc_psro.toml has no line `{line}` to rewrite")
     print(f"machine: {cpu_model()}, {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory() as tmp:
         for solver in args.meta_solvers:

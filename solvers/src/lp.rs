@@ -170,7 +170,8 @@ impl LpNash {
     /// gives the best NashConv), or when the certificate itself is not finite (payoffs so
     /// large that the game's own arithmetic overflows).
     pub fn solve_zero_sum(&self, game: &NormalFormGame) -> Result<ZeroSumSolution> {
-        self.solve_matrix(game, constant_sum_matrix(game)?, None)
+        let (a, extremes) = constant_sum_matrix(game)?;
+        self.solve_matrix(game, a, extremes, None)
     }
 
     /// [`LpNash::solve_zero_sum`] warm-started when each player has at least
@@ -196,9 +197,9 @@ impl LpNash {
     /// number of strategies.
     pub fn solve_zero_sum_from(&self, game: &NormalFormGame, start: &[Vec<f64>]) -> Result<ZeroSumSolution> {
         let start = crate::dynamics::checked_start("lp", game, start)?;
-        let a = constant_sum_matrix(game)?;
+        let (a, extremes) = constant_sum_matrix(game)?;
         let warm = game.shape().iter().all(|&k| k >= self.warm_from);
-        self.solve_matrix(game, a, warm.then_some(&start[..]))
+        self.solve_matrix(game, a, extremes, warm.then_some(&start[..]))
     }
 
     /// What this solver remembers of its last warm answer (its subgame and that subgame's
@@ -218,7 +219,7 @@ impl LpNash {
     /// [`SolveError::InvalidConfig`] when `memory` does not fit `game` (nothing is then
     /// remembered).
     pub fn restore_memory(&self, game: &NormalFormGame, memory: &LpMemory) -> Result<()> {
-        let a = constant_sum_matrix(game)?;
+        let (a, _) = constant_sum_matrix(game)?;
         self.memory.restore(a, memory).map_err(|reason| SolveError::InvalidConfig { solver: "lp", reason })
     }
 
@@ -235,10 +236,11 @@ impl LpNash {
         &self,
         game: &NormalFormGame,
         a: ArrayView2<'_, f64>,
+        extremes: (f64, f64),
         start: Option<&[Vec<f64>]>,
     ) -> Result<ZeroSumSolution> {
         let (m, n) = a.dim();
-        let tolerance = certificate_tolerance(a);
+        let tolerance = certificate_tolerance(extremes);
         // Below this the answer is not worth a clean-up pass.
         let aim = 1e-3 * tolerance;
         let cap = self.max_pivots.unwrap_or(50 * (m + n) + 1000);
@@ -246,7 +248,7 @@ impl LpNash {
         let mut warm = None;
         let warm_start = start.is_some();
         if let Some(start) = start
-            && let Some(recalled) = self.memory.recall(a, BinaryScale::of(a), start, aim, cap)
+            && let Some(recalled) = self.memory.recall(a, BinaryScale::of(extremes), start, aim, cap)
         {
             iterations += recalled.pivots;
             warm = recalled.best;
@@ -519,12 +521,12 @@ impl Candidate {
 }
 
 /// The row player's payoff matrix of a two-player constant-sum game (within
-/// [`LpNash::CONSTANT_SUM_TOLERANCE`] × payoff scale).
+/// [`LpNash::CONSTANT_SUM_TOLERANCE`] × payoff scale) and its extremes.
 ///
 /// # Errors
 ///
 /// [`SolveError::Unsupported`] for any other game.
-fn constant_sum_matrix(game: &NormalFormGame) -> Result<ArrayView2<'_, f64>> {
+fn constant_sum_matrix(game: &NormalFormGame) -> Result<(ArrayView2<'_, f64>, (f64, f64))> {
     if game.num_players() != 2 {
         return Err(SolveError::Unsupported {
             solver: "lp",
@@ -533,54 +535,68 @@ fn constant_sum_matrix(game: &NormalFormGame) -> Result<ArrayView2<'_, f64>> {
     }
     // INVARIANT: a 2-player game's payoff tensors are matrices.
     let (a, b) = (game.matrix(0).expect("two players"), game.matrix(1).expect("two players"));
-    if !is_constant_sum(a, b, LpNash::CONSTANT_SUM_TOLERANCE) {
-        return Err(SolveError::Unsupported {
+    match constant_sum_extremes(a, b, LpNash::CONSTANT_SUM_TOLERANCE) {
+        Some(extremes) => Ok((a, extremes)),
+        None => Err(SolveError::Unsupported {
             solver: "lp",
             reason: "the game is not constant-sum; use lemke-howson or an enumeration".into(),
-        });
+        }),
     }
-    Ok(a)
 }
 
-/// True when `a + b` is constant within `relative_tolerance` × the larger payoff range
-/// (at least 1), computed on halves so that payoffs near `f64::MAX` do not overflow.
+/// The extremes of `a` when `a + b` is constant within `relative_tolerance` × the larger
+/// payoff range (at least 1), computed on halves so that payoffs near `f64::MAX` do not
+/// overflow; `None` otherwise.
 ///
-/// One pass: `|s − c| ≤ limit` for every half sum `s` exactly when it holds for the
-/// smallest and the largest (rounded subtraction is monotone).
-fn is_constant_sum(a: ArrayView2<'_, f64>, b: ArrayView2<'_, f64>, relative_tolerance: f64) -> bool {
-    let half_sum = |(x, y): (&f64, &f64)| x / 2.0 + y / 2.0;
-    let (lo, hi) = match (a.as_slice(), b.as_slice()) {
-        (Some(a), Some(b)) => {
-            // A block of sums at a time, so that the pass vectorises without a copy of the game.
-            let mut block = [0.0; 512];
-            let mut extremes = (f64::INFINITY, f64::NEG_INFINITY);
-            for (a, b) in a.chunks(block.len()).zip(b.chunks(block.len())) {
-                let sums = &mut block[..a.len()];
-                sums.iter_mut().zip(a.iter().zip(b)).for_each(|(s, pair)| *s = half_sum(pair));
-                let (lo, hi) = metagame_games::extremes(ndarray::ArrayView1::from(&*sums));
-                extremes = (extremes.0.min(lo), extremes.1.max(hi));
-            }
-            extremes
-        }
-        _ => metagame_games::extremes(ndarray::ArrayView1::from(
-            &a.iter().zip(b.iter()).map(half_sum).collect::<Vec<_>>(),
-        )),
+/// One pass over both matrices, for the extremes of `a`, of `b` and of the half sums:
+/// `|s − c| ≤ limit` for every half sum `s` exactly when it holds for the smallest and the
+/// largest (rounded subtraction is monotone).
+fn constant_sum_extremes(
+    a: ArrayView2<'_, f64>,
+    b: ArrayView2<'_, f64>,
+    relative_tolerance: f64,
+) -> Option<(f64, f64)> {
+    let half_sum = |x: f64, y: f64| x / 2.0 + y / 2.0;
+    // Lanes of (a, b, half sum) extremes, each its own array so that the pass vectorises;
+    // comparisons, not `f64::min`, as in `extremes` (and skipping NaN as it does).
+    const LANES: usize = 8;
+    let (mut lo_a, mut hi_a) = ([f64::INFINITY; LANES], [f64::NEG_INFINITY; LANES]);
+    let (mut lo_b, mut hi_b) = ([f64::INFINITY; LANES], [f64::NEG_INFINITY; LANES]);
+    let (mut lo_s, mut hi_s) = ([f64::INFINITY; LANES], [f64::NEG_INFINITY; LANES]);
+    let mut take = |k: usize, x: f64, y: f64| {
+        let s = half_sum(x, y);
+        lo_a[k] = if x < lo_a[k] { x } else { lo_a[k] };
+        hi_a[k] = if x > hi_a[k] { x } else { hi_a[k] };
+        lo_b[k] = if y < lo_b[k] { y } else { lo_b[k] };
+        hi_b[k] = if y > hi_b[k] { y } else { hi_b[k] };
+        lo_s[k] = if s < lo_s[k] { s } else { lo_s[k] };
+        hi_s[k] = if s > hi_s[k] { s } else { hi_s[k] };
     };
-    let half_scale = half_range(a).max(half_range(b)).max(0.5);
-    let c = half_sum((&a[[0, 0]], &b[[0, 0]]));
+    match (a.as_slice(), b.as_slice()) {
+        (Some(a), Some(b)) => {
+            let (chunks_a, chunks_b) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
+            let rest = chunks_a.remainder().iter().zip(chunks_b.remainder());
+            for (ca, cb) in chunks_a.zip(chunks_b) {
+                for k in 0..LANES {
+                    take(k, ca[k], cb[k]);
+                }
+            }
+            rest.for_each(|(&x, &y)| take(0, x, y));
+        }
+        _ => a.iter().zip(b.iter()).for_each(|(&x, &y)| take(0, x, y)),
+    }
+    let low = |lanes: [f64; LANES]| lanes.into_iter().fold(f64::INFINITY, f64::min);
+    let high = |lanes: [f64; LANES]| lanes.into_iter().fold(f64::NEG_INFINITY, f64::max);
+    let (lo_a, hi_a, lo_b, hi_b, lo_s, hi_s) =
+        (low(lo_a), high(hi_a), low(lo_b), high(hi_b), low(lo_s), high(hi_s));
+    let half_scale = (hi_a / 2.0 - lo_a / 2.0).max(hi_b / 2.0 - lo_b / 2.0).max(0.5);
+    let c = half_sum(a[[0, 0]], b[[0, 0]]);
     let limit = relative_tolerance * half_scale;
-    (hi - c).abs() <= limit && (lo - c).abs() <= limit
-}
-
-/// `(max − min) / 2` of the entries, without overflow.
-fn half_range(a: ArrayView2<'_, f64>) -> f64 {
-    let (lo, hi) = metagame_games::extremes(a);
-    hi / 2.0 - lo / 2.0
+    ((hi_s - c).abs() <= limit && (lo_s - c).abs() <= limit).then_some((lo_a, hi_a))
 }
 
 /// NashConv accepted as solved; see [`LpNash::CERTIFICATE_TOLERANCE`].
-fn certificate_tolerance(a: ArrayView2<'_, f64>) -> f64 {
-    let (lo, hi) = metagame_games::extremes(a);
+fn certificate_tolerance((lo, hi): (f64, f64)) -> f64 {
     let largest = hi.max(-lo);
     2.0 * (LpNash::CERTIFICATE_TOLERANCE * (hi / 2.0 - lo / 2.0)) + 64.0 * f64::EPSILON * largest
 }
@@ -652,7 +668,7 @@ fn value_and_gap_from(x: &[f64], ay: &ndarray::Array1<f64>, xa: &ndarray::Array1
 /// `a` times the power of two that brings its largest entry into `[0.5, 1)`: exact (so
 /// polishing on it gives the same bits as on `a`) and safe from overflow.
 fn binary_scaled(a: ArrayView2<'_, f64>) -> Array2<f64> {
-    let scale = BinaryScale::of(a);
+    let scale = BinaryScale::of(metagame_games::extremes(a));
     a.mapv(|x| scale.apply(x))
 }
 
@@ -662,8 +678,8 @@ fn binary_scaled(a: ArrayView2<'_, f64>) -> Array2<f64> {
 struct BinaryScale(f64, f64);
 
 impl BinaryScale {
-    fn of(a: ArrayView2<'_, f64>) -> Self {
-        let (lo, hi) = metagame_games::extremes(a);
+    /// The scale for a matrix whose extremes are `(lo, hi)`.
+    fn of((lo, hi): (f64, f64)) -> Self {
         let largest = hi.max(-lo);
         if largest == 0.0 || !largest.is_finite() {
             return Self(1.0, 1.0);
@@ -773,7 +789,8 @@ mod tests {
         let s = lp.solve_from(&grown, &start).unwrap();
         assert_eq!(s.status, Status::Solved);
         assert!(
-            s.certificate.nash_conv <= certificate_tolerance(grown.matrix(0).unwrap()),
+            s.certificate.nash_conv
+                <= certificate_tolerance(metagame_games::extremes(grown.matrix(0).unwrap())),
             "{:?}",
             s.certificate
         );
@@ -790,7 +807,7 @@ mod tests {
     #[test]
     fn interior_point_fallback_certifies_on_its_own() {
         let a = array![[0., -1., 1.], [1., 0., -1.], [-1., 1., 0.], [0., -1., 1.]];
-        let tolerance = certificate_tolerance(a.view());
+        let tolerance = certificate_tolerance(metagame_games::extremes(a.view()));
         let (best, iterations) = interior_candidates(a.view(), 1e-3 * tolerance, 1000).unwrap();
         let best = best.unwrap();
         assert!(iterations > 0);

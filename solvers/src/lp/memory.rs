@@ -135,7 +135,10 @@ impl Remembered {
         // Into the old buffer: a fresh one of this size would be fresh pages, faulted in.
         let mut raw = std::mem::take(&mut self.raw).into_raw_vec_and_offset().0;
         raw.clear();
-        raw.extend(a.iter());
+        match a.as_slice() {
+            Some(entries) => raw.extend_from_slice(entries),
+            None => raw.extend(a.iter()),
+        }
         // INVARIANT: `a.len()` entries in `a`'s (row-major) order.
         self.raw = Array2::from_shape_vec(a.dim(), raw).expect("a's entries");
         (best, certified, pivots)
