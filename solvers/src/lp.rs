@@ -144,10 +144,10 @@ impl LpNash {
 
     /// Games where both players have at least this many strategies take the warm start of
     /// [`LpNash::solve_zero_sum_from`]; smaller ones are solved cold. Measured on the
-    /// meta-games of a Leduc PSRO run (`examples/warm_lp_replay.rs`, Intel Xeon, three
-    /// runs): warm solves take 1.1× the cold solve's time at 25–50 strategies and are
-    /// 1.8–1.9× faster at 50–100, 2.9–3.0× at 100–150, 4.2–4.5× at 150–200 and 4.3–4.4× at
-    /// 200–236.
+    /// meta-games of a Leduc PSRO run (`examples/warm_lp_replay.rs`, AMD EPYC, three runs):
+    /// at 25–50 strategies warm solves are 0.8–1.6× as fast as cold ones, at 50–64
+    /// 0.9–2.0×, at 64–100 1.5–3.0×, at 100–150 2.9–3.9×, at 150–200 4.7–8.1× and at
+    /// 200–236 4.9–6.4×.
     pub const WARM_FROM: usize = 64;
 
     /// The same solver with warm starts from `min_strategies` strategies per player on (1:
