@@ -797,6 +797,25 @@ mod tests {
     }
 
     #[test]
+    fn the_constant_sum_pass_finds_the_extremes_wherever_they_are() {
+        // 5 × 7: four chunks of eight and a remainder of three. The extremes sit in the
+        // remainder and in the middle of a chunk; the transposed view takes the other path.
+        let mut a = Array2::from_shape_fn((5, 7), |(i, j)| (i * 7 + j) as f64 % 5.0 - 2.0);
+        (a[[4, 6]], a[[2, 3]]) = (9.5, -7.25);
+        let b = a.mapv(|x| 3.0 - x);
+        for (a, b) in [(a.view(), b.view()), (a.t(), b.t())] {
+            assert_eq!(constant_sum_extremes(a, b, 1e-9), Some((-7.25, 9.5)));
+            // Off by more than the tolerance at the remainder's last entry: not constant-sum.
+            let mut off = b.to_owned();
+            let last = (off.nrows() - 1, off.ncols() - 1);
+            off[last] += 1e-6;
+            assert_eq!(constant_sum_extremes(a, off.view(), 1e-9), None);
+            off[last] -= 1e-6 - 1e-12;
+            assert_eq!(constant_sum_extremes(a, off.view(), 1e-9), Some((-7.25, 9.5)));
+        }
+    }
+
+    #[test]
     fn general_sum_with_huge_payoffs_is_refused() {
         let a = array![[f64::MAX, 0.0], [0.0, 1.0]];
         let b = array![[f64::MAX, 0.0], [0.0, 1.0]];
