@@ -31,6 +31,19 @@ REPO_ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 RANGES = [(50, 100), (100, 150), (150, 200), (200, 10**9)]
 
 
+def fail(message):
+    """One line on stderr and exit 2, as the project's commands do on bad input."""
+    print(f"warm_lp.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def positive(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive integer")
+    return value
+
+
 def leading_block(nfg_text, m, n):
     """The `m × n` leading block of a two-player Gambit payoff-list .nfg (player 1's
     strategy changes fastest), as .nfg text."""
@@ -41,7 +54,7 @@ def leading_block(nfg_text, m, n):
     big_m = len(names[0])
     payoffs = [line for line in lines[2:] if line.strip() and line.strip() != '""']
     if len(payoffs) != big_m * len(names[1]):
-        raise SystemExit("warm_lp.py: expected one payoff line per profile of a two-player .nfg")
+        fail("expected one payoff line per profile of a two-player .nfg")
     rows = [payoffs[i + big_m * j] for j in range(n) for i in range(m)]
     return "\n".join(
         [header, "{ { " + " ".join(names[0][:m]) + " } { " + " ".join(names[1][:n]) + " } }", '""', "", *rows, ""]
@@ -51,7 +64,8 @@ def leading_block(nfg_text, m, n):
 def run_psro(binary, config, out):
     subprocess.run([binary, "run", config, "--out", out, "--overwrite"], check=True, capture_output=True)
     with open(os.path.join(out, "report.json")) as f:
-        return json.load(f)["iterations"]
+        report = json.load(f)
+    return report["iterations"], report["stop_reason"]
 
 
 def cold_solve(binary, path, repeat):
@@ -66,9 +80,9 @@ def cold_solve(binary, path, repeat):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--iterations", type=int, default=300)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--repeat", type=int, default=10)
+    parser.add_argument("--iterations", type=positive, default=300)
+    parser.add_argument("--runs", type=positive, default=3)
+    parser.add_argument("--repeat", type=positive, default=10)
     parser.add_argument("--meta-solvers", nargs="+", default=["nash", "lp"])
     parser.add_argument("--metagame-bin", default=os.path.join(REPO_ROOT, "target", "release", "metagame"))
     args = parser.parse_args()
@@ -78,7 +92,7 @@ def main():
     # silently timing the example as it is.
     for line in ('meta_solver = "nash"', "max_iterations = 100"):
         if line not in example:
-            sys.exit(f"warm_lp.py: examples/leduc_psro.toml has no line `{line}` to rewrite")
+            fail(f"examples/leduc_psro.toml has no line `{line}` to rewrite")
     print(f"machine: {cpu_model()}, {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory() as tmp:
         for solver in args.meta_solvers:
@@ -89,7 +103,9 @@ def main():
                         "max_iterations = 100", f"max_iterations = {args.iterations}"
                     )
                 )
-            runs = [run_psro(args.metagame_bin, config, os.path.join(tmp, f"{solver}-{k}")) for k in range(args.runs)]
+            runs, stops = zip(
+                *(run_psro(args.metagame_bin, config, os.path.join(tmp, f"{solver}-{k}")) for k in range(args.runs))
+            )
             last = min(len(r) for r in runs)
             warm = [min(r[t]["times"]["meta_solve_s"] for r in runs) for t in range(last)]
             with open(os.path.join(tmp, f"{solver}-0", "meta_game.nfg")) as f:
@@ -103,7 +119,7 @@ def main():
                 with open(step, "w") as f:
                     f.write(leading_block(final, m, n))
                 rows.append((t, cold_solve(args.metagame_bin, step, args.repeat), warm[t]))
-            print(f"meta_solver = {solver}: {args.runs} runs of {last} iterations (converged at {last - 1})")
+            print(f"meta_solver = {solver}: {args.runs} runs of {last} iterations (stopped at {last - 1}: {', '.join(sorted(set(stops)))})")
             print(f"{'iterations':>12} {'cold ms':>9} {'warm ms':>9} {'ratio':>7} {'per iteration':>15}")
             for lo, hi in RANGES:
                 part = [r for r in rows if lo <= r[0] < hi]
@@ -120,4 +136,14 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except FileNotFoundError as e:
+        fail(f"{e.filename}: not found (build it with `cargo build --release`, or pass --metagame-bin)")
+    except subprocess.CalledProcessError as e:
+        said = (e.stderr or b"").decode(errors="replace").strip().splitlines() or ["no output"]
+        fail(f"`{' '.join(e.cmd[:2])}` exited {e.returncode}: {said[-1]}")
+    except BrokenPipeError:
+        # The reader went away (a closed stdout): nothing more to say to it.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(2)
