@@ -202,10 +202,14 @@ proptest! {
                 // rounds to either side of 0, and PRD where an entry leaves the floor (the
                 // projection knows it to an ulp of 1, a relative error of ulp / floor, which its
                 // growth multiplies). Then the collapsed answer must lie within 1e-9, or as
-                // close as the expanded game's own answer under another rounding.
+                // close as the expanded game's own answer under another rounding (three more
+                // expanded solves, so only asked for past 1e-9).
+                if iterations >= 100 && g <= 1e-9 {
+                    continue;
+                }
                 let sensitivity = rounding_sensitivity(solver.as_ref(), &game, &copies, start.as_deref());
                 prop_assert!(
-                    iterations >= 100 && (g <= 1e-9 || g <= 100.0 * sensitivity),
+                    iterations >= 100 && g <= 100.0 * sensitivity,
                     "{} (setting {k}) at {iterations}: {g:e} (expanded game under another rounding: \
                      {sensitivity:e})",
                     solver.name()
