@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::game::PlayerId;
-use crate::policy::TabularPolicy;
+use crate::tabular_policy::TabularPolicy;
 use crate::tree::{GameTree, InfosetId};
 
 /// Aggregate `player`'s rows of `policies` mixed with `weights` into `out` (other rows of

@@ -63,6 +63,15 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// A policy's answer for a batch of decision points that is not a distribution over each
+    /// point's legal actions.
+    #[error("bad probabilities for decision {row} of the batch: {reason}")]
+    BadProbabilities {
+        /// The row of the batch.
+        row: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// An information state that the game does not have.
     #[error("unknown information state {0:?}")]
     UnknownInfoState(String),

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::cutoff::Cutoff;
 use crate::error::{Error, Result};
 use crate::exact::expected_returns;
-use crate::policy::TabularPolicy;
+use crate::tabular_policy::TabularPolicy;
 use crate::tree::GameTree;
 
 /// One joint entry to evaluate: `seats[p]` is the index (into the policy list) of the

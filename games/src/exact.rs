@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::game::PlayerId;
-use crate::policy::TabularPolicy;
+use crate::tabular_policy::TabularPolicy;
 use crate::tree::{GameTree, InfosetId, NodeKind};
 
 pub(crate) fn check_profile(tree: &GameTree, profile: &[&TabularPolicy]) -> Result<()> {

@@ -38,7 +38,7 @@
 use crate::error::{Error, Result};
 use crate::evaluator::{MatchTotals, Matchup};
 use crate::philox::EpisodeStream;
-use crate::policy::{ROW_SUM_TOLERANCE, TabularPolicy};
+use crate::tabular_policy::{ROW_SUM_TOLERANCE, TabularPolicy};
 use crate::tree::{GameTree, InfosetId, NodeKind};
 
 /// Lanes (GPU threads) per reduction block; a power of two.

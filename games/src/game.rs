@@ -15,6 +15,40 @@ pub struct PlayerId(pub usize);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct ActionId(pub usize);
 
+/// Which of OpenSpiel's tensors a game's policies read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TensorKind {
+    /// OpenSpiel's `information_state_tensor`: what the player knows, its own past included
+    /// (games of imperfect information).
+    InformationState,
+    /// OpenSpiel's `observation_tensor`: the state as the player sees it now (games of
+    /// perfect information, which give no information-state tensor in OpenSpiel).
+    Observation,
+}
+
+/// The tensor a game's states give its policies: OpenSpiel's kind and shape, so that a
+/// network trained on OpenSpiel's features reads the same numbers here.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct TensorShape {
+    /// Which tensor.
+    pub kind: TensorKind,
+    /// Its dimensions as OpenSpiel gives them (`[11]` for Kuhn, `[3, 6, 7]` for connect
+    /// four); states write it flattened in row-major order.
+    pub dims: Vec<usize>,
+}
+
+impl TensorShape {
+    /// A tensor of `kind` with dimensions `dims`.
+    pub fn new(kind: TensorKind, dims: Vec<usize>) -> Self {
+        Self { kind, dims }
+    }
+    /// Number of values, the product of the dimensions.
+    pub fn size(&self) -> usize {
+        self.dims.iter().product()
+    }
+}
+
 /// Who moves next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Turn {
@@ -53,6 +87,12 @@ pub trait Game: Send + Sync {
         let _ = at_most;
         None
     }
+    /// The tensor its states give a policy ([`State::write_tensor`]), as OpenSpiel lays it
+    /// out; `None` (the default) for a game that gives none, which networks then cannot
+    /// play. Every registered game gives one (the conformance check holds it to that).
+    fn tensor_shape(&self) -> Option<TensorShape> {
+        None
+    }
 }
 
 /// A game state. Cloning must be cheap enough to enumerate small games.
@@ -75,6 +115,12 @@ pub trait State: Clone + Send {
     fn information_state_string(&self, player: PlayerId) -> String;
     /// The actions and outcomes applied so far.
     fn history(&self) -> &[ActionId];
+    /// Write `player`'s tensor, flattened row-major as [`Game::tensor_shape`] lays it out, into
+    /// `out` (of exactly that size), overwriting every value. A game without a tensor shape
+    /// is never asked; the default writes nothing.
+    fn write_tensor(&self, player: PlayerId, out: &mut [f32]) {
+        let _ = (player, out);
+    }
 
     /// Convenience: `turn() == Turn::Terminal`.
     fn is_terminal(&self) -> bool {

@@ -55,6 +55,7 @@ mod pure_strategies;
 pub mod registry;
 mod sampled;
 pub mod sequence_form;
+mod tabular_policy;
 mod team_rps;
 mod teams;
 pub mod testing;
@@ -70,17 +71,18 @@ pub use exact::{
     expected_returns, exploitability, nash_conv, nash_conv_report,
 };
 pub use explicit::{ExplicitGame, ExplicitGameBuilder, ExplicitState};
-pub use game::{ActionId, Game, PlayerId, State, Turn};
+pub use game::{ActionId, Game, PlayerId, State, TensorKind, TensorShape, Turn};
 pub use kuhn::{KuhnPoker, KuhnState};
 pub use leduc::{LeducPoker, LeducState};
 pub use matrix::{MATRIX_GAMES, MatrixGame, MatrixState, named_matrix_game};
 pub use minimax::minimax_policy;
 pub use normal_form::{DeviationPayoffs, NormalFormGame, extremes, transposed_product};
-pub use policy::{ROW_SUM_TOLERANCE, TabularPolicy};
+pub use policy::{Decisions, Policy, Uniform, check_probabilities};
 pub use pure_strategies::{MAX_PURE_PROFILES, num_pure_strategies, pure_strategy};
 pub use registry::{AnyGame, AnyState};
 pub use sampled::{MAX_EPISODES, SampledEvaluator};
 pub use sequence_form::{RealizationPlan, SequenceId, reach_probabilities};
+pub use tabular_policy::{ROW_SUM_TOLERANCE, TabularPolicy};
 pub use team_rps::{TeamRps, TeamRpsState};
 pub use teams::{MAX_TEAM_STRATEGIES, Teams, team_nash_conv};
 pub use tic_tac_toe::{TicTacToe, TicTacToeState};

@@ -7,7 +7,7 @@
 //! subgame-perfect equilibrium.
 
 use crate::error::{Error, Result};
-use crate::policy::TabularPolicy;
+use crate::tabular_policy::TabularPolicy;
 use crate::tree::{GameTree, InfosetId, NodeKind};
 
 /// The minimax policy of `tree` (pure at every information state).

@@ -1,297 +1,248 @@
-//! `TabularPolicy`: dense `[infosets × actions]` probabilities over a [`GameTree`], with
-//! OpenSpiel's JSON format (`TabularPolicy.to_dict()`) for exchange.
+//! `Policy`: action probabilities for a batch of decision points, whatever the policy is made
+//! of (a table, a network, a callable of the user's).
+//!
+//! The contract is OpenSpiel's `Policy` with the batch made explicit: a policy sees each
+//! decision point as the game's tensor ([`Game::tensor_shape`](crate::Game::tensor_shape))
+//! and its legal actions, and answers a whole batch at once, so that a network makes one
+//! forward pass per batch. A [`TabularPolicy`] is one kind among others; the exact
+//! algorithms ask for it through [`Policy::as_tabular`] or tabulate any policy over a tree
+//! ([`TabularPolicy::tabulate`]).
 
-use std::collections::BTreeMap;
-use std::collections::btree_map::Entry;
+use ndarray::{ArrayView2, ArrayViewMut2};
 
-use serde::{Deserialize, Serialize};
-
-use crate::error::{Error, Result, read_text_capped};
+use crate::error::{Error, Result};
 use crate::game::PlayerId;
-use crate::tree::{GameTree, InfosetId};
+use crate::tabular_policy::TabularPolicy;
+use crate::tree::InfosetId;
 
-/// Tolerance on a row's sum when reading or validating policies.
-pub const ROW_SUM_TOLERANCE: f64 = 1e-9;
-
-/// Action probabilities for every information set of every player of one game tree.
-///
-/// Row `i` belongs to infoset `InfosetId(i)` of the tree; column `a` is action id `a`;
-/// illegal actions hold 0. A profile is one policy per player (`&[&TabularPolicy]`); player
-/// `p` reads only its own rows of `profile[p]`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TabularPolicy {
-    num_actions: usize,
-    probs: Vec<f64>,
+/// A batch of one player's decision points, as a policy reads them.
+#[derive(Clone, Copy, Debug)]
+pub struct Decisions<'a> {
+    /// The player deciding at every row.
+    pub player: PlayerId,
+    /// `[B × d]`: each decision point's tensor, flattened (`d` is the size of the game's
+    /// [`TensorShape`](crate::TensorShape), 0 for a game that gives none).
+    pub tensors: ArrayView2<'a, f32>,
+    /// `[B × A]`: each decision point's legal actions (`A`: the game's distinct actions).
+    pub legal: ArrayView2<'a, bool>,
+    /// Each row's information set, when the decision points are nodes of a built
+    /// [`GameTree`](crate::GameTree) (tables need it; policies that read tensors ignore it).
+    pub infosets: Option<&'a [InfosetId]>,
 }
 
-impl TabularPolicy {
-    /// Uniform over the legal actions at every infoset.
-    pub fn uniform(tree: &GameTree) -> Self {
-        let mut p = Self::zeros(tree);
-        for i in 0..tree.num_infosets() {
-            let legal = tree.legal_actions(InfosetId(i));
-            let w = 1.0 / legal.len() as f64;
-            for a in legal {
-                p.probs[i * p.num_actions + a.0] = w;
-            }
-        }
-        p
+impl Decisions<'_> {
+    /// Number of decision points.
+    pub fn len(&self) -> usize {
+        self.legal.nrows()
     }
-
-    /// Always the first (lowest) legal action.
-    pub fn first_action(tree: &GameTree) -> Self {
-        let mut p = Self::zeros(tree);
-        for i in 0..tree.num_infosets() {
-            let a = tree.legal_actions(InfosetId(i))[0];
-            p.probs[i * p.num_actions + a.0] = 1.0;
-        }
-        p
+    /// True when the batch is empty.
+    pub fn is_empty(&self) -> bool {
+        self.legal.nrows() == 0
     }
+}
 
-    /// All zeros (not a valid policy until every row is filled).
-    pub(crate) fn zeros(tree: &GameTree) -> Self {
-        Self { num_actions: tree.num_actions(), probs: vec![0.0; tree.num_infosets() * tree.num_actions()] }
-    }
-
-    /// Build from a function giving each infoset's probabilities over its legal actions
-    /// (in the order of `tree.legal_actions`).
+/// Action probabilities for a batch of decision points, whatever the policy is made of.
+///
+/// Dyn-compatible, `Send + Sync` and answered through `&self`: a frozen member shares nothing
+/// mutable, so matches run it on many threads at once.
+///
+/// # Examples
+///
+/// ```
+/// use metagame_games::{Decisions, PlayerId, Policy, Uniform};
+/// use ndarray::{Array2, array};
+///
+/// let legal = array![[true, false, true]];
+/// let tensors = Array2::<f32>::zeros((1, 0));
+/// let batch = Decisions { player: PlayerId(0), tensors: tensors.view(), legal: legal.view(), infosets: None };
+/// let mut out = Array2::<f32>::zeros((1, 3));
+/// Uniform.probabilities(&batch, out.view_mut())?;
+/// assert_eq!(out, array![[0.5, 0.0, 0.5]]);
+/// # Ok::<(), metagame_games::Error>(())
+/// ```
+pub trait Policy: Send + Sync {
+    /// Write each decision point's action probabilities into `out` (`[B × A]`): finite,
+    /// non-negative, zero on illegal actions, each row summing to 1 (within `f32` rounding;
+    /// [`check_probabilities`] holds a policy to this).
     ///
     /// # Errors
     ///
-    /// [`Error::BadPolicyRow`] when a row is not a distribution.
-    pub fn from_fn(tree: &GameTree, mut row: impl FnMut(InfosetId) -> Vec<f64>) -> Result<Self> {
-        let mut p = Self::zeros(tree);
-        for i in 0..tree.num_infosets() {
-            let id = InfosetId(i);
-            let values = row(id);
-            let legal = tree.legal_actions(id);
-            if values.len() != legal.len() {
-                return Err(Error::BadPolicyRow {
-                    info_state: tree.infoset_key(id).into(),
-                    reason: format!("{} probabilities for {} legal actions", values.len(), legal.len()),
-                });
-            }
-            for (a, v) in legal.iter().zip(values) {
-                p.probs[i * p.num_actions + a.0] = v;
-            }
-        }
-        p.validate(tree)?;
-        Ok(p)
+    /// A batch the policy cannot answer (a table without information sets, tensors of
+    /// another width) or a failure of the policy itself.
+    fn probabilities(&self, decisions: &Decisions<'_>, out: ArrayViewMut2<'_, f32>) -> Result<()>;
+
+    /// The table, for a policy that is one: the exact algorithms (best response, NashConv,
+    /// CFR, the tree evaluators) read it directly. Default `None`.
+    fn as_tabular(&self) -> Option<&TabularPolicy> {
+        None
     }
 
-    /// A policy from its dense row-major table (`[infoset * num_actions + action]`, as
-    /// [`TabularPolicy::as_slice`] gives it), checked with [`TabularPolicy::validate`].
-    ///
-    /// # Errors
-    ///
-    /// As [`TabularPolicy::validate`].
-    pub fn from_dense(tree: &GameTree, probs: Vec<f64>) -> Result<Self> {
-        let p = Self { probs, num_actions: tree.num_actions() };
-        p.validate(tree)?;
-        Ok(p)
-    }
+    /// What the policy is made of (`"table"`, `"mlp"`, `"uniform"`), for messages.
+    fn kind(&self) -> &str;
+}
 
-    /// Number of columns (the game's distinct actions).
-    pub fn num_actions(&self) -> usize {
-        self.num_actions
-    }
-    /// Number of rows (infosets).
-    pub fn num_infosets(&self) -> usize {
-        self.probs.len().checked_div(self.num_actions).unwrap_or(0)
-    }
-    /// Probabilities at an infoset, indexed by action id.
-    pub fn row(&self, infoset: InfosetId) -> &[f64] {
-        &self.probs[infoset.0 * self.num_actions..(infoset.0 + 1) * self.num_actions]
-    }
-    /// Mutable probabilities at an infoset (keep it a distribution over legal actions).
-    pub fn row_mut(&mut self, infoset: InfosetId) -> &mut [f64] {
-        &mut self.probs[infoset.0 * self.num_actions..(infoset.0 + 1) * self.num_actions]
-    }
-    /// Probability of `action` at `infoset`.
-    #[inline]
-    pub fn prob(&self, infoset: usize, action: usize) -> f64 {
-        self.probs[infoset * self.num_actions + action]
-    }
-    /// The dense row-major table, `[infoset * num_actions + action]`.
-    pub fn as_slice(&self) -> &[f64] {
-        &self.probs
-    }
-    /// Copy `player`'s rows from `other` (same tree).
-    pub fn copy_player_rows(&mut self, tree: &GameTree, player: PlayerId, other: &TabularPolicy) {
-        let r = tree.infosets_of(player);
-        let (a, b) = (r.start * self.num_actions, r.end * self.num_actions);
-        self.probs[a..b].copy_from_slice(&other.probs[a..b]);
-    }
+/// Uniform over the legal actions, on any game (no tree, no tensors needed).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Uniform;
 
-    /// True when the policy has the tree's shape.
-    pub fn fits(&self, tree: &GameTree) -> bool {
-        self.num_actions == tree.num_actions() && self.probs.len() == tree.num_infosets() * tree.num_actions()
-    }
-
-    /// Check that every row is a distribution over the legal actions.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Shape`] for a policy of another tree; [`Error::BadPolicyRow`] naming the
-    /// information state of the first bad row.
-    pub fn validate(&self, tree: &GameTree) -> Result<()> {
-        if !self.fits(tree) {
-            return Err(Error::Shape(format!(
-                "policy has {} rows of {} actions, the tree {} infosets of {}",
-                self.num_infosets(),
-                self.num_actions,
-                tree.num_infosets(),
-                tree.num_actions()
-            )));
-        }
-        for i in 0..tree.num_infosets() {
-            let id = InfosetId(i);
-            let row = self.row(id);
-            let legal = tree.legal_actions(id);
-            let bad =
-                |reason: String| Error::BadPolicyRow { info_state: tree.infoset_key(id).into(), reason };
-            let mut sum = 0.0;
-            for (a, &p) in row.iter().enumerate() {
-                if !p.is_finite() || p < 0.0 {
-                    return Err(bad(format!(
-                        "probability {p} of action {a} is not a finite non-negative number"
-                    )));
-                }
-                if p != 0.0 && !legal.iter().any(|l| l.0 == a) {
-                    return Err(bad(format!("illegal action {a} has probability {p}")));
-                }
-                sum += p;
-            }
-            if (sum - 1.0).abs() > ROW_SUM_TOLERANCE {
-                return Err(bad(format!("probabilities sum to {sum}, not 1")));
+impl Policy for Uniform {
+    fn probabilities(&self, decisions: &Decisions<'_>, mut out: ArrayViewMut2<'_, f32>) -> Result<()> {
+        check_batch(decisions, &out)?;
+        for (legal, mut row) in decisions.legal.rows().into_iter().zip(out.rows_mut()) {
+            let k = legal.iter().filter(|&&l| l).count().max(1) as f32;
+            for (p, &l) in row.iter_mut().zip(legal) {
+                *p = if l { 1.0 / k } else { 0.0 };
             }
         }
         Ok(())
     }
+    fn kind(&self) -> &str {
+        "uniform"
+    }
+}
 
-    /// Read OpenSpiel's JSON: an object mapping every information-state string to a list of
-    /// `[action, probability]` pairs (illegal actions may be listed with probability 0).
+impl Policy for TabularPolicy {
+    /// The rows of the batch's information sets, rounded to `f32`.
     ///
     /// # Errors
     ///
-    /// [`Error::PolicyFormat`] for malformed JSON; [`Error::UnknownInfoState`] for a key the
-    /// game does not have; [`Error::BadPolicyRow`] for a missing infoset, an action out of
-    /// range, or a row that is not a distribution over the legal actions.
-    pub fn from_openspiel_json(tree: &GameTree, text: &str) -> Result<Self> {
-        let PolicyRows { map, duplicate } = serde_json::from_str(text).map_err(|e| {
-            Error::PolicyFormat(format!(
-                "expected an object of info state -> [[action, probability], ...]: {e}"
-            ))
-        })?;
-        if let Some(key) = duplicate {
-            return Err(Error::PolicyFormat(format!("information state {key:?} is listed twice")));
-        }
-        let mut p = Self::zeros(tree);
-        let mut seen = vec![false; tree.num_infosets()];
-        for (key, pairs) in &map {
-            let id = tree.infoset_by_key(key).ok_or_else(|| Error::UnknownInfoState(key.clone()))?;
-            seen[id.0] = true;
-            for &(a, prob) in pairs {
-                if a.fract() != 0.0 || a < 0.0 || a >= p.num_actions as f64 {
-                    return Err(Error::BadPolicyRow {
-                        info_state: key.clone(),
-                        reason: format!("action {a} is not one of 0..{}", p.num_actions),
-                    });
-                }
-                p.probs[id.0 * p.num_actions + a as usize] = prob;
-            }
-        }
-        if let Some(missing) = seen.iter().position(|s| !s) {
-            return Err(Error::BadPolicyRow {
-                info_state: tree.infoset_key(InfosetId(missing)).into(),
-                reason: "missing from the policy".into(),
-            });
-        }
-        p.validate(tree)?;
-        Ok(p)
-    }
-
-    /// Read a policy file (OpenSpiel JSON) of at most [`TabularPolicy::max_json_bytes`] bytes.
-    ///
-    /// # Errors
-    ///
-    /// As [`TabularPolicy::read_openspiel_json_with_limit`].
-    pub fn read_openspiel_json(tree: &GameTree, path: &std::path::Path) -> Result<Self> {
-        Self::read_openspiel_json_with_limit(tree, path, Self::max_json_bytes(tree))
-    }
-
-    /// Read a policy file (OpenSpiel JSON) of at most `max_bytes` bytes.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Io`] if it cannot be read; [`Error::LimitExceeded`] for a larger file (read no
-    /// further than the limit); otherwise as [`TabularPolicy::from_openspiel_json`].
-    pub fn read_openspiel_json_with_limit(
-        tree: &GameTree,
-        path: &std::path::Path,
-        max_bytes: u64,
-    ) -> Result<Self> {
-        let text = read_text_capped(path, max_bytes, "`TabularPolicy::read_openspiel_json_with_limit`")?;
-        Self::from_openspiel_json(tree, &text)
-    }
-
-    /// The size of a policy file of `tree` that [`TabularPolicy::read_openspiel_json`] reads:
-    /// more than any policy of the tree takes, however indented (1 MiB, plus 6 bytes per
-    /// character of every information-state string and 256 bytes per action of every infoset).
-    pub fn max_json_bytes(tree: &GameTree) -> u64 {
-        let per_infoset = |i: usize| {
-            let key = tree.infoset_key(InfosetId(i)).len() as u64;
-            key.saturating_mul(6).saturating_add(256 * (tree.num_actions() as u64 + 1))
+    /// [`Error::Unsupported`] for a batch without information sets (decision points that are
+    /// not nodes of a tree); [`Error::Shape`] for a batch of another width or an information
+    /// set the table does not have.
+    fn probabilities(&self, decisions: &Decisions<'_>, mut out: ArrayViewMut2<'_, f32>) -> Result<()> {
+        check_batch(decisions, &out)?;
+        let Some(infosets) = decisions.infosets else {
+            return Err(Error::Unsupported(
+                "a tabular policy answers only decision points of the game tree it was made for".into(),
+            ));
         };
-        (0..tree.num_infosets()).fold(1 << 20, |acc: u64, i| acc.saturating_add(per_infoset(i)))
-    }
-
-    /// Write OpenSpiel's JSON: every infoset, every action id (illegal ones with 0).
-    pub fn to_openspiel_json(&self, tree: &GameTree) -> String {
-        let map: BTreeMap<&str, Vec<(usize, f64)>> = (0..tree.num_infosets())
-            .map(|i| {
-                let row = self.row(InfosetId(i));
-                (tree.infoset_key(InfosetId(i)), row.iter().copied().enumerate().collect())
-            })
-            .collect();
-        // INVARIANT: string keys and numeric pairs always serialise.
-        serde_json::to_string(&map).expect("policy serialises")
-    }
-}
-
-/// A policy file's rows, sorted by information state, with the first key given twice
-/// (`serde_json` alone would keep the last silently).
-struct PolicyRows {
-    map: BTreeMap<String, Vec<(f64, f64)>>,
-    duplicate: Option<String>,
-}
-
-impl<'de> Deserialize<'de> for PolicyRows {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
-        struct Rows;
-        impl<'de> serde::de::Visitor<'de> for Rows {
-            type Value = PolicyRows;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an object")
+        if out.ncols() != self.num_actions() || infosets.len() != decisions.len() {
+            return Err(Error::Shape(format!(
+                "a table of {} actions asked for {} rows of {} actions",
+                self.num_actions(),
+                infosets.len(),
+                out.ncols()
+            )));
+        }
+        for (&infoset, mut row) in infosets.iter().zip(out.rows_mut()) {
+            if infoset.0 >= self.num_infosets() {
+                return Err(Error::Shape(format!(
+                    "information set {} is not one of the table's {}",
+                    infoset.0,
+                    self.num_infosets()
+                )));
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut access: A,
-            ) -> std::result::Result<PolicyRows, A::Error> {
-                let mut rows = PolicyRows { map: BTreeMap::new(), duplicate: None };
-                while let Some((key, pairs)) = access.next_entry::<String, Vec<(f64, f64)>>()? {
-                    match rows.map.entry(key) {
-                        Entry::Occupied(e) => {
-                            rows.duplicate.get_or_insert_with(|| e.key().clone());
-                        }
-                        Entry::Vacant(e) => {
-                            e.insert(pairs);
-                        }
-                    }
-                }
-                Ok(rows)
+            for (p, &q) in row.iter_mut().zip(self.row(infoset)) {
+                *p = q as f32;
             }
         }
-        deserializer.deserialize_map(Rows)
+        Ok(())
+    }
+    fn as_tabular(&self) -> Option<&TabularPolicy> {
+        Some(self)
+    }
+    fn kind(&self) -> &str {
+        "table"
+    }
+}
+
+/// Check that `out` has a row per decision point and a column per action.
+fn check_batch(decisions: &Decisions<'_>, out: &ArrayViewMut2<'_, f32>) -> Result<()> {
+    if out.dim() != decisions.legal.dim() || decisions.tensors.nrows() != decisions.len() {
+        return Err(Error::Shape(format!(
+            "a batch of {} tensors and {:?} legal masks answered into {:?}",
+            decisions.tensors.nrows(),
+            decisions.legal.dim(),
+            out.dim()
+        )));
+    }
+    Ok(())
+}
+
+/// How far a row of `f32` probabilities may sum from 1 (a float32 softmax over a few
+/// thousand actions rounds well within it).
+pub const PROBABILITY_SUM_TOLERANCE: f32 = 1e-4;
+
+/// Check a policy's answer: every row finite, non-negative, zero on the illegal actions and
+/// summing to 1 within [`PROBABILITY_SUM_TOLERANCE`].
+///
+/// # Errors
+///
+/// [`Error::BadProbabilities`] naming the first bad row and what is wrong with it.
+pub fn check_probabilities(legal: ArrayView2<'_, bool>, probabilities: ArrayView2<'_, f32>) -> Result<()> {
+    if legal.dim() != probabilities.dim() {
+        return Err(Error::Shape(format!(
+            "{:?} probabilities for {:?} legal actions",
+            probabilities.dim(),
+            legal.dim()
+        )));
+    }
+    for (row, (legal, probs)) in legal.rows().into_iter().zip(probabilities.rows()).enumerate() {
+        let bad = |reason: String| Error::BadProbabilities { row, reason };
+        let mut sum = 0.0f32;
+        for (a, (&l, &p)) in legal.iter().zip(probs).enumerate() {
+            if !p.is_finite() || p < 0.0 {
+                return Err(bad(format!(
+                    "probability {p} of action {a} is not a finite non-negative number"
+                )));
+            }
+            if p > 0.0 && !l {
+                return Err(bad(format!("illegal action {a} has probability {p}")));
+            }
+            sum += p;
+        }
+        if (sum - 1.0).abs() > PROBABILITY_SUM_TOLERANCE {
+            return Err(bad(format!("probabilities sum to {sum}, not 1")));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use ndarray::{Array2, array};
+
+    use super::*;
+    use crate::{GameTree, registry};
+
+    #[test]
+    fn a_table_answers_its_rows_and_refuses_decisions_without_infosets() {
+        let tree = GameTree::build(&registry::load("leduc_poker").unwrap()).unwrap();
+        let uniform = TabularPolicy::uniform(&tree);
+        let infosets = [InfosetId(0), InfosetId(5)];
+        let legal = Array2::from_shape_fn((2, 3), |(r, a)| uniform.row(infosets[r])[a] > 0.0);
+        let tensors = Array2::<f32>::zeros((2, 30));
+        let mut out = Array2::<f32>::zeros((2, 3));
+        let batch = Decisions {
+            player: PlayerId(0),
+            tensors: tensors.view(),
+            legal: legal.view(),
+            infosets: Some(&infosets),
+        };
+        uniform.probabilities(&batch, out.view_mut()).unwrap();
+        for (r, i) in infosets.iter().enumerate() {
+            let want: Vec<f32> = uniform.row(*i).iter().map(|&p| p as f32).collect();
+            assert_eq!(out.row(r).to_vec(), want);
+        }
+        check_probabilities(legal.view(), out.view()).unwrap();
+        let untreed = Decisions { infosets: None, ..batch };
+        assert!(matches!(uniform.probabilities(&untreed, out.view_mut()), Err(Error::Unsupported(_))));
+        assert!(uniform.as_tabular().is_some() && Uniform.as_tabular().is_none());
+    }
+
+    #[test]
+    fn bad_answers_are_named_by_row() {
+        let legal = array![[true, true, false], [true, false, true]];
+        let check = |p: Array2<f32>| check_probabilities(legal.view(), p.view());
+        check(array![[0.5, 0.5, 0.0], [0.25, 0.0, 0.75]]).unwrap();
+        let err = |p| match check(p) {
+            Err(Error::BadProbabilities { row, reason }) => (row, reason),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(err(array![[0.5, 0.5, 0.0], [0.5, 0.0, 0.6]]).0, 1);
+        assert!(err(array![[0.5, 0.5, 0.0], [0.5, 0.5, 0.0]]).1.contains("illegal action 1"));
+        assert!(err(array![[f32::NAN, 1.0, 0.0], [1.0, 0.0, 0.0]]).1.contains("NaN"));
+        assert!(err(array![[-0.5, 1.5, 0.0], [1.0, 0.0, 0.0]]).1.contains("-0.5"));
+        assert!(check(array![[1.0, 0.0]]).is_err());
     }
 }

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::exact::expected_returns;
 use crate::game::PlayerId;
 use crate::normal_form::NormalFormGame;
-use crate::policy::TabularPolicy;
+use crate::tabular_policy::TabularPolicy;
 use crate::tree::{GameTree, InfosetId};
 
 /// Largest number of pure profiles [`NormalFormGame::from_tree`] will build.

@@ -17,7 +17,7 @@
 use std::collections::BTreeMap;
 
 use crate::error::{Error, Result};
-use crate::game::{ActionId, Game, PlayerId, State, Turn};
+use crate::game::{ActionId, Game, PlayerId, State, TensorShape, Turn};
 use crate::game_info::check_params;
 pub use crate::game_info::{Conformance, GameInfo, ParamInfo, ParamKind, Params, Registered};
 use crate::kuhn::KuhnPoker;
@@ -84,6 +84,9 @@ macro_rules! registry {
             fn count_histories(&self, at_most: u64) -> Option<u64> {
                 match self { $(AnyGame::$variant(g) => g.count_histories(at_most),)+ }
             }
+            fn tensor_shape(&self) -> Option<TensorShape> {
+                match self { $(AnyGame::$variant(g) => g.tensor_shape(),)+ }
+            }
         }
 
         impl State for AnyState {
@@ -107,6 +110,9 @@ macro_rules! registry {
             }
             fn history(&self) -> &[ActionId] {
                 match self { $(AnyState::$variant(s) => s.history(),)+ }
+            }
+            fn write_tensor(&self, player: PlayerId, out: &mut [f32]) {
+                match self { $(AnyState::$variant(s) => s.write_tensor(player, out),)+ }
             }
         }
     };

@@ -7,7 +7,7 @@ use crate::cutoff::Cutoff;
 use crate::error::{Error, Result};
 use crate::evaluator::{MatchEvaluator, MatchTotals, Matchup};
 use crate::flat::{FlatTree, policy_cum_table};
-use crate::policy::TabularPolicy;
+use crate::tabular_policy::TabularPolicy;
 use crate::tree::GameTree;
 
 /// The most episodes any one count may ask for (per payoff entry, league round or learned

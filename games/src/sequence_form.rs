@@ -26,7 +26,7 @@ use std::ops::Range;
 
 use crate::error::{Error, Result};
 use crate::game::PlayerId;
-use crate::policy::TabularPolicy;
+use crate::tabular_policy::TabularPolicy;
 use crate::tree::{GameTree, InfosetId, NodeKind};
 
 /// A sequence of one player: an infoset-action pair, or the player's empty sequence.

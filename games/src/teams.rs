@@ -12,8 +12,8 @@ use crate::aggregate::aggregate;
 use crate::error::{Error, Result};
 use crate::exact::{best_response_to_mixture, expected_returns, nash_conv_report};
 use crate::game::PlayerId;
-use crate::policy::TabularPolicy;
 use crate::pure_strategies::{num_pure_strategies, pure_strategy};
+use crate::tabular_policy::TabularPolicy;
 use crate::tree::GameTree;
 
 /// Largest number of joint pure strategies of a team's members but one that

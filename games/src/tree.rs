@@ -8,7 +8,7 @@ use std::collections::{HashMap, VecDeque};
 use std::ops::Range;
 
 use crate::error::{Error, Result};
-use crate::game::{ActionId, Game, PlayerId, State, Turn};
+use crate::game::{ActionId, Game, PlayerId, State, TensorShape, Turn};
 
 /// Global index of an information set (all players' infosets, grouped by player).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -84,6 +84,11 @@ pub struct GameTree {
     pub(crate) infoset_parent_seq: Vec<u32>,
     pub(crate) player_infosets: Vec<Range<usize>>,
     pub(crate) lookup: HashMap<String, InfosetId>,
+    /// The game's tensor shape, if it gives tensors.
+    pub(crate) tensor_shape: Option<TensorShape>,
+    /// `[infoset × tensor size]`: the acting player's tensor at each infoset, written once
+    /// at the infoset's first node (empty without a tensor shape).
+    pub(crate) tensors: Vec<f32>,
 }
 
 struct Pending<S> {
@@ -98,6 +103,7 @@ struct RawInfoset {
     player: u32,
     legal: Vec<ActionId>,
     parent_seq: u32,
+    tensor: Vec<f32>,
 }
 
 /// Histories of `game` counted along the first outcome of every chance node, its subtree
@@ -209,7 +215,10 @@ impl GameTree {
             infoset_parent_seq: Vec::new(),
             player_infosets: Vec::new(),
             lookup: HashMap::new(),
+            tensor_shape: game.tensor_shape(),
+            tensors: Vec::new(),
         };
+        let tensor_size = t.tensor_shape.as_ref().map_or(0, TensorShape::size);
         // Sequences are numbered in discovery order while building: infoset `i` (discovery
         // order) owns `seq_base[i]..seq_base[i] + |legal|`; empty sequences are marked with
         // `EMPTY - player` and resolved at the end.
@@ -287,11 +296,16 @@ impl GameTree {
                             raw_lookup.insert(key.clone(), i);
                             seq_base.push(next_seq);
                             next_seq += legal.len() as u32;
+                            let mut tensor = vec![0.0; tensor_size];
+                            if tensor_size > 0 {
+                                state.write_tensor(PlayerId(p), &mut tensor);
+                            }
                             raw.push(RawInfoset {
                                 key,
                                 player: p as u32,
                                 legal: legal.clone(),
                                 parent_seq: seqs[p],
+                                tensor,
                             });
                             i
                         }
@@ -351,6 +365,7 @@ impl GameTree {
             t.infoset_key.push(r.key.clone());
             t.infoset_player.push(r.player);
             t.infoset_parent_seq.push(remap(r.parent_seq));
+            t.tensors.extend_from_slice(&r.tensor);
         }
         for s in t.terminal_parent_seq.iter_mut() {
             *s = remap(*s);
@@ -434,6 +449,20 @@ impl GameTree {
     pub fn legal_actions(&self, infoset: InfosetId) -> &[ActionId] {
         let i = infoset.0;
         &self.legal_actions[self.legal_start[i] as usize..self.legal_start[i + 1] as usize]
+    }
+    /// The game's tensor shape ([`Game::tensor_shape`]), if it gives tensors.
+    pub fn tensor_shape(&self) -> Option<&TensorShape> {
+        self.tensor_shape.as_ref()
+    }
+    /// The acting player's tensor at an infoset (flattened), if the game gives tensors.
+    pub fn infoset_tensor(&self, infoset: InfosetId) -> Option<&[f32]> {
+        let d = self.tensor_shape.as_ref()?.size();
+        self.tensors.get(infoset.0 * d..(infoset.0 + 1) * d)
+    }
+    /// Every infoset's tensor, `[infosets × tensor size]` row-major in infoset order, if the
+    /// game gives tensors.
+    pub fn infoset_tensors(&self) -> Option<&[f32]> {
+        self.tensor_shape.as_ref().map(|_| self.tensors.as_slice())
     }
     /// The infoset with this information-state string.
     pub fn infoset_by_key(&self, key: &str) -> Option<InfosetId> {
