@@ -44,6 +44,26 @@ pub enum Error {
     /// Arrays whose shapes do not fit together.
     #[error("shape mismatch: {0}")]
     Shape(String),
+    /// Work that needs the game tree (exact values, tables) on a game whose tree was not built.
+    #[error("{what} needs the game tree of {game}, which was not built")]
+    NoTree {
+        /// The game string.
+        game: String,
+        /// What needed the tree.
+        what: String,
+    },
+    /// A policy of a match failed or answered garbage; `policy` is its index in the list the
+    /// evaluator was given.
+    #[error("policy {policy} ({kind}): {source}")]
+    PolicyFailed {
+        /// The policy's index in the evaluator's list.
+        policy: usize,
+        /// What the policy is made of ([`Policy::kind`](crate::Policy::kind)).
+        kind: String,
+        /// What went wrong.
+        #[source]
+        source: Box<Error>,
+    },
     /// A malformed Gambit `.nfg` file.
     #[error("malformed .nfg at line {line}: {reason}")]
     Nfg {

@@ -1,11 +1,15 @@
 //! `MatchEvaluator`: fills payoff-table entries by playing policies against each other,
 //! exactly (tree walk) or by sampling (CPU here, GPU in `metagame-cuda`), behind one trait.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
+use crate::arena::Arena;
 use crate::cutoff::Cutoff;
 use crate::error::{Error, Result};
 use crate::exact::expected_returns;
+use crate::policy::Policy;
 use crate::tabular_policy::TabularPolicy;
 use crate::tree::GameTree;
 
@@ -69,11 +73,13 @@ impl MatchTotals {
     }
 }
 
-/// Something that can evaluate matchups between tabular policies on a game tree.
+/// Something that can evaluate matchups between policies of any kind.
 ///
-/// Dyn-compatible so that configs can choose the backend at run time.
+/// Dyn-compatible so that configs can choose the backend at run time. An evaluator that
+/// needs the game tree (the exact one) or tables asks the arena for its tree and tabulates
+/// policies that are not tables ([`TabularPolicy::of`]).
 pub trait MatchEvaluator: Send + Sync {
-    /// Short stable name used in configs and reports ("exact", "cpu", "gpu").
+    /// Short stable name used in configs and reports ("exact", "cpu", "rollout", "gpu").
     fn name(&self) -> &'static str;
 
     /// Evaluate each matchup. Sampled evaluators play `episodes` episodes per matchup with
@@ -82,12 +88,13 @@ pub trait MatchEvaluator: Send + Sync {
     ///
     /// # Errors
     ///
-    /// A policy of another tree, a seat index out of range, a matchup with the wrong number
-    /// of seats, or a backend failure.
+    /// A table of another tree, a seat index out of range, a matchup with the wrong number
+    /// of seats, a policy that fails or answers garbage ([`Error::PolicyFailed`]), work that
+    /// needs a tree the arena lacks ([`Error::NoTree`]), or a backend failure.
     fn evaluate(
         &self,
-        tree: &GameTree,
-        policies: &[&TabularPolicy],
+        arena: Arena<'_>,
+        policies: &[&dyn Policy],
         matchups: &[Matchup],
         episodes: u64,
         seed: u64,
@@ -103,15 +110,33 @@ pub trait MatchEvaluator: Send + Sync {
     /// As [`evaluate`](MatchEvaluator::evaluate); [`Error::CutOff`].
     fn evaluate_until(
         &self,
-        tree: &GameTree,
-        policies: &[&TabularPolicy],
+        arena: Arena<'_>,
+        policies: &[&dyn Policy],
         matchups: &[Matchup],
         episodes: u64,
         seed: u64,
         cutoff: &Cutoff,
     ) -> Result<Vec<MatchTotals>> {
         let _ = cutoff;
-        self.evaluate(tree, policies, matchups, episodes, seed)
+        self.evaluate(arena, policies, matchups, episodes, seed)
+    }
+
+    /// [`evaluate`](MatchEvaluator::evaluate) of tables on their tree, the tabular loops'
+    /// case.
+    ///
+    /// # Errors
+    ///
+    /// As [`evaluate`](MatchEvaluator::evaluate).
+    fn evaluate_tables(
+        &self,
+        tree: &GameTree,
+        policies: &[&TabularPolicy],
+        matchups: &[Matchup],
+        episodes: u64,
+        seed: u64,
+    ) -> Result<Vec<MatchTotals>> {
+        let policies: Vec<&dyn Policy> = policies.iter().map(|&p| p as &dyn Policy).collect();
+        self.evaluate(Arena::tree(tree), &policies, matchups, episodes, seed)
     }
 }
 
@@ -141,6 +166,26 @@ pub fn check_matchups(tree: &GameTree, policies: &[&TabularPolicy], matchups: &[
     Ok(())
 }
 
+/// Every policy as a table over `tree` (borrowed where it is one, tabulated where not), a
+/// failure named by the policy's index.
+///
+/// # Errors
+///
+/// [`Error::PolicyFailed`] wrapping [`TabularPolicy::of`]'s error.
+pub fn tables<'a>(tree: &GameTree, policies: &[&'a dyn Policy]) -> Result<Vec<Cow<'a, TabularPolicy>>> {
+    policies
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            TabularPolicy::of(tree, *p).map_err(|source| Error::PolicyFailed {
+                policy: i,
+                kind: p.kind().to_string(),
+                source: Box::new(source),
+            })
+        })
+        .collect()
+}
+
 /// Exact expected returns by walking the tree (no sampling error).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ExactEvaluator;
@@ -152,14 +197,17 @@ impl MatchEvaluator for ExactEvaluator {
 
     fn evaluate(
         &self,
-        tree: &GameTree,
-        policies: &[&TabularPolicy],
+        arena: Arena<'_>,
+        policies: &[&dyn Policy],
         matchups: &[Matchup],
         _episodes: u64,
         _seed: u64,
     ) -> Result<Vec<MatchTotals>> {
         use rayon::prelude::*;
-        check_matchups(tree, policies, matchups)?;
+        let tree = arena.need_tree("exact evaluation")?;
+        let tables = tables(tree, policies)?;
+        let policies: Vec<&TabularPolicy> = tables.iter().map(|t| t.as_ref()).collect();
+        check_matchups(tree, &policies, matchups)?;
         matchups
             .par_iter()
             .map(|m| {

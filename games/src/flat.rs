@@ -288,6 +288,39 @@ impl FlatTree {
     }
 }
 
+/// The partial sums of one block from its episodes' returns (`[episodes × num_players]` in
+/// episode order, at most [`EPISODES_PER_BLOCK`] episodes), lane by lane and reduced pairwise
+/// exactly as [`FlatTree::block_partial`] sums the episodes it plays: what lets other
+/// samplers (the rollout evaluator) give the same totals for the same outcomes.
+///
+/// # Panics
+///
+/// If `returns` holds more than a block of episodes or `out` is not `2 * num_players` long.
+pub(crate) fn reduce_block(returns: &[f64], num_players: usize, out: &mut [f64]) {
+    let np = num_players;
+    assert!(returns.len() <= EPISODES_PER_BLOCK as usize * np && out.len() == 2 * np);
+    let mut lanes = vec![0.0; 2 * np * LANES_PER_BLOCK];
+    for (e, u) in returns.chunks_exact(np.max(1)).enumerate() {
+        let t = e / EPISODES_PER_LANE as usize;
+        for (p, &x) in u.iter().enumerate() {
+            lanes[p * LANES_PER_BLOCK + t] += x;
+            lanes[(np + p) * LANES_PER_BLOCK + t] += x * x;
+        }
+    }
+    let mut s = LANES_PER_BLOCK / 2;
+    while s > 0 {
+        for row in lanes.chunks_exact_mut(LANES_PER_BLOCK) {
+            for t in 0..s {
+                row[t] += row[t + s];
+            }
+        }
+        s /= 2;
+    }
+    for (o, row) in out.iter_mut().zip(lanes.chunks_exact(LANES_PER_BLOCK)) {
+        *o = row[0];
+    }
+}
+
 /// Add block partials (`[blocks × 2 * num_players]`, block order) into a matchup's totals,
 /// left to right from 0.
 ///

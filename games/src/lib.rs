@@ -33,6 +33,7 @@
 //! ```
 
 mod aggregate;
+mod arena;
 mod cutoff;
 mod error;
 mod evaluator;
@@ -53,6 +54,7 @@ pub mod philox;
 mod policy;
 mod pure_strategies;
 pub mod registry;
+mod rollout;
 mod sampled;
 pub mod sequence_form;
 mod tabular_policy;
@@ -63,9 +65,10 @@ mod tic_tac_toe;
 mod tree;
 
 pub use aggregate::{MixtureSum, aggregate, aggregate_into};
+pub use arena::Arena;
 pub use cutoff::Cutoff;
 pub use error::{Error, Result};
-pub use evaluator::{ExactEvaluator, MatchEvaluator, MatchTotals, Matchup, check_matchups};
+pub use evaluator::{ExactEvaluator, MatchEvaluator, MatchTotals, Matchup, check_matchups, tables};
 pub use exact::{
     NashConvReport, TIE_TOLERANCE, TieBreak, best_response, best_response_to_mixture, best_response_with,
     expected_returns, exploitability, nash_conv, nash_conv_report,
@@ -80,6 +83,7 @@ pub use normal_form::{DeviationPayoffs, NormalFormGame, extremes, transposed_pro
 pub use policy::{Decisions, Policy, Uniform, check_probabilities};
 pub use pure_strategies::{MAX_PURE_PROFILES, num_pure_strategies, pure_strategy};
 pub use registry::{AnyGame, AnyState};
+pub use rollout::{MixedMatchup, RolloutEvaluator, SEAT_DRAWS};
 pub use sampled::{MAX_EPISODES, SampledEvaluator};
 pub use sequence_form::{RealizationPlan, SequenceId, reach_probabilities};
 pub use tabular_policy::{ROW_SUM_TOLERANCE, TabularPolicy};

@@ -3,12 +3,15 @@
 
 use rayon::prelude::*;
 
+use crate::arena::Arena;
 use crate::cutoff::Cutoff;
 use crate::error::{Error, Result};
-use crate::evaluator::{MatchEvaluator, MatchTotals, Matchup};
+use crate::evaluator::{MatchEvaluator, MatchTotals, Matchup, tables};
 use crate::flat::{FlatTree, policy_cum_table};
+use crate::policy::Policy;
+use crate::rollout::RolloutEvaluator;
 use crate::tabular_policy::TabularPolicy;
-use crate::tree::GameTree;
+use crate::tree::{GameTree, NodeKind};
 
 /// The most episodes any one count may ask for (per payoff entry, league round or learned
 /// response): 10^12, about a day and a half of one matchup at the 8.5 million Leduc episodes
@@ -40,8 +43,8 @@ pub const MAX_EPISODES: u64 = 1_000_000_000_000;
 /// let tree = GameTree::build(&registry::load("kuhn_poker")?)?;
 /// let uniform = TabularPolicy::uniform(&tree);
 /// let matchups = [Matchup { seats: vec![0, 0] }];
-/// let sampled = SampledEvaluator::new().evaluate(&tree, &[&uniform], &matchups, 10_000, 7)?;
-/// let exact = ExactEvaluator.evaluate(&tree, &[&uniform], &matchups, 0, 0)?;
+/// let sampled = SampledEvaluator::new().evaluate_tables(&tree, &[&uniform], &matchups, 10_000, 7)?;
+/// let exact = ExactEvaluator.evaluate_tables(&tree, &[&uniform], &matchups, 0, 0)?;
 /// assert_eq!(sampled[0].episodes, 10_000);
 /// assert!((sampled[0].mean()[0] - exact[0].sums[0]).abs() < 4.0 * sampled[0].stderr()[0]);
 /// # Ok::<(), metagame_games::Error>(())
@@ -239,6 +242,11 @@ impl RunningTotals {
     }
 }
 
+/// The `cpu` evaluator takes the fastest sampled path for the policies it is given: on a
+/// tree, tables on the flat tree (policies that are not tables tabulated first, when their
+/// information sets are fewer than the decisions the rollouts would ask them); otherwise the
+/// [`RolloutEvaluator`] (on the tree's nodes, or on the game's states where no tree was
+/// built). With tables on a tree both paths give the same totals bit for bit.
 impl MatchEvaluator for SampledEvaluator {
     fn name(&self) -> &'static str {
         "cpu"
@@ -246,27 +254,80 @@ impl MatchEvaluator for SampledEvaluator {
 
     fn evaluate(
         &self,
-        tree: &GameTree,
-        policies: &[&TabularPolicy],
+        arena: Arena<'_>,
+        policies: &[&dyn Policy],
         matchups: &[Matchup],
         episodes: u64,
         seed: u64,
     ) -> Result<Vec<MatchTotals>> {
-        self.evaluate_flat(tree, &FlatTree::new(tree), policies, matchups, episodes, seed)
+        self.evaluate_until(arena, policies, matchups, episodes, seed, &Cutoff::never())
     }
 
     /// Checks `cutoff` between chunks of 256 blocks per thread.
     fn evaluate_until(
         &self,
-        tree: &GameTree,
-        policies: &[&TabularPolicy],
+        arena: Arena<'_>,
+        policies: &[&dyn Policy],
         matchups: &[Matchup],
         episodes: u64,
         seed: u64,
         cutoff: &Cutoff,
     ) -> Result<Vec<MatchTotals>> {
-        self.totals(tree, &FlatTree::new(tree), policies, matchups, 0, episodes, seed, cutoff)
+        match arena.game_tree() {
+            Some(tree) if tabulating_pays(tree, policies, matchups.len() as u64 * episodes) => {
+                let tables = tables(tree, policies)?;
+                let refs: Vec<&TabularPolicy> = tables.iter().map(|t| t.as_ref()).collect();
+                self.totals(tree, &FlatTree::new(tree), &refs, matchups, 0, episodes, seed, cutoff)
+            }
+            _ => {
+                let rollouts = RolloutEvaluator::new().with_threads(self.threads.unwrap_or(0));
+                rollouts.evaluate_until(arena, policies, matchups, episodes, seed, cutoff)
+            }
+        }
     }
+}
+
+/// True when tabulating the policies that are not tables over `tree` asks them fewer
+/// decisions than `episodes` rollouts would (counted at uniform play's mean number of
+/// decisions per episode).
+pub(crate) fn tabulating_pays(tree: &GameTree, policies: &[&dyn Policy], episodes: u64) -> bool {
+    let untabled = policies.iter().filter(|p| p.as_tabular().is_none()).count();
+    if untabled == 0 {
+        return true;
+    }
+    let tabulation = (untabled * tree.num_infosets()) as f64;
+    tabulation <= episodes as f64 * mean_decisions(tree)
+}
+
+/// The expected number of decisions in an episode of uniform play on `tree`.
+///
+/// # Complexity
+///
+/// O(nodes).
+pub(crate) fn mean_decisions(tree: &GameTree) -> f64 {
+    let mut reach = vec![0.0; tree.num_nodes()];
+    let mut total = 0.0;
+    reach[0] = 1.0;
+    for node in 0..tree.num_nodes() {
+        let r = reach[node];
+        let children = tree.children(node);
+        match tree.node_kind(node) {
+            NodeKind::Terminal => {}
+            NodeKind::Chance => {
+                for c in children {
+                    reach[c] = r * tree.chance_prob(c);
+                }
+            }
+            NodeKind::Decision => {
+                total += r;
+                let share = r / children.len() as f64;
+                for c in children {
+                    reach[c] = share;
+                }
+            }
+        }
+    }
+    total
 }
 
 impl SampledEvaluator {
@@ -354,18 +415,24 @@ mod tests {
             let refs: Vec<&TabularPolicy> = pols.iter().collect();
             let ms = all_matchups(tree.num_players(), refs.len());
             let episodes = 3 * crate::flat::EPISODES_PER_BLOCK + 123;
-            let one =
-                on_threads(1, || SampledEvaluator::new().evaluate(&tree, &refs, &ms, episodes, 42).unwrap());
-            let own =
-                SampledEvaluator::new().with_threads(3).evaluate(&tree, &refs, &ms, episodes, 42).unwrap();
+            let one = on_threads(1, || {
+                SampledEvaluator::new().evaluate_tables(&tree, &refs, &ms, episodes, 42).unwrap()
+            });
+            let own = SampledEvaluator::new()
+                .with_threads(3)
+                .evaluate_tables(&tree, &refs, &ms, episodes, 42)
+                .unwrap();
             assert_eq!(one, own, "{game}");
-            let two =
-                on_threads(2, || SampledEvaluator::new().evaluate(&tree, &refs, &ms, episodes, 42).unwrap());
-            let four =
-                on_threads(4, || SampledEvaluator::new().evaluate(&tree, &refs, &ms, episodes, 42).unwrap());
+            let two = on_threads(2, || {
+                SampledEvaluator::new().evaluate_tables(&tree, &refs, &ms, episodes, 42).unwrap()
+            });
+            let four = on_threads(4, || {
+                SampledEvaluator::new().evaluate_tables(&tree, &refs, &ms, episodes, 42).unwrap()
+            });
             assert_eq!(one, two, "{game}");
             assert_eq!(one, four, "{game}");
-            let other_seed = SampledEvaluator::new().evaluate(&tree, &refs, &ms, episodes, 43).unwrap();
+            let other_seed =
+                SampledEvaluator::new().evaluate_tables(&tree, &refs, &ms, episodes, 43).unwrap();
             assert_ne!(one, other_seed, "{game}");
         }
     }
@@ -377,8 +444,8 @@ mod tests {
             let pols = [random_policy(&tree, 3), random_policy(&tree, 4)];
             let refs: Vec<&TabularPolicy> = pols.iter().collect();
             let ms = all_matchups(tree.num_players(), refs.len());
-            let exact = ExactEvaluator.evaluate(&tree, &refs, &ms, 0, 0).unwrap();
-            let sampled = SampledEvaluator::new().evaluate(&tree, &refs, &ms, 200_000, 5).unwrap();
+            let exact = ExactEvaluator.evaluate_tables(&tree, &refs, &ms, 0, 0).unwrap();
+            let sampled = SampledEvaluator::new().evaluate_tables(&tree, &refs, &ms, 200_000, 5).unwrap();
             for (e, s) in exact.iter().zip(&sampled) {
                 assert_eq!(s.episodes, 200_000);
                 for p in 0..tree.num_players() {
@@ -399,10 +466,10 @@ mod tests {
         let tree = GameTree::build(&registry::load("matrix_pd").unwrap()).unwrap();
         let first = TabularPolicy::first_action(&tree);
         let t = SampledEvaluator::new()
-            .evaluate(&tree, &[&first], &[Matchup { seats: vec![0, 0] }], 1000, 1)
+            .evaluate_tables(&tree, &[&first], &[Matchup { seats: vec![0, 0] }], 1000, 1)
             .unwrap();
         let exact =
-            ExactEvaluator.evaluate(&tree, &[&first], &[Matchup { seats: vec![0, 0] }], 0, 0).unwrap();
+            ExactEvaluator.evaluate_tables(&tree, &[&first], &[Matchup { seats: vec![0, 0] }], 0, 0).unwrap();
         assert_eq!(t[0].mean(), exact[0].sums);
         assert_eq!(t[0].stderr(), vec![0.0, 0.0]);
     }
@@ -413,18 +480,23 @@ mod tests {
         let uniform = TabularPolicy::uniform(&tree);
         assert!(
             SampledEvaluator::new()
-                .evaluate(&tree, &[&uniform], &[Matchup { seats: vec![0, 1] }], 10, 0)
+                .evaluate_tables(&tree, &[&uniform], &[Matchup { seats: vec![0, 1] }], 10, 0)
                 .is_err()
         );
         assert!(
             SampledEvaluator::new()
-                .evaluate(&tree, &[&uniform], &[Matchup { seats: vec![0] }], 10, 0)
+                .evaluate_tables(&tree, &[&uniform], &[Matchup { seats: vec![0] }], 10, 0)
                 .is_err()
         );
         let mut broken = uniform.clone();
         broken.row_mut(crate::InfosetId(0)).fill(0.0);
-        let err =
-            SampledEvaluator::new().evaluate(&tree, &[&broken], &[Matchup { seats: vec![0, 0] }], 10, 0);
+        let err = SampledEvaluator::new().evaluate_tables(
+            &tree,
+            &[&broken],
+            &[Matchup { seats: vec![0, 0] }],
+            10,
+            0,
+        );
         assert!(matches!(err, Err(Error::BadPolicyRow { .. })), "{err:?}");
         let leduc = GameTree::build(&registry::load("leduc_poker").unwrap()).unwrap();
         assert!(
@@ -478,7 +550,7 @@ mod tests {
         for threads in [1, 2] {
             let t = SampledEvaluator::new()
                 .with_threads(threads)
-                .evaluate(&tree, &[&uniform, &skewed], &ms, episodes, 11)
+                .evaluate_tables(&tree, &[&uniform, &skewed], &ms, episodes, 11)
                 .unwrap();
             for (m, (sums, squares)) in t.iter().zip(&pinned) {
                 assert_eq!(m.sums.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), sums, "{threads} threads");
@@ -551,14 +623,24 @@ mod tests {
         let uniform = TabularPolicy::uniform(&tree);
         let ms = [Matchup { seats: vec![0, 0] }];
         let e = SampledEvaluator::new();
-        let cut = e.evaluate_until(&tree, &[&uniform], &ms, 10_000, 1, &Cutoff::at(Instant::now()));
+        let cut = e.evaluate_until(
+            Arena::tree(&tree),
+            &[&uniform as &dyn Policy],
+            &ms,
+            10_000,
+            1,
+            &Cutoff::at(Instant::now()),
+        );
         assert!(matches!(cut, Err(Error::CutOff)), "{cut:?}");
-        let whole = e.evaluate_until(&tree, &[&uniform], &ms, 10_000, 1, &Cutoff::never()).unwrap();
-        assert_eq!(whole, e.evaluate(&tree, &[&uniform], &ms, 10_000, 1).unwrap());
+        let whole = e
+            .evaluate_until(Arena::tree(&tree), &[&uniform as &dyn Policy], &ms, 10_000, 1, &Cutoff::never())
+            .unwrap();
+        assert_eq!(whole, e.evaluate_tables(&tree, &[&uniform], &ms, 10_000, 1).unwrap());
         // The cap's worth of episodes, cut 0.2 s in: it stops at the next chunk.
         let started = Instant::now();
         let deadline = Cutoff::at(started + Duration::from_millis(200));
-        let cut = e.evaluate_until(&tree, &[&uniform], &ms, MAX_EPISODES, 1, &deadline);
+        let cut =
+            e.evaluate_until(Arena::tree(&tree), &[&uniform as &dyn Policy], &ms, MAX_EPISODES, 1, &deadline);
         assert!(matches!(cut, Err(Error::CutOff)), "{cut:?}");
         assert!(started.elapsed() < Duration::from_secs(5), "stopped after {:?}", started.elapsed());
     }
@@ -568,7 +650,7 @@ mod tests {
         let tree = GameTree::build(&registry::load("kuhn_poker").unwrap()).unwrap();
         let uniform = TabularPolicy::uniform(&tree);
         let t = SampledEvaluator::new()
-            .evaluate(&tree, &[&uniform], &[Matchup { seats: vec![0, 0] }], 0, 0)
+            .evaluate_tables(&tree, &[&uniform], &[Matchup { seats: vec![0, 0] }], 0, 0)
             .unwrap();
         assert_eq!(t[0].episodes, 0);
         assert_eq!(t[0].sums, vec![0.0, 0.0]);
