@@ -23,7 +23,9 @@ fn leduc_uniform(c: &mut Criterion) {
             BenchmarkId::new("leduc_uniform_cpu", format!("{threads}t")),
             &threads,
             |b, _| {
-                b.iter(|| evaluator.evaluate(&tree, &[&uniform], &matchups, EPISODES, 7).expect("evaluates"))
+                b.iter(|| {
+                    evaluator.evaluate_tables(&tree, &[&uniform], &matchups, EPISODES, 7).expect("evaluates")
+                })
             },
         );
     }

@@ -30,8 +30,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 
     // Same seed, same totals (and the tree is uploaded here, outside the timed runs).
     let check = 1 << 22;
-    let g = gpu.evaluate(&tree, &policies, &matchups, check, 9)?;
-    let c = SampledEvaluator::new().evaluate(&tree, &policies, &matchups, check, 9)?;
+    let g = gpu.evaluate_tables(&tree, &policies, &matchups, check, 9)?;
+    let c = SampledEvaluator::new().evaluate_tables(&tree, &policies, &matchups, check, 9)?;
     if g != c {
         return Err(format!("GPU and CPU totals differ: {g:?} vs {c:?}").into());
     }
@@ -40,14 +40,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let cpu = SampledEvaluator::new().with_threads(2);
     let cpu_episodes = 1u64 << 23;
     let start = Instant::now();
-    cpu.evaluate(&tree, &policies, &matchups, cpu_episodes, 1)?;
+    cpu.evaluate_tables(&tree, &policies, &matchups, cpu_episodes, 1)?;
     let cpu_rate = cpu_episodes as f64 / start.elapsed().as_secs_f64();
 
     // Double the batch until one run takes a second (or 2^34 episodes).
     let mut episodes = 1u64 << 24;
     let gpu_rate = loop {
         let start = Instant::now();
-        let t = gpu.evaluate(&tree, &policies, &matchups, episodes, 1)?;
+        let t = gpu.evaluate_tables(&tree, &policies, &matchups, episodes, 1)?;
         let seconds = start.elapsed().as_secs_f64();
         assert_eq!(t[0].episodes, episodes);
         if seconds >= 1.0 || episodes >= 1 << 34 {

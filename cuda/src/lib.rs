@@ -29,7 +29,7 @@
 //! let uniform = TabularPolicy::uniform(&tree);
 //! match GpuEvaluator::new() {
 //!     Ok(gpu) => {
-//!         let totals = gpu.evaluate(&tree, &[&uniform], &[Matchup { seats: vec![0, 0] }], 100_000, 7)?;
+//!         let totals = gpu.evaluate_tables(&tree, &[&uniform], &[Matchup { seats: vec![0, 0] }], 100_000, 7)?;
 //!         assert_eq!(totals[0].episodes, 100_000);
 //!     }
 //!     Err(Error::NoDevice { .. }) => {} // no GPU here: nothing panics
@@ -42,7 +42,9 @@ use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use metagame_games::flat::{self, FlatTree, fold_block_partials, policy_cum_table};
-use metagame_games::{GameTree, MatchEvaluator, MatchTotals, Matchup, TabularPolicy, check_matchups};
+use metagame_games::{
+    Arena, GameTree, MatchEvaluator, MatchTotals, Matchup, Policy, TabularPolicy, check_matchups,
+};
 
 pub mod shim;
 
@@ -331,17 +333,22 @@ impl MatchEvaluator for GpuEvaluator {
 
     /// # Errors
     ///
-    /// Bad input as the games crate reports it; a CUDA failure as
-    /// [`metagame_games::Error::Backend`] with this crate's [`Error`] as its source.
+    /// Bad input as the games crate reports it ([`metagame_games::Error::NoTree`] for a game
+    /// whose tree was not built: the kernel walks the flat tree, policies that are not tables
+    /// tabulated first); a CUDA failure as [`metagame_games::Error::Backend`] with this
+    /// crate's [`Error`] as its source.
     fn evaluate(
         &self,
-        tree: &GameTree,
-        policies: &[&TabularPolicy],
+        arena: Arena<'_>,
+        policies: &[&dyn Policy],
         matchups: &[Matchup],
         episodes: u64,
         seed: u64,
     ) -> metagame_games::Result<Vec<MatchTotals>> {
-        self.evaluate_on_device(tree, policies, matchups, episodes, seed).map_err(|e| match e {
+        let tree = arena.need_tree("the GPU evaluator")?;
+        let tables = metagame_games::tables(tree, policies)?;
+        let policies: Vec<&TabularPolicy> = tables.iter().map(|t| t.as_ref()).collect();
+        self.evaluate_on_device(tree, &policies, matchups, episodes, seed).map_err(|e| match e {
             Error::Games(e) => e,
             other => metagame_games::Error::Backend { backend: "gpu", source: Box::new(other) },
         })

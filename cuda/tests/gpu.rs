@@ -18,8 +18,9 @@ fn compare(game: &str, episodes: u64, exact_sums: bool) {
     let matchups: Vec<Matchup> =
         (0..9).map(|i| Matchup { seats: (0..n).map(|p| (i / 3 + p * i) % 3).collect() }).collect();
     for seed in [0, 12345] {
-        let cpu_totals = SampledEvaluator::new().evaluate(&tree, &refs, &matchups, episodes, seed).unwrap();
-        let gpu_totals = gpu.evaluate(&tree, &refs, &matchups, episodes, seed).unwrap();
+        let cpu_totals =
+            SampledEvaluator::new().evaluate_tables(&tree, &refs, &matchups, episodes, seed).unwrap();
+        let gpu_totals = gpu.evaluate_tables(&tree, &refs, &matchups, episodes, seed).unwrap();
         for (m, (c, g)) in cpu_totals.iter().zip(&gpu_totals).enumerate() {
             assert_eq!(c.episodes, g.episodes);
             if exact_sums {
@@ -67,7 +68,7 @@ fn gpu_keeps_the_tree_between_calls_and_handles_many_launches() {
     let gpu = GpuEvaluator::new().unwrap();
     let u = TabularPolicy::uniform(&tree);
     let ms = vec![Matchup { seats: vec![0, 0] }; 300];
-    let a = gpu.evaluate(&tree, &[&u], &ms, 10_000_000, 1).unwrap();
-    let b = SampledEvaluator::new().evaluate(&tree, &[&u], &ms[..2], 10_000_000, 1).unwrap();
+    let a = gpu.evaluate_tables(&tree, &[&u], &ms, 10_000_000, 1).unwrap();
+    let b = SampledEvaluator::new().evaluate_tables(&tree, &[&u], &ms[..2], 10_000_000, 1).unwrap();
     assert_eq!(&a[..2], &b[..]);
 }

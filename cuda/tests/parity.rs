@@ -86,7 +86,7 @@ fn kernel_blocks_sum_exactly_like_the_cpu_evaluator() {
         ];
         // Two full blocks and a ragged third.
         let episodes = 2 * flat::EPISODES_PER_BLOCK + 1001;
-        let cpu = SampledEvaluator::new().evaluate(&tree, &refs, &matchups, episodes, 5).unwrap();
+        let cpu = SampledEvaluator::new().evaluate_tables(&tree, &refs, &matchups, episodes, 5).unwrap();
         let table = policy_cum_table(&tree, &refs, &matchups).unwrap();
         let s = flat.num_sequences();
         for (m, row) in table.chunks_exact(s).enumerate() {

@@ -1,8 +1,6 @@
 //! `PayoffTable`: the empirical meta-game, grown by rows and columns as members arrive.
 
-use metagame_games::{
-    Cutoff, GameTree, MatchEvaluator, MatchTotals, Matchup, NormalFormGame, PlayerId, TabularPolicy,
-};
+use metagame_games::{Arena, Cutoff, MatchEvaluator, MatchTotals, Matchup, NormalFormGame, PlayerId, Policy};
 use ndarray::{ArrayD, IxDyn};
 use serde::{Deserialize, Serialize};
 
@@ -211,9 +209,9 @@ impl PayoffTable {
     #[allow(clippy::too_many_arguments)]
     pub fn fill_missing(
         &mut self,
-        tree: &GameTree,
+        arena: Arena<'_>,
         evaluator: &dyn MatchEvaluator,
-        policies: &[&TabularPolicy],
+        policies: &[&dyn Policy],
         offsets: &[usize],
         episodes_per_entry: u64,
         seed: u64,
@@ -227,7 +225,8 @@ impl PayoffTable {
             .iter()
             .map(|profile| Matchup { seats: profile.iter().zip(offsets).map(|(&k, &o)| o + k).collect() })
             .collect();
-        let totals = evaluator.evaluate_until(tree, policies, &matchups, episodes_per_entry, seed, cutoff)?;
+        let totals =
+            evaluator.evaluate_until(arena, policies, &matchups, episodes_per_entry, seed, cutoff)?;
         let mut episodes = 0;
         for (profile, total) in missing.iter().zip(&totals) {
             if !total.exact {

@@ -73,7 +73,7 @@ fn evaluate_matchups(
                 seed,
             )
         } else {
-            ExactEvaluator.evaluate(&tree, &refs, &matchups, episodes, seed)
+            ExactEvaluator.evaluate_tables(&tree, &refs, &matchups, episodes, seed)
         }
     })?
     .map_err(value_error)?;
@@ -95,12 +95,18 @@ impl MatchEvaluator for PythonEvaluator {
 
     fn evaluate(
         &self,
-        tree: &GameTree,
-        policies: &[&TabularPolicy],
+        arena: metagame::games::Arena<'_>,
+        policies: &[&dyn metagame::games::Policy],
         matchups: &[Matchup],
         episodes: u64,
         seed: u64,
     ) -> metagame::games::Result<Vec<MatchTotals>> {
+        // The workers rebuild the tree and play tables: policies that are not tables are
+        // tabulated here.
+        let tree = arena.need_tree("distributed evaluation")?;
+        let tables = metagame::games::tables(tree, policies)?;
+        let policies: Vec<&TabularPolicy> = tables.iter().map(|t| t.as_ref()).collect();
+        let policies = policies.as_slice();
         metagame::games::check_matchups(tree, policies, matchups)?;
         let failed = |e: String| metagame::games::Error::Unsupported(format!("distributed evaluation: {e}"));
         Python::attach(|py| {

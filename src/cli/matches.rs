@@ -72,7 +72,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let entries = all_entries(policies.len(), tree.num_players())?;
 
     let start = Instant::now();
-    let totals = evaluator.evaluate(&tree, &refs, &entries, args.episodes, args.seed)?;
+    let totals = evaluator.evaluate_tables(&tree, &refs, &entries, args.episodes, args.seed)?;
     let seconds = start.elapsed().as_secs_f64();
     let exact = !kind.samples();
     let episodes_played: u64 = if exact { 0 } else { totals.iter().map(|t| t.episodes).sum() };

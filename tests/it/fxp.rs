@@ -162,8 +162,8 @@ impl MatchEvaluator for FailsOnce {
     }
     fn evaluate(
         &self,
-        tree: &GameTree,
-        policies: &[&TabularPolicy],
+        arena: metagame::games::Arena<'_>,
+        policies: &[&dyn metagame::games::Policy],
         matchups: &[Matchup],
         episodes: u64,
         seed: u64,
@@ -171,7 +171,7 @@ impl MatchEvaluator for FailsOnce {
         if self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == self.fail_at {
             return Err(metagame::games::Error::Unsupported("the backend went away".into()));
         }
-        metagame::games::ExactEvaluator.evaluate(tree, policies, matchups, episodes, seed)
+        metagame::games::ExactEvaluator.evaluate(arena, policies, matchups, episodes, seed)
     }
 }
 

@@ -254,14 +254,14 @@ impl metagame::games::MatchEvaluator for Counting {
     }
     fn evaluate(
         &self,
-        tree: &GameTree,
-        policies: &[&metagame::games::TabularPolicy],
+        arena: metagame::games::Arena<'_>,
+        policies: &[&dyn metagame::games::Policy],
         matchups: &[metagame::games::Matchup],
         episodes: u64,
         seed: u64,
     ) -> metagame::games::Result<Vec<metagame::games::MatchTotals>> {
         self.0.fetch_add(matchups.len(), std::sync::atomic::Ordering::SeqCst);
-        metagame::games::ExactEvaluator.evaluate(tree, policies, matchups, episodes, seed)
+        metagame::games::ExactEvaluator.evaluate(arena, policies, matchups, episodes, seed)
     }
 }
 
@@ -718,8 +718,8 @@ impl metagame::games::MatchEvaluator for FailsAt {
     }
     fn evaluate(
         &self,
-        tree: &GameTree,
-        policies: &[&metagame::games::TabularPolicy],
+        arena: metagame::games::Arena<'_>,
+        policies: &[&dyn metagame::games::Policy],
         matchups: &[metagame::games::Matchup],
         episodes: u64,
         seed: u64,
@@ -727,7 +727,7 @@ impl metagame::games::MatchEvaluator for FailsAt {
         if self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == self.fail_at {
             return Err(metagame::games::Error::Unsupported("the backend went away".into()));
         }
-        metagame::games::ExactEvaluator.evaluate(tree, policies, matchups, episodes, seed)
+        metagame::games::ExactEvaluator.evaluate(arena, policies, matchups, episodes, seed)
     }
 }
 

@@ -171,10 +171,10 @@ fn sampled_payoffs_agree_with_exact_and_stderr_shrinks_as_one_over_sqrt_episodes
     let f = TabularPolicy::first_action(&t);
     let policies = [&u, &f];
     let matchups = [metagame::games::Matchup { seats: vec![0, 1] }];
-    let exact = ExactEvaluator.evaluate(&t, &policies, &matchups, 0, 0).unwrap()[0].mean();
+    let exact = ExactEvaluator.evaluate_tables(&t, &policies, &matchups, 0, 0).unwrap()[0].mean();
     let eval = SampledEvaluator::new();
-    let small = &eval.evaluate(&t, &policies, &matchups, 4_000, 11).unwrap()[0];
-    let large = &eval.evaluate(&t, &policies, &matchups, 400_000, 11).unwrap()[0];
+    let small = &eval.evaluate_tables(&t, &policies, &matchups, 4_000, 11).unwrap()[0];
+    let large = &eval.evaluate_tables(&t, &policies, &matchups, 400_000, 11).unwrap()[0];
     for (p, want) in exact.iter().enumerate() {
         assert!((large.mean()[p] - want).abs() < 4.0 * large.stderr()[p]);
         let ratio = small.stderr()[p] / large.stderr()[p];

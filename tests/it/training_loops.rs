@@ -6,9 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use metagame::games::{
-    ExactEvaluator, GameTree, MatchEvaluator, MatchTotals, Matchup, PlayerId, TabularPolicy, registry,
-};
+use metagame::games::{ExactEvaluator, GameTree, MatchEvaluator, MatchTotals, Matchup, PlayerId, registry};
 use metagame::populations::{
     ExactBestResponse, Oracle, Psro, PsroConfig, Response, ResponseRequest, RunLimits, StopReason,
     TrainingStats, run_loop,
@@ -193,8 +191,8 @@ impl MatchEvaluator for FailsAt {
     }
     fn evaluate(
         &self,
-        tree: &GameTree,
-        policies: &[&TabularPolicy],
+        arena: metagame::games::Arena<'_>,
+        policies: &[&dyn metagame::games::Policy],
         matchups: &[Matchup],
         episodes: u64,
         seed: u64,
@@ -202,7 +200,7 @@ impl MatchEvaluator for FailsAt {
         if self.calls.fetch_add(1, Ordering::SeqCst) == self.fail_at {
             return Err(metagame::games::Error::Unsupported("the backend went away".into()));
         }
-        ExactEvaluator.evaluate(tree, policies, matchups, episodes, seed)
+        ExactEvaluator.evaluate(arena, policies, matchups, episodes, seed)
     }
 }
 

@@ -75,9 +75,9 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use metagame_games::{
-    ExactEvaluator, GameTree, InfosetId, MatchEvaluator, Matchup, NormalFormGame, PlayerId, TabularPolicy,
-    Teams, aggregate, aggregate_into, best_response_to_mixture, expected_returns, nash_conv_report,
-    team_nash_conv,
+    Arena, ExactEvaluator, GameTree, InfosetId, MatchEvaluator, Matchup, NormalFormGame, PlayerId, Policy,
+    TabularPolicy, Teams, aggregate, aggregate_into, best_response_to_mixture, expected_returns,
+    nash_conv_report, team_nash_conv,
 };
 use metagame_solvers::MetaSolver;
 use ndarray::Array2;
@@ -684,9 +684,10 @@ impl<'t> Fxp<'t> {
             .iter()
             .map(|e| Matchup { seats: (0..n).map(|p| e[self.teams.side_of(PlayerId(p))]).collect() })
             .collect();
+        let policies: Vec<&dyn Policy> = policies.iter().map(|&p| p as &dyn Policy).collect();
         let totals = self.evaluator.evaluate_until(
-            self.tree,
-            policies,
+            Arena::tree(self.tree),
+            &policies,
             &matchups,
             Self::EPISODES_PER_ENTRY,
             seed,

@@ -23,7 +23,8 @@
 use std::time::Instant;
 
 use metagame_games::{
-    GameTree, InfosetId, MatchEvaluator, NodeKind, NormalFormGame, PlayerId, TabularPolicy, aggregate_into,
+    Arena, GameTree, InfosetId, MatchEvaluator, NodeKind, NormalFormGame, PlayerId, Policy, TabularPolicy,
+    aggregate_into,
 };
 use metagame_solvers::{Copies, MetaSolver, Solution, SolverMemory};
 use serde::{Deserialize, Serialize};
@@ -707,15 +708,23 @@ impl<'t> Psro<'t> {
         policies: &[Vec<&TabularPolicy>],
         iteration: usize,
     ) -> Result<(usize, u64)> {
-        let mut flat: Vec<&TabularPolicy> = Vec::new();
+        let mut flat: Vec<&dyn Policy> = Vec::new();
         let mut offsets = Vec::with_capacity(policies.len());
         for list in policies {
             offsets.push(flat.len());
-            flat.extend(list.iter().copied());
+            flat.extend(list.iter().map(|&p| p as &dyn Policy));
         }
         let seed = iteration_seed(self.config.seed, iteration);
         let episodes = self.config.episodes_per_entry;
-        table.fill_missing(self.tree, self.evaluator.as_ref(), &flat, &offsets, episodes, seed, &self.cutoff)
+        table.fill_missing(
+            Arena::tree(self.tree),
+            self.evaluator.as_ref(),
+            &flat,
+            &offsets,
+            episodes,
+            seed,
+            &self.cutoff,
+        )
     }
 
     /// The meta-solve of `meta_game` (one strategy per member) as the meta-game of one

@@ -78,7 +78,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use metagame_games::{
-    ExactEvaluator, GameTree, MatchEvaluator, Matchup, MixtureSum, NormalFormGame, PlayerId, TabularPolicy,
+    Arena, ExactEvaluator, GameTree, MatchEvaluator, Matchup, MixtureSum, NormalFormGame, PlayerId, Policy,
+    TabularPolicy,
 };
 use metagame_learners::{
     Critic, Learner, MinimaxConfig, MinimaxShaping, OpponentSampler, QLearner, QLearnerState,
@@ -1516,8 +1517,9 @@ impl<'t> League<'t> {
                 .flat_map(|&(i, j)| [Matchup { seats: vec![i, j] }, Matchup { seats: vec![j, i] }])
                 .collect();
             let seed = self.config.seed ^ (round as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            let policies: Vec<&dyn Policy> = policies.iter().map(|&p| p as &dyn Policy).collect();
             let totals = self.evaluator.evaluate_until(
-                play,
+                Arena::tree(play),
                 &policies,
                 &matchups,
                 self.config.episodes_per_entry,
