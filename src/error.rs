@@ -55,6 +55,20 @@ pub enum Error {
         /// Why (e.g. the backend's error).
         source: BoxError,
     },
+    /// Work that needs a game's tree, on a game whose tree passes the node limit.
+    #[error(
+        "{what} needs the game tree of {game}, which has {size}: more than the limit of {limit} nodes (raise it with --max-nodes, or max_nodes in a config)"
+    )]
+    TreeTooLarge {
+        /// What needed the tree.
+        what: String,
+        /// The game string.
+        game: String,
+        /// Its size, exact or estimated, as text.
+        size: String,
+        /// The node limit.
+        limit: u64,
+    },
     /// Bad game input.
     #[error(transparent)]
     Game(#[from] metagame_games::Error),

@@ -49,6 +49,7 @@ mod error;
 mod experiment;
 mod fields;
 mod history_log;
+mod loaded_game;
 mod loops;
 #[cfg(feature = "plots")]
 pub mod plots;
@@ -63,6 +64,7 @@ pub use driver::{META_GAME_FILE, REFRESH_EVERY, REPORT_FILE, RunOptions};
 pub use error::{BoxError, Error, Result};
 pub use experiment::{run_experiment, run_experiment_on, run_experiment_with};
 pub use history_log::{HISTORY_FILE, HistoryMark};
+pub use loaded_game::LoadedGame;
 // Every loop's section and the `Algorithm` / `AlgorithmConfig` the `loops!` list makes.
 pub use loops::*;
 pub use registry::{EvaluatorName, LearnerSettings, MetaSolverName, OracleName};

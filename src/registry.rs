@@ -6,7 +6,8 @@
 //! |---|---|
 //! | meta-solver | `uniform`, `nash`, `lp`, `lemke-howson`, `support-enumeration`, `vertex-enumeration`, `fictitious-play`, `rm`, `rm+`, `hedge`, `replicator`, `prd`, `alpha-rank`, `ce`, `cce`, `logit` |
 //! | oracle | `exact-br`, `exact-br-trembling`, `q-learning`, `actor-critic`, `minimax-q` |
-//! | evaluator | `exact`, `cpu`, `gpu` |
+//! | evaluator | `exact`, `cpu`, `gpu`, `rollout` |
+//! | policy | `uniform`, `first-action`, `minimax`, `FILE.json` (an OpenSpiel tabular policy) |
 //!
 //! # Examples
 //!
@@ -23,7 +24,10 @@
 use std::fmt;
 use std::str::FromStr;
 
-use metagame_games::{ExactEvaluator, GameTree, MatchEvaluator, SampledEvaluator};
+use metagame_games::{
+    Arena, ExactEvaluator, FirstAction, GameTree, MatchEvaluator, Policy, RolloutEvaluator, SampledEvaluator,
+    TabularPolicy,
+};
 use metagame_learners::{
     ActorCritic, ActorCriticConfig, Learner, MinimaxConfig, MinimaxExploiter, QLearner, QLearningConfig,
     Start, ValueTable,
@@ -459,11 +463,15 @@ pub enum EvaluatorName {
     Cpu,
     /// Sampled episodes on a CUDA GPU (feature `cuda`); the same outcomes as `cpu`.
     Gpu,
+    /// Batched rollouts on the game's states (or its tree's nodes, where built), whatever the
+    /// policies; `cpu` takes this path itself where it is the faster one.
+    Rollout,
 }
 
 impl EvaluatorName {
     /// Every evaluator.
-    pub const ALL: &[EvaluatorName] = &[EvaluatorName::Exact, EvaluatorName::Cpu, EvaluatorName::Gpu];
+    pub const ALL: &[EvaluatorName] =
+        &[EvaluatorName::Exact, EvaluatorName::Cpu, EvaluatorName::Gpu, EvaluatorName::Rollout];
 
     /// The name.
     pub fn as_str(self) -> &'static str {
@@ -471,6 +479,7 @@ impl EvaluatorName {
             EvaluatorName::Exact => "exact",
             EvaluatorName::Cpu => "cpu",
             EvaluatorName::Gpu => "gpu",
+            EvaluatorName::Rollout => "rollout",
         }
     }
     /// True for the evaluators that sample episodes (and read `episodes_per_entry`).
@@ -488,6 +497,7 @@ impl EvaluatorName {
             EvaluatorName::Exact => Box::new(ExactEvaluator),
             EvaluatorName::Cpu => Box::new(SampledEvaluator::new()),
             EvaluatorName::Gpu => gpu_evaluator()?,
+            EvaluatorName::Rollout => Box::new(RolloutEvaluator::new()),
         })
     }
 }
@@ -510,6 +520,88 @@ fn gpu_evaluator() -> Result<Box<dyn MatchEvaluator>> {
         source: "no CUDA device: this build has no cuda feature (cargo build --release --features cuda)"
             .into(),
     })
+}
+
+/// A kind of policy that commands and configs name: by a word, or by a file they read.
+struct PolicyKind {
+    info: Registered,
+    /// Whether a policy spec (a word or a path) is of this kind.
+    names: fn(&str) -> bool,
+    /// The policy for `arena`.
+    read: fn(Arena<'_>, &str) -> Result<Box<dyn Policy>>,
+}
+
+/// The tree for a policy kind that needs one, or the error saying so.
+fn tree_for<'a>(arena: Arena<'a>, spec: &str) -> Result<&'a GameTree> {
+    Ok(arena.need_tree(&format!("policy `{spec}`"))?)
+}
+
+/// The one list of policy kinds, in the order a spec is tried against them.
+const POLICY_KINDS: &[PolicyKind] = &[
+    PolicyKind {
+        info: Registered {
+            name: "uniform",
+            about: "uniform over the legal actions (a table where the tree is built)",
+        },
+        names: |spec| spec == "uniform",
+        read: |arena, _| {
+            Ok(match arena.game_tree() {
+                Some(tree) => Box::new(TabularPolicy::uniform(tree)),
+                None => Box::new(metagame_games::Uniform),
+            })
+        },
+    },
+    PolicyKind {
+        info: Registered { name: "first-action", about: "always the lowest legal action" },
+        names: |spec| spec == "first-action",
+        read: |arena, _| {
+            Ok(match arena.game_tree() {
+                Some(tree) => Box::new(TabularPolicy::first_action(tree)),
+                None => Box::new(FirstAction),
+            })
+        },
+    },
+    PolicyKind {
+        info: Registered {
+            name: "minimax",
+            about: "full-depth minimax (perfect-information games; needs the tree)",
+        },
+        names: |spec| spec == "minimax",
+        read: |arena, spec| Ok(Box::new(metagame_games::minimax_policy(tree_for(arena, spec)?)?)),
+    },
+    PolicyKind {
+        info: Registered {
+            name: "FILE.json",
+            about: "an OpenSpiel tabular policy (TabularPolicy.to_dict()); needs the tree",
+        },
+        names: |spec| spec.ends_with(".json"),
+        read: |arena, spec| {
+            let tree = tree_for(arena, spec)?;
+            Ok(Box::new(TabularPolicy::read_openspiel_json(tree, std::path::Path::new(spec))?))
+        },
+    },
+];
+
+/// Every policy kind.
+pub fn policy_kinds() -> impl Iterator<Item = Registered> {
+    POLICY_KINDS.iter().map(|k| k.info)
+}
+
+/// The policy a spec names, for `arena`: a word (`uniform`) or a file whose ending says its
+/// kind.
+///
+/// # Errors
+///
+/// [`Error::UnknownComponent`] for a spec of no kind; the kind's errors (a file that cannot
+/// be read or does not fit the game; work that needs a tree the arena lacks).
+pub fn policy(arena: Arena<'_>, spec: &str) -> Result<Box<dyn Policy>> {
+    let kind = POLICY_KINDS.iter().find(|k| (k.names)(spec)).ok_or_else(|| Error::UnknownComponent {
+        kind: "policy",
+        name: spec.to_string(),
+        known: POLICY_KINDS.iter().map(|k| k.info.name).collect::<Vec<_>>().join(", "),
+        hint: "",
+    })?;
+    (kind.read)(arena, spec)
 }
 
 /// `Display`, and serde through the name, for a registered name type.

@@ -101,6 +101,26 @@ impl Policy for Uniform {
     }
 }
 
+/// Always the first (lowest) legal action, on any game.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FirstAction;
+
+impl Policy for FirstAction {
+    fn probabilities(&self, decisions: &Decisions<'_>, mut out: ArrayViewMut2<'_, f32>) -> Result<()> {
+        check_batch(decisions, &out)?;
+        for (legal, mut row) in decisions.legal.rows().into_iter().zip(out.rows_mut()) {
+            row.fill(0.0);
+            if let Some(first) = legal.iter().position(|&l| l) {
+                row[first] = 1.0;
+            }
+        }
+        Ok(())
+    }
+    fn kind(&self) -> &str {
+        "first-action"
+    }
+}
+
 impl Policy for TabularPolicy {
     /// The rows of the batch's information sets, rounded to `f32`.
     ///

@@ -1,22 +1,23 @@
 //! `metagame matches --game SPEC --policies P1 P2 … [--episodes N] [--seed S]
-//! [--evaluator exact|cpu|gpu] [--json]`: the full payoff table among policies.
+//! [--evaluator exact|cpu|gpu|rollout] [--max-nodes N] [--json]`: the full payoff table among
+//! policies of any kind, on any game (by rollouts where its tree passes the node limit).
 
 use std::time::Instant;
 
 use anyhow::Context;
 use metagame::EvaluatorName;
-use metagame::games::{Game, GameTree, Matchup, TabularPolicy, registry};
+use metagame::games::{Game, Matchup, Policy};
 use serde_json::json;
 
-use super::outln;
+use super::{TreeLimit, outln};
 
 #[derive(clap::Args)]
 pub struct Args {
     /// OpenSpiel-style game string, e.g. `leduc_poker`.
     #[arg(long)]
     game: String,
-    /// Policies: `uniform`, `first-action`, `minimax`, or OpenSpiel tabular policy JSON files. Each plays
-    /// every seat; the table has one entry per joint choice (policies^players).
+    /// Policies: `uniform`, `first-action`, `minimax`, OpenSpiel tabular policy JSON files. Each
+    /// plays every seat; the table has one entry per joint choice (policies^players).
     #[arg(long, num_args = 1.., required = true, value_name = "POLICY")]
     policies: Vec<String>,
     /// Episodes per entry (sampled evaluators).
@@ -25,10 +26,13 @@ pub struct Args {
     /// Seed of the counter-based RNG: episode e of entry m draws from the stream (seed, m, e).
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// `exact`, `cpu` or `gpu` (`gpu`: build with `--features cuda`; the same outcomes as
-    /// `cpu`).
+    /// `exact` (needs the tree), `cpu` (sampled: tables on the tree where the tree is built and
+    /// tabulating pays, batched rollouts otherwise), `rollout` (batched rollouts always) or
+    /// `gpu` (build with `--features cuda`; the same outcomes as `cpu` on a tree).
     #[arg(long, default_value = "cpu")]
     evaluator: EvaluatorName,
+    #[command(flatten)]
+    limit: TreeLimit,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -60,19 +64,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if kind.samples() && args.episodes == 0 {
         anyhow::bail!("--episodes must be positive for the sampled evaluators");
     }
-    let game = registry::load(&args.game)?;
-    let tree = GameTree::build(&game).with_context(|| format!("building the tree of {}", args.game))?;
+    let loaded = args.limit.load(&args.game)?;
+    if kind == EvaluatorName::Exact {
+        loaded.tree("exact evaluation")?;
+    }
+    let (game, arena) = (loaded.game(), loaded.arena());
     let policies = args
         .policies
         .iter()
-        .map(|name| super::read_policy(&tree, name))
+        .map(|name| super::read_policy(arena, name))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let evaluator = kind.build()?;
-    let refs: Vec<&TabularPolicy> = policies.iter().collect();
-    let entries = all_entries(policies.len(), tree.num_players())?;
+    let refs: Vec<&dyn Policy> = policies.iter().map(|p| p.as_ref()).collect();
+    let entries = all_entries(policies.len(), game.num_players())?;
 
     let start = Instant::now();
-    let totals = evaluator.evaluate_tables(&tree, &refs, &entries, args.episodes, args.seed)?;
+    let totals = evaluator
+        .evaluate(arena, &refs, &entries, args.episodes, args.seed)
+        .map_err(|e| super::name_policy(e, &args.policies))?;
     let seconds = start.elapsed().as_secs_f64();
     let exact = !kind.samples();
     let episodes_played: u64 = if exact { 0 } else { totals.iter().map(|t| t.episodes).sum() };
@@ -93,6 +102,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .collect();
         super::print_json(&json!({
             "game": game.name(),
+            "tree": arena.game_tree().is_some(),
             "evaluator": evaluator.name(),
             "exact": exact,
             "policies": args.policies,
@@ -103,7 +113,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "episodes_per_second": episodes_per_second,
         }));
     } else {
-        outln!("game        {} ({} players)", game.name(), tree.num_players());
+        let played_on =
+            if arena.game_tree().is_some() { "its tree built" } else { "no tree: played on its states" };
+        outln!(
+            "game        {} ({} players; {}, {played_on})",
+            game.name(),
+            game.num_players(),
+            loaded.size()
+        );
         if exact {
             outln!("evaluator   exact (expected returns)");
         } else {

@@ -5,8 +5,10 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use anyhow::Context;
 use clap::{Parser, Subcommand};
-use metagame::games::{GameTree, TabularPolicy};
+use metagame::LoadedGame;
+use metagame::games::{Arena, GameTree, Policy, TabularPolicy};
 
 mod bench;
 mod config_example;
@@ -153,24 +155,56 @@ pub fn gap(x: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-/// A tabular policy of `tree`'s game: `uniform`, `first-action`, `minimax` (games of
-/// perfect information), or an OpenSpiel policy JSON file. A file none of whose information
-/// states the game has is named as a policy of another game.
-pub fn read_policy(tree: &GameTree, spec: &str) -> anyhow::Result<TabularPolicy> {
-    Ok(match spec {
-        "uniform" => TabularPolicy::uniform(tree),
-        "first-action" => TabularPolicy::first_action(tree),
-        "minimax" => anyhow::Context::context(metagame::games::minimax_policy(tree), "policy minimax")?,
-        file => TabularPolicy::read_openspiel_json(tree, Path::new(file)).map_err(|e| {
-            let unknown = matches!(e, metagame::games::Error::UnknownInfoState(_));
-            let what = if unknown && !shares_an_infoset(tree, Path::new(file)) {
-                format!("{file} is not a policy of {}", tree.name())
-            } else {
-                format!("reading policy {file}")
-            };
-            anyhow::Error::new(e).context(what)
-        })?,
+/// The node limit of the game trees a command builds (`--max-nodes`).
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct TreeLimit {
+    /// The most nodes of a game tree the command builds; a game past it is played by
+    /// rollouts on its states, and work that needs the tree says so. About 250 bytes a node.
+    #[arg(long, value_name = "N", default_value_t = GameTree::DEFAULT_MAX_NODES as u64)]
+    pub max_nodes: u64,
+}
+
+impl TreeLimit {
+    /// `spec`, its tree built where it fits the limit.
+    pub fn load(self, spec: &str) -> anyhow::Result<LoadedGame> {
+        Ok(LoadedGame::load(spec, self.max_nodes)?)
+    }
+}
+
+/// A policy of `arena`'s game, as the registry's policy kinds read it: `uniform`,
+/// `first-action`, `minimax` (games of perfect information), an OpenSpiel policy JSON file.
+/// A JSON file none of whose information states the game has is named as a policy of
+/// another game.
+pub fn read_policy(arena: Arena<'_>, spec: &str) -> anyhow::Result<Box<dyn Policy>> {
+    metagame::registry::policy(arena, spec).map_err(|e| {
+        let unknown = matches!(e, metagame::Error::Game(metagame::games::Error::UnknownInfoState(_)));
+        let what = match arena.game_tree() {
+            Some(tree) if unknown && !shares_an_infoset(tree, Path::new(spec)) => {
+                format!("{spec} is not a policy of {}", tree.name())
+            }
+            _ => format!("reading policy {spec}"),
+        };
+        anyhow::Error::new(e).context(what)
     })
+}
+
+/// A policy as a table over `tree` (read as [`read_policy`], tabulated when it is not one):
+/// for the commands that run the tabular algorithms.
+pub fn read_table(tree: &GameTree, spec: &str) -> anyhow::Result<TabularPolicy> {
+    let policy = read_policy(Arena::tree(tree), spec)?;
+    Ok(TabularPolicy::tabulate(tree, policy.as_ref()).with_context(|| format!("tabulating policy {spec}"))?)
+}
+
+/// An evaluator's error with the policy it names given by its spec.
+pub fn name_policy(e: metagame::games::Error, specs: &[String]) -> anyhow::Error {
+    let name = match &e {
+        metagame::games::Error::PolicyFailed { policy, .. } => specs.get(*policy).cloned(),
+        _ => None,
+    };
+    match name {
+        Some(spec) => anyhow::Error::new(e).context(format!("policy {spec}")),
+        None => e.into(),
+    }
 }
 
 /// True when the policy file has at least one of `tree`'s information states.

@@ -14,7 +14,7 @@ use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use metagame::LearnerSettings;
 use metagame::OracleName;
-use metagame::games::{Cutoff, GameTree, PlayerId, TabularPolicy, best_response, expected_returns, registry};
+use metagame::games::{Cutoff, GameTree, PlayerId, TabularPolicy, best_response, expected_returns};
 use metagame::learners::{OpponentSampler, ValueTable};
 use serde_json::json;
 
@@ -59,10 +59,12 @@ pub struct Args {
     /// Print one JSON object per point and a summary object instead of text.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    limit: super::TreeLimit,
 }
 
 fn read_policy(tree: &GameTree, spec: &str, what: &str) -> anyhow::Result<TabularPolicy> {
-    super::read_policy(tree, spec).with_context(|| format!("{what} {spec} (for {})", tree.name()))
+    super::read_table(tree, spec).with_context(|| format!("{what} {spec} (for {})", tree.name()))
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -86,8 +88,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             bail!("--out {}: the folder {} does not exist", path.display(), parent.display());
         }
     }
-    let game = registry::load(&args.game)?;
-    let tree = GameTree::build(&game).with_context(|| format!("building the tree of {}", args.game))?;
+    let loaded = args.limit.load(&args.game)?;
+    let tree = loaded.tree("a learned response (tabular learners)")?;
     let n = tree.num_players();
     if args.seat >= n {
         bail!("--seat {} does not exist in {} ({n} players: 0..{})", args.seat, args.game, n - 1);
