@@ -320,6 +320,12 @@ OpenSpiel's CFR and NashConv walk):
   For `leduc_poker(players=3)` OpenSpiel's Python best response is skipped (too
   slow on 1.8 M histories): `nash_conv`, `best_response_values` and
   `player_improvements` are null, the C++ values are there.
+* `connect_four_playouts.json`: written by `benches/peers/make_connect_four_fixture.py`
+  (same venv), not by `make_fixtures.py`: `connect_four` has no tree to walk, so the file
+  holds 100 random games OpenSpiel played (numpy `default_rng(0)`), then two draws
+  and a game won with the 42nd stone from the same stream, with each state's
+  player, legal actions, information-state string, `str(state)` and observation
+  tensor; the script's docstring describes the fields.
 
 ## Tree sizes
 

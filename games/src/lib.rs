@@ -5,7 +5,7 @@
 //!
 //! - [`Game`] / [`State`]: n-player turn-based games with chance and imperfect information,
 //!   following OpenSpiel's contracts; information-state strings are OpenSpiel's, so policies
-//!   can be exchanged with it. Games: [`KuhnPoker`], [`LeducPoker`], and any
+//!   can be exchanged with it. Games: [`KuhnPoker`], [`LeducPoker`], [`ConnectFour`], and any
 //!   [`NormalFormGame`] as a one-shot [`MatrixGame`]; [`registry::games`] lists every
 //!   registered game with its parameters, and [`registry::load`] takes OpenSpiel-style
 //!   strings (`kuhn_poker(players=3)`).
@@ -34,6 +34,7 @@
 
 mod aggregate;
 mod arena;
+mod connect_four;
 mod cutoff;
 mod error;
 mod evaluator;
@@ -67,6 +68,7 @@ mod tree_size;
 
 pub use aggregate::{MixtureSum, aggregate, aggregate_into};
 pub use arena::Arena;
+pub use connect_four::{ConnectFour, ConnectFourState};
 pub use cutoff::Cutoff;
 pub use error::{Error, Result};
 pub use evaluator::{ExactEvaluator, MatchEvaluator, MatchTotals, Matchup, check_matchups, tables};

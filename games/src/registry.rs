@@ -126,6 +126,7 @@ registry! {
     Goofspiel(crate::goofspiel::Goofspiel),
     TicTacToe(crate::tic_tac_toe::TicTacToe),
     TeamRps(crate::team_rps::TeamRps),
+    ConnectFour(crate::connect_four::ConnectFour),
 }
 
 type Builder = fn(&GameInfo, &Params) -> Result<AnyGame>;

@@ -8,6 +8,7 @@ mod cfr;
 mod cli;
 mod cli_behaviour;
 mod collapsed;
+mod connect_four_openspiel;
 mod fuzz_regressions;
 mod fxp;
 mod games_known_values;
