@@ -31,9 +31,25 @@
 //! [`GameTree::build`](crate::GameTree::build) refuses those trees as imperfect recall;
 //! OpenSpiel's tabular algorithms run on them regardless. With `imp_info` the strings have
 //! perfect recall.
+//!
+//! Tensor: the turn-based game's `information_state_tensor`
+//! (`TurnBasedSimultaneousState::InformationStateTensor`: the player to move one-hot, zeros
+//! at chance and terminal states, then the observing player one-hot, `n` values each) in
+//! front of goofspiel's own (`GoofspielObserver` with perfect recall and the observer's
+//! private information, `goofspiel.cc`). Goofspiel's own part, with `N` cards and `n`
+//! players: each player's points one-hot in `N(N + 1)/2 + 1` slots, rows starting from the
+//! observer (the observer's, the next player's, …); then with `imp_info` the observer's hand
+//! (1 per card held, `N`), the winner of each turn one-hot (`N` rows of `n`, a tie all
+//! zeros), the point card of each turn one-hot (`N` rows of `N`) and the observer's bid of
+//! each turn one-hot (`N` rows of `N`); without `imp_info` the point cards (`N` rows of `N`)
+//! and every hand (`n` rows of `N`, from the observer's on). Rows of turns not yet played
+//! stay at zero; the bids of the turn under way are in no tensor. That is 70 values for
+//! `goofspiel(imp_info=True,num_cards=4)`: the simultaneous game's 66 (OpenSpiel's
+//! `load_game("goofspiel(...)")`) after 4 of the transformation, since this is the
+//! turn-based game whose strings and infosets these are.
 
 use crate::error::Result;
-use crate::game::{ActionId, Game, PlayerId, State, Turn};
+use crate::game::{ActionId, Game, PlayerId, State, TensorKind, TensorShape, Turn};
 use crate::game_info::{Conformance, GameInfo, ParamInfo, ParamKind, Params, Registered};
 
 /// The order of the point cards (OpenSpiel's `points_order`).
@@ -155,6 +171,12 @@ impl Goofspiel {
     fn decision_turns(&self) -> usize {
         (self.num_cards - 1).max(1)
     }
+
+    /// Slots of a player's points one-hot: 0 to 1 + 2 + … + N points (OpenSpiel's
+    /// `MaxPointSlots`).
+    fn point_slots(&self) -> usize {
+        self.num_cards * (self.num_cards + 1) / 2 + 1
+    }
 }
 
 impl Game for Goofspiel {
@@ -220,6 +242,18 @@ impl Game for Goofspiel {
             }
         }
         Some(count.saturating_add(width))
+    }
+    fn tensor_shape(&self) -> Option<TensorShape> {
+        let (n, cards) = (self.num_players, self.num_cards);
+        let own = if self.imp_info {
+            // Hand, winners, point cards, own bids.
+            cards + cards * n + 2 * cards * cards
+        } else {
+            // Point cards, every hand.
+            cards * cards + n * cards
+        };
+        let size = 2 * n + n * self.point_slots() + own;
+        Some(TensorShape::new(TensorKind::InformationState, vec![size]))
     }
 }
 
@@ -522,6 +556,54 @@ impl State for GoofspielState {
     fn history(&self) -> &[ActionId] {
         &self.history
     }
+
+    fn write_tensor(&self, player: PlayerId, out: &mut [f32]) {
+        let (n, cards, p) = (self.num_players(), self.game.num_cards, player.0);
+        let finished = self.winners.len();
+        out.fill(0.0);
+        // The turn-based transformation's part: the player to move, the observer.
+        if self.phase == Phase::Bidding {
+            out[self.num_bids_this_turn] = 1.0;
+        }
+        out[n + p] = 1.0;
+        let mut at = 2 * n;
+        let slots = self.game.point_slots();
+        for k in 0..n {
+            out[at + k * slots + self.points[(p + k) % n] as usize] = 1.0;
+        }
+        at += n * slots;
+        let write_hand = |out: &mut [f32], at: usize, hand: u64| {
+            for (c, x) in out[at..at + cards].iter_mut().enumerate() {
+                *x = (hand >> c & 1) as f32;
+            }
+        };
+        let write_point_cards = |out: &mut [f32], at: usize| {
+            for (turn, &c) in self.point_cards.iter().enumerate() {
+                out[at + turn * cards + c] = 1.0;
+            }
+        };
+        if self.game.imp_info {
+            write_hand(out, at, self.hands[p]);
+            at += cards;
+            for (turn, w) in self.winners.iter().enumerate() {
+                if let Some(w) = w {
+                    out[at + turn * n + w] = 1.0;
+                }
+            }
+            at += cards * n;
+            write_point_cards(out, at);
+            at += cards * cards;
+            for turn in 0..finished {
+                out[at + turn * cards + self.bids[turn * n + p]] = 1.0;
+            }
+        } else {
+            write_point_cards(out, at);
+            at += cards * cards;
+            for k in 0..n {
+                write_hand(out, at + k * cards, self.hands[(p + k) % n]);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -648,6 +730,51 @@ mod tests {
         assert!(s.is_terminal());
         assert_eq!(s.returns(), vec![0.0, 0.0]);
         assert_eq!(registry::load("goofspiel(returns_type=total_points)").unwrap().utility_sum(), None);
+    }
+
+    /// The ones of `player`'s tensor, which holds only zeros and ones.
+    fn tensor_ones(spec: &str, actions: &[usize], player: usize) -> Vec<usize> {
+        let game = registry::load(spec).unwrap();
+        let mut out = vec![f32::NAN; game.tensor_shape().unwrap().size()];
+        play(spec, actions).write_tensor(PlayerId(player), &mut out);
+        assert!(out.iter().all(|&x| x == 0.0 || x == 1.0), "{out:?}");
+        (0..out.len()).filter(|&i| out[i] == 1.0).collect()
+    }
+
+    /// Shapes and tensors printed by pyspiel 2.0.2 (`load_game_as_turn_based`,
+    /// `information_state_tensor`) for the same histories.
+    #[test]
+    fn tensors_equal_openspiel() {
+        for (spec, size) in [
+            ("goofspiel", 383),
+            ("goofspiel(num_cards=3)", 33),
+            ("goofspiel(imp_info=True,num_cards=4)", 70),
+            ("goofspiel(imp_info=True,num_cards=3,players=3,returns_type=point_difference)", 57),
+        ] {
+            let shape = registry::load(spec).unwrap().tensor_shape().unwrap();
+            assert_eq!((shape.kind, shape.dims), (TensorKind::InformationState, vec![size]), "{spec}");
+        }
+        let spec = "goofspiel(imp_info=True,num_cards=4)";
+        // Player 1 watches player 0 bid on point card 4 (strings in the test above).
+        assert_eq!(
+            tensor_ones(spec, &[0, 0, 0, 2, 1, 3, 3], 1),
+            [0, 3, 7, 15, 27, 28, 33, 38, 44, 49, 54, 61]
+        );
+        assert_eq!(
+            tensor_ones(spec, &[0, 0, 0, 2, 1, 3, 3, 3, 1], 0),
+            [2, 8, 18, 33, 34, 38, 44, 49, 51, 54, 59, 65, 68]
+        );
+        // Without imp_info every hand shows, the observer's first.
+        assert_eq!(
+            tensor_ones("goofspiel(num_cards=4)", &[1, 0, 2, 0], 0),
+            [0, 2, 4, 17, 27, 30, 43, 44, 45, 46, 47, 49]
+        );
+        assert_eq!(
+            tensor_ones("goofspiel(num_cards=4)", &[1, 0, 2, 0], 1),
+            [0, 3, 6, 15, 27, 30, 42, 43, 45, 47, 48, 49]
+        );
+        let spec = "goofspiel(imp_info=True,num_cards=3,players=3,returns_type=point_difference)";
+        assert_eq!(tensor_ones(spec, &[0, 2, 2, 0, 2, 1], 2), [1, 5, 6, 13, 20, 28, 29, 39, 44, 48]);
     }
 
     #[test]

@@ -5,9 +5,15 @@
 //! card wins after everyone passes; after the first bet every later player (and the earlier
 //! ones, once round) calls by betting or folds by passing, and the highest card still in wins.
 //! Information state: the player's card then `p`/`b` per betting action (`"1pb"`).
+//!
+//! Tensor: OpenSpiel's `information_state_tensor` (its `KuhnObserver` with perfect recall,
+//! `open_spiel/games/kuhn_poker/kuhn_poker.cc`), `6n - 1` values for `n` players (11 for
+//! two): the observing player one-hot (`n`), the player's card one-hot (`n + 1`, zeros
+//! before the deal), then one row of two per betting action (`2n - 1` rows: pass `[1, 0]`,
+//! bet `[0, 1]`, zeros for actions not yet taken).
 
 use crate::error::Result;
-use crate::game::{ActionId, Game, PlayerId, State, Turn};
+use crate::game::{ActionId, Game, PlayerId, State, TensorKind, TensorShape, Turn};
 use crate::game_info::{Conformance, GameInfo, ParamInfo, ParamKind, Params, Registered};
 
 const PASS: usize = 0;
@@ -63,6 +69,9 @@ impl Game for KuhnPoker {
     fn count_histories(&self, at_most: u64) -> Option<u64> {
         // The cards dealt never change who acts or what is legal.
         Some(crate::tree::count_histories_alike_chance(self, at_most))
+    }
+    fn tensor_shape(&self) -> Option<TensorShape> {
+        Some(TensorShape::new(TensorKind::InformationState, vec![6 * self.num_players - 1]))
     }
 }
 
@@ -210,5 +219,54 @@ impl State for KuhnState {
 
     fn history(&self) -> &[ActionId] {
         &self.history
+    }
+
+    fn write_tensor(&self, player: PlayerId, out: &mut [f32]) {
+        let n = self.num_players;
+        out.fill(0.0);
+        out[player.0] = 1.0;
+        if self.history.len() > player.0 {
+            out[n + self.card_of(player.0)] = 1.0;
+        }
+        // The betting rows start after the player and card one-hots (n + n + 1 values).
+        let betting = 2 * n + 1;
+        for (i, a) in self.history.iter().skip(n).enumerate() {
+            out[betting + 2 * i + a.0] = 1.0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tensor(num_players: usize, actions: &[usize], player: usize) -> Vec<f32> {
+        let game = KuhnPoker::new(num_players);
+        let mut s = game.new_initial_state();
+        for &a in actions {
+            s.apply_action(ActionId(a));
+        }
+        let mut out = vec![f32::NAN; game.tensor_shape().unwrap().size()];
+        s.write_tensor(PlayerId(player), &mut out);
+        out
+    }
+
+    /// Tensors printed by pyspiel 2.0.2 (`information_state_tensor`) for the same histories.
+    #[test]
+    fn tensors_equal_openspiel() {
+        assert_eq!(KuhnPoker::new(2).tensor_shape().unwrap().dims, vec![11]);
+        assert_eq!(KuhnPoker::new(3).tensor_shape().unwrap().dims, vec![17]);
+        // Player 0 holds card 2 after pass, bet ("2pb").
+        assert_eq!(tensor(2, &[2, 0, 0, 1], 0), [1., 0., 0., 0., 1., 1., 0., 0., 1., 0., 0.]);
+        // Three players after pass, bet, pass: player 0 holds 3 ("3pbp"), player 2 holds 0.
+        let rows = [1., 0., 0., 1., 1., 0., 0., 0., 0., 0.];
+        let mut expected = vec![1., 0., 0., 0., 0., 0., 1.];
+        expected.extend(rows);
+        assert_eq!(tensor(3, &[3, 1, 0, 0, 1, 0], 0), expected);
+        let mut expected = vec![0., 0., 1., 1., 0., 0., 0.];
+        expected.extend(rows);
+        assert_eq!(tensor(3, &[3, 1, 0, 0, 1, 0], 2), expected);
+        // Before the deal: only the player.
+        assert_eq!(tensor(2, &[], 1), [0., 1., 0., 0., 0., 0., 0., 0., 0., 0., 0.]);
     }
 }

@@ -5,9 +5,16 @@
 //! raises) is followed by one public card and a second round (raise 4). A pair with the
 //! public card beats any single card; ties split the pot. Actions: 0 fold, 1 call/check,
 //! 2 raise; fold is legal only when facing a bet.
+//!
+//! Tensor: OpenSpiel's `information_state_tensor` (its `LeducObserver` with perfect recall,
+//! `open_spiel/games/leduc_poker/leduc_poker.cc`), `n + 4(n + 1) + 4(3n - 2)` values for `n`
+//! players (30 for two): the observing player one-hot (`n`), the private card one-hot and the
+//! public card one-hot (`2(n + 1)` each, zeros until dealt), then each round's actions in
+//! `3n - 2` rows of two (call `[1, 0]`, raise `[0, 1]`, a fold or an action not yet taken
+//! `[0, 0]`).
 
 use crate::error::Result;
-use crate::game::{ActionId, Game, PlayerId, State, Turn};
+use crate::game::{ActionId, Game, PlayerId, State, TensorKind, TensorShape, Turn};
 use crate::game_info::{Conformance, GameInfo, ParamInfo, ParamKind, Params, Registered};
 
 const FOLD: usize = 0;
@@ -17,6 +24,12 @@ const ANTE: i64 = 1;
 const STARTING_MONEY: i64 = 100;
 const MAX_RAISES: u32 = 2;
 const NUM_SUITS: usize = 2;
+
+/// The longest betting round, OpenSpiel's `MaxBetsPerRound`: a check, then a bet and a raise
+/// each called by everyone else, `3n - 2` actions.
+fn max_bets_per_round(num_players: usize) -> usize {
+    3 * num_players - 2
+}
 
 /// Leduc poker (`leduc_poker(players=N)`, N in 2..=10).
 #[derive(Clone, Debug)]
@@ -82,6 +95,11 @@ impl Game for LeducPoker {
     fn count_histories(&self, at_most: u64) -> Option<u64> {
         // The cards dealt never change who acts or what is legal.
         Some(crate::tree::count_histories_alike_chance(self, at_most))
+    }
+    fn tensor_shape(&self) -> Option<TensorShape> {
+        let n = self.num_players;
+        let cards = NUM_SUITS * (n + 1);
+        Some(TensorShape::new(TensorKind::InformationState, vec![n + 2 * cards + 4 * max_bets_per_round(n)]))
     }
 }
 
@@ -325,9 +343,66 @@ impl State for LeducState {
     fn history(&self) -> &[ActionId] {
         &self.history
     }
+
+    fn write_tensor(&self, player: PlayerId, out: &mut [f32]) {
+        let n = self.num_players;
+        let cards = self.in_deck.len();
+        out.fill(0.0);
+        out[player.0] = 1.0;
+        if let Some(c) = self.private_cards[player.0] {
+            out[n + c] = 1.0;
+        }
+        if let Some(c) = self.public_card {
+            out[n + cards + c] = 1.0;
+        }
+        let betting = n + 2 * cards;
+        let round_len = 2 * max_bets_per_round(n);
+        for (round, actions) in [&self.round1, &self.round2].into_iter().enumerate() {
+            for (i, &a) in actions.iter().enumerate() {
+                // A fold leaves its row at zero.
+                if a == CALL || a == RAISE {
+                    out[betting + round * round_len + 2 * i + (a - CALL)] = 1.0;
+                }
+            }
+        }
+    }
 }
 
 /// Money is a whole number of chips before the showdown; print it as OpenSpiel does.
 fn format_money(m: f64) -> String {
     if m.fract() == 0.0 { format!("{}", m as i64) } else { format!("{m}") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tensor(actions: &[usize], player: usize) -> Vec<f32> {
+        let game = LeducPoker::new(2);
+        let mut s = game.new_initial_state();
+        for &a in actions {
+            s.apply_action(ActionId(a));
+        }
+        let mut out = vec![f32::NAN; game.tensor_shape().unwrap().size()];
+        s.write_tensor(PlayerId(player), &mut out);
+        out
+    }
+
+    /// Ones of the tensors printed by pyspiel 2.0.2 (`information_state_tensor`, 30 values)
+    /// for the same histories.
+    #[test]
+    fn tensors_equal_openspiel() {
+        assert_eq!(LeducPoker::new(2).tensor_shape().unwrap().dims, vec![30]);
+        assert_eq!(LeducPoker::new(3).tensor_shape().unwrap().dims, vec![47]);
+        let ones = |t: Vec<f32>| -> Vec<usize> {
+            assert!(t.iter().all(|&x| x == 0.0 || x == 1.0), "{t:?}");
+            (0..t.len()).filter(|&i| t[i] == 1.0).collect()
+        };
+        // Player 0 holds card 3, public card 5, after raise, call.
+        assert_eq!(ones(tensor(&[3, 0, 2, 1, 5], 0)), [0, 5, 13, 15, 16]);
+        // Player 1 (card 0) after call, raise, fold: the fold's row stays at zero.
+        assert_eq!(ones(tensor(&[3, 0, 1, 2, 0], 1)), [1, 2, 14, 17]);
+        // The second round's rows start at 22: raise, raise, call.
+        assert_eq!(ones(tensor(&[3, 0, 2, 1, 5, 2, 2, 1], 1)), [1, 2, 13, 15, 16, 23, 25, 26]);
+    }
 }

@@ -13,9 +13,15 @@
 //! `b % dice_sides + 1`; `total_dice * dice_sides` calls liar, legal once a bid was made.
 //! Information state: the player's dice (`-1` for one not yet rolled) without separators,
 //! then ` quantity-face` per bid and ` Liar` (`"35 1-4 2-6"`).
+//!
+//! Tensor: OpenSpiel's `information_state_tensor` (`LiarsDiceState::InformationStateTensor`
+//! in `liars_dice.cc`), `2 + numdice · dice_sides + 2 · numdice · dice_sides + 1` values (21
+//! for one six-sided die each): the observing player one-hot (2), one one-hot of
+//! `dice_sides` per own die in the order of the string (zeros until rolled), then one value
+//! per action id, 1 for every bid made and for the liar call.
 
 use crate::error::Result;
-use crate::game::{ActionId, Game, PlayerId, State, Turn};
+use crate::game::{ActionId, Game, PlayerId, State, TensorKind, TensorShape, Turn};
 use crate::game_info::{Conformance, GameInfo, ParamInfo, ParamKind, Params, Registered};
 
 /// Liar's dice (`liars_dice(numdice=N,dice_sides=S)`), for 2 players as in OpenSpiel.
@@ -85,6 +91,10 @@ impl Game for LiarsDice {
     fn count_histories(&self, at_most: u64) -> Option<u64> {
         // The dice never change who bids, which bids are legal or when the game ends.
         Some(crate::tree::count_histories_alike_chance(self, at_most))
+    }
+    fn tensor_shape(&self) -> Option<TensorShape> {
+        let size = 2 + self.num_dice * self.dice_sides + self.liar() + 1;
+        Some(TensorShape::new(TensorKind::InformationState, vec![size]))
     }
 }
 
@@ -258,6 +268,22 @@ impl State for LiarsDiceState {
     fn history(&self) -> &[ActionId] {
         &self.history
     }
+
+    fn write_tensor(&self, player: PlayerId, out: &mut [f32]) {
+        let sides = self.dice_sides;
+        out.fill(0.0);
+        out[player.0] = 1.0;
+        let own = &self.dice[player.0 * self.num_dice..(player.0 + 1) * self.num_dice];
+        for (d, die) in own.iter().enumerate() {
+            if let Some(face) = die {
+                out[2 + d * sides + face - 1] = 1.0;
+            }
+        }
+        let bids = 2 + self.num_dice * sides;
+        for &bid in &self.bids {
+            out[bids + bid] = 1.0;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -308,6 +334,31 @@ mod tests {
         assert_eq!(s.information_state_string(PlayerId(0)), "12");
         assert_eq!(s.information_state_string(PlayerId(1)), "12");
         assert_eq!(s.turn(), Turn::Player(PlayerId(0)));
+    }
+
+    fn tensor(game: &LiarsDice, actions: &[usize], player: usize) -> Vec<f32> {
+        let mut out = vec![f32::NAN; game.tensor_shape().unwrap().size()];
+        play(game, actions).write_tensor(PlayerId(player), &mut out);
+        out
+    }
+
+    /// Tensors printed by pyspiel 2.0.2 (`information_state_tensor`) for the same histories.
+    #[test]
+    fn tensors_equal_openspiel() {
+        let game = LiarsDice::new(1, 6);
+        assert_eq!(game.tensor_shape().unwrap().dims, vec![21]);
+        let one_hot = |ones: &[usize], size: usize| -> Vec<f32> {
+            (0..size).map(|i| if ones.contains(&i) { 1.0 } else { 0.0 }).collect()
+        };
+        // Player 1 (a 6) after one 4 was bid (action 3).
+        assert_eq!(tensor(&game, &[2, 5, 3], 1), one_hot(&[1, 7, 11], 21));
+        // Player 0 (a 3) once one 4 was called a lie (action 12).
+        assert_eq!(tensor(&game, &[2, 5, 3, 12], 0), one_hot(&[0, 4, 11, 20], 21));
+        // Two dice of two sides: player 0's rolled 2 then 1, not sorted while 1 still rolls.
+        let game = LiarsDice::new(2, 2);
+        assert_eq!(game.tensor_shape().unwrap().dims, vec![15]);
+        assert_eq!(tensor(&game, &[1, 0, 1], 0), one_hot(&[0, 3, 4], 15));
+        assert_eq!(tensor(&game, &[1, 0, 1], 1), one_hot(&[1, 3], 15));
     }
 
     #[test]

@@ -1,13 +1,20 @@
 //! A normal-form game played as a one-shot, turn-based game of imperfect information,
 //! as OpenSpiel's `load_game_as_turn_based` does: player 0 chooses, then player 1 without
 //! seeing it, and so on; the payoffs are read off the tensor.
+//!
+//! Tensor: the `information_state_tensor` of OpenSpiel's turn-based form
+//! (`TurnBasedSimultaneousState::InformationStateTensor` in
+//! `open_spiel/game_transforms/turn_based_simultaneous_game.cc` over `NFGState`'s in
+//! `open_spiel/normal_form_game.h`), `2n + 1` values for `n` players (5 for two): the player
+//! to move one-hot (zeros once all have chosen), the observing player one-hot, then 1 at the
+//! end of the game, else 0. Nobody sees a choice, so a player's tensor says only who it is.
 
 use std::sync::Arc;
 
 use ndarray::array;
 
 use crate::error::{Error, Result};
-use crate::game::{ActionId, Game, PlayerId, State, Turn};
+use crate::game::{ActionId, Game, PlayerId, State, TensorKind, TensorShape, Turn};
 use crate::game_info::{Conformance, GameInfo, Params, Registered};
 use crate::normal_form::NormalFormGame;
 
@@ -46,6 +53,9 @@ impl Game for MatrixGame {
     }
     fn utility_sum(&self) -> Option<f64> {
         self.game.constant_sum(1e-12)
+    }
+    fn tensor_shape(&self) -> Option<TensorShape> {
+        Some(TensorShape::new(TensorKind::InformationState, vec![2 * self.game.num_players() + 1]))
     }
 }
 
@@ -127,6 +137,15 @@ impl State for MatrixState {
     }
     fn history(&self) -> &[ActionId] {
         &self.history
+    }
+    fn write_tensor(&self, player: PlayerId, out: &mut [f32]) {
+        let n = self.game.num_players();
+        out.fill(0.0);
+        match self.turn() {
+            Turn::Player(p) => out[p.0] = 1.0,
+            _ => out[2 * n] = 1.0,
+        }
+        out[n + player.0] = 1.0;
     }
 }
 
@@ -230,5 +249,27 @@ mod tests {
         let nash = vec![vec![1.0 / 3.0, 1.0 / 6.0, 1.0 / 6.0, 1.0 / 3.0]; 2];
         assert!(game.nash_conv(&nash) < 1e-15);
         check_game(&MatrixGame::new("matrix_team_rps", game), 50, 0).unwrap();
+    }
+
+    /// pyspiel 2.0.2's `load_game_as_turn_based("matrix_rps")` tensors, before any choice,
+    /// after player 0's and at the end.
+    #[test]
+    fn tensors_equal_openspiel_turn_based() {
+        let game = MatrixGame::new("matrix_rps", named_matrix_game("matrix_rps").unwrap().unwrap());
+        assert_eq!(game.tensor_shape().unwrap().dims, vec![5]);
+        let mut s = game.new_initial_state();
+        let mut out = [f32::NAN; 5];
+        let mut tensor = |s: &MatrixState, p: usize| {
+            s.write_tensor(PlayerId(p), &mut out);
+            out
+        };
+        assert_eq!(tensor(&s, 0), [1., 0., 1., 0., 0.]);
+        assert_eq!(tensor(&s, 1), [1., 0., 0., 1., 0.]);
+        s.apply_action(ActionId(1));
+        assert_eq!(tensor(&s, 0), [0., 1., 1., 0., 0.]);
+        assert_eq!(tensor(&s, 1), [0., 1., 0., 1., 0.]);
+        s.apply_action(ActionId(2));
+        assert_eq!(tensor(&s, 0), [0., 0., 1., 0., 1.]);
+        assert_eq!(tensor(&s, 1), [0., 0., 0., 1., 1.]);
     }
 }

@@ -14,9 +14,16 @@
 //! 1/3 only if p·q = (1 − p)·(1 − q) = 1/3, which has no real solution). The team game's
 //! global equilibrium (each team 1/3 Rock, Paper, Scissors) needs a mixture of team policies;
 //! each member best-responding alone can stall at a local one.
+//!
+//! Tensor: OpenSpiel has no such game, so the tensor is this crate's own, an
+//! information-state tensor that says what the information-state string says: the observing
+//! player one-hot (`2 · members` values, which also tells the team), then the player's own
+//! choice one-hot (2 values, zeros before it chooses); `2 · members + 2` values, 6 for the
+//! paper's game. At a decision it is only the player one-hot, as in the turn-based matrix
+//! games' OpenSpiel tensor ([`crate::matrix`]).
 
 use crate::error::Result;
-use crate::game::{ActionId, Game, PlayerId, State, Turn};
+use crate::game::{ActionId, Game, PlayerId, State, TensorKind, TensorShape, Turn};
 use crate::game_info::{Conformance, GameInfo, ParamInfo, ParamKind, Params, Registered};
 
 /// Team rock-paper-scissors with `members` independent players per team.
@@ -57,6 +64,9 @@ impl Game for TeamRps {
     fn count_histories(&self, _at_most: u64) -> Option<u64> {
         // 1 + 2 + 4 + … + 2^(2·members) nodes.
         Some((1u64 << (2 * self.members + 1)) - 1)
+    }
+    fn tensor_shape(&self) -> Option<TensorShape> {
+        Some(TensorShape::new(TensorKind::InformationState, vec![2 * self.members + 2]))
     }
 }
 
@@ -148,6 +158,15 @@ impl State for TeamRpsState {
     fn history(&self) -> &[ActionId] {
         &self.history
     }
+
+    fn write_tensor(&self, player: PlayerId, out: &mut [f32]) {
+        let n = 2 * self.members;
+        out.fill(0.0);
+        out[player.0] = 1.0;
+        if let Some(a) = self.history.get(player.0) {
+            out[n + a.0] = 1.0;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -178,6 +197,19 @@ mod tests {
         }
         assert_eq!(returns(&[1, 0, 0, 0]), vec![1.0, 1.0, -1.0, -1.0], "(1,0) is Paper too");
         assert_eq!(returns(&[0, 1, 0, 0, 0, 0]), vec![1.0, 1.0, 1.0, -1.0, -1.0, -1.0]);
+    }
+
+    #[test]
+    fn the_tensor_is_the_player_and_its_own_choice() {
+        let game = TeamRps::new(2);
+        assert_eq!(game.tensor_shape().unwrap().dims, vec![6]);
+        let mut s = game.new_initial_state();
+        s.apply_action(ActionId(1));
+        let mut out = [f32::NAN; 6];
+        s.write_tensor(PlayerId(0), &mut out);
+        assert_eq!(out, [1., 0., 0., 0., 0., 1.]);
+        s.write_tensor(PlayerId(2), &mut out);
+        assert_eq!(out, [0., 0., 1., 0., 0., 0.]);
     }
 
     #[test]

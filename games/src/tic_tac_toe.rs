@@ -6,9 +6,14 @@
 //! column or a diagonal win (+1, the other player −1); a full board without a line is a draw
 //! (0 each). A game of perfect information: the information state of either player is the
 //! move history, the actions separated by `", "` (`"4, 0, 8"`; the empty string at the start).
+//!
+//! Tensor: OpenSpiel's `observation_tensor` (`TicTacToeState::ObservationTensor`; OpenSpiel
+//! gives no information-state tensor for perfect-information games), `[3, 3, 3]`: one plane
+//! per cell state in OpenSpiel's `CellState` order (empty, nought = player 1's marks, cross =
+//! player 0's marks), each a 3 × 3 board of 0/1, the same for both players.
 
 use crate::error::Result;
-use crate::game::{ActionId, Game, PlayerId, State, Turn};
+use crate::game::{ActionId, Game, PlayerId, State, TensorKind, TensorShape, Turn};
 use crate::game_info::{Conformance, GameInfo, Params, Registered};
 
 /// The eight lines of three cells.
@@ -36,6 +41,9 @@ impl Game for TicTacToe {
     }
     fn utility_sum(&self) -> Option<f64> {
         Some(0.0)
+    }
+    fn tensor_shape(&self) -> Option<TensorShape> {
+        Some(TensorShape::new(TensorKind::Observation, vec![3, 3, 3]))
     }
 }
 
@@ -117,6 +125,19 @@ impl State for TicTacToeState {
     fn history(&self) -> &[ActionId] {
         &self.history
     }
+
+    fn write_tensor(&self, _player: PlayerId, out: &mut [f32]) {
+        out.fill(0.0);
+        for (cell, mark) in self.board.iter().enumerate() {
+            // OpenSpiel's planes: empty, nought (player 1), cross (player 0).
+            let plane = match mark {
+                None => 0,
+                Some(1) => 1,
+                Some(_) => 2,
+            };
+            out[plane * 9 + cell] = 1.0;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -134,5 +155,24 @@ mod tests {
         s.apply_action(ActionId(2));
         assert!(s.is_terminal());
         assert_eq!(s.returns(), vec![1.0, -1.0]);
+    }
+
+    /// pyspiel 2.0.2's `observation_tensor` after x at 4, o at 0, x at 8.
+    #[test]
+    fn the_tensor_equals_openspiel() {
+        assert_eq!(TicTacToe.tensor_shape().unwrap().dims, vec![3, 3, 3]);
+        let mut s = TicTacToe.new_initial_state();
+        for a in [4, 0, 8] {
+            s.apply_action(ActionId(a));
+        }
+        let mut out = [f32::NAN; 27];
+        s.write_tensor(PlayerId(1), &mut out);
+        #[rustfmt::skip]
+        let expected = [
+            0., 1., 1., 1., 0., 1., 1., 1., 0., // empty
+            1., 0., 0., 0., 0., 0., 0., 0., 0., // o
+            0., 0., 0., 0., 1., 0., 0., 0., 1., // x
+        ];
+        assert_eq!(out, expected);
     }
 }

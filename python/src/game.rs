@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use metagame::games::{GameTree, InfosetId, PlayerId, registry};
+use metagame::games::{GameTree, InfosetId, PlayerId, TensorKind, registry};
+use numpy::{IntoPyArray, PyArray2};
 use pyo3::exceptions::{PyIndexError, PyKeyError, PyValueError};
 use pyo3::prelude::*;
 
@@ -125,6 +126,33 @@ impl PyGame {
     /// The legal actions at ``infoset`` (a string or a row index), ascending.
     fn legal_actions(&self, infoset: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
         Ok(self.tree.legal_actions(self.infoset(infoset)?).iter().map(|a| a.0).collect())
+    }
+    /// The tensor a network reads, as OpenSpiel lays it out: ``None`` for a game that gives
+    /// none (a game read from OpenSpiel), else ``(kind, dims)`` with kind
+    /// ``"information_state"`` (OpenSpiel's ``information_state_tensor``) or ``"observation"``
+    /// (its ``observation_tensor``, for perfect-information games) and dims its shape
+    /// (``("information_state", [11])`` for Kuhn poker, ``("observation", [3, 3, 3])`` for
+    /// tic-tac-toe).
+    #[getter]
+    fn tensor_shape(&self) -> Option<(&'static str, Vec<usize>)> {
+        self.tree.tensor_shape().map(|shape| {
+            let kind = match shape.kind {
+                TensorKind::InformationState => "information_state",
+                TensorKind::Observation => "observation",
+            };
+            (kind, shape.dims.clone())
+        })
+    }
+    /// The acting player's tensor at every information state: a float32 array
+    /// ``[num_infosets × size]`` (a copy), rows in ``infosets()`` order, each tensor flattened
+    /// row-major; ``None`` when ``tensor_shape`` is ``None``.
+    fn infoset_tensors<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray2<f32>>> {
+        let size = self.tree.tensor_shape()?.size();
+        let tensors = self.tree.infoset_tensors()?;
+        let shape = (self.tree.num_infosets(), size);
+        // INVARIANT: the tree caches one tensor of the shape's size per infoset.
+        let array = ndarray::Array2::from_shape_vec(shape, tensors.to_vec()).expect("one tensor per infoset");
+        Some(array.into_pyarray(py))
     }
     /// Pickle as the game's source: ``load_game(name)``, or for a game read from OpenSpiel
     /// ``metagame.openspiel.from_pyspiel(game string)`` (built once per process).
