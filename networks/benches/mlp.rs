@@ -1,30 +1,106 @@
-//! Forward passes of the 2×128 ReLU network per second, as decisions (rows) per second:
-//! Leduc's shapes (30 → 128 → 128 → 3) and connect four's (126 → 128 → 128 → 7), at batches
-//! of 1, 64, 1024 and 4096.
+//! Forward passes of the 2×128 ReLU network, as decisions (rows) per second: Leduc's shapes
+//! (30 → 128 → 128 → 3) and connect four's (126 → 128 → 128 → 7), at batches of 1, 64, 1024
+//! and 4096.
 //!
-//! `logits` is the GEMMs, bias and ReLU alone; `probabilities` is the whole `Policy` call
-//! (masking and softmax too).
+//! - `logits`: [`Mlp::logits_into`], the crate's kernel (GEMM, bias and ReLU fused).
+//! - `probabilities`: the whole [`Policy`] call (logits, masking, softmax).
+//! - `matrixmultiply`: the same forward pass through `ndarray`'s GEMM (`matrixmultiply`'s
+//!   `sgemm`), then bias and ReLU: the baseline the kernel replaced.
+//!
+//! Times are the benchmark thread's CPU time (the `cpu-time` crate's `ThreadTime`), so that
+//! other processes on a shared machine do not count; `MLP_BENCH_CLOCK=wall` asks for wall
+//! time.
 //!
 //! ```text
 //! cargo bench -p metagame-networks --bench mlp
 //! ```
 
 use std::hint::black_box;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use cpu_time::ThreadTime;
+use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use metagame_games::{Decisions, PlayerId, Policy};
 use metagame_networks::Mlp;
-use ndarray::Array2;
+use ndarray::linalg::general_mat_mul;
+use ndarray::{Array2, ArrayView2};
 
 const BATCHES: [usize; 4] = [1, 64, 1024, 4096];
 
-fn forward(c: &mut Criterion) {
+/// The thread's time on a CPU (`CLOCK_THREAD_CPUTIME_ID`), or wall time where the
+/// platform has no such clock or `MLP_BENCH_CLOCK=wall` asks for it.
+struct ThreadCpuTime {
+    cpu: bool,
+    wall: WallTime,
+}
+
+impl ThreadCpuTime {
+    fn new() -> Self {
+        let wall_asked = std::env::var("MLP_BENCH_CLOCK").is_ok_and(|v| v == "wall");
+        Self { cpu: !wall_asked && ThreadTime::try_now().is_ok(), wall: WallTime }
+    }
+}
+
+/// Where a measurement started, on the clock chosen.
+enum Start {
+    Cpu(ThreadTime),
+    Wall(Instant),
+}
+
+impl Measurement for ThreadCpuTime {
+    type Intermediate = Start;
+    type Value = Duration;
+    fn start(&self) -> Start {
+        if self.cpu { Start::Cpu(ThreadTime::now()) } else { Start::Wall(Instant::now()) }
+    }
+    fn end(&self, start: Start) -> Duration {
+        match start {
+            Start::Cpu(t) => t.elapsed(),
+            Start::Wall(t) => t.elapsed(),
+        }
+    }
+    fn add(&self, a: &Duration, b: &Duration) -> Duration {
+        *a + *b
+    }
+    fn zero(&self) -> Duration {
+        Duration::ZERO
+    }
+    fn to_f64(&self, value: &Duration) -> f64 {
+        value.as_nanos() as f64
+    }
+    fn formatter(&self) -> &dyn ValueFormatter {
+        // Nanoseconds, as wall time counts them.
+        self.wall.formatter()
+    }
+}
+
+/// The forward pass through `ndarray`'s GEMM, for comparison: each layer's output in
+/// `outputs[k]` (allocated once by the caller, as the crate keeps its scratch).
+fn matrixmultiply_logits(mlp: &Mlp, input: ArrayView2<'_, f32>, outputs: &mut [Array2<f32>]) {
+    for (k, layer) in mlp.layers().iter().enumerate() {
+        let (done, rest) = outputs.split_at_mut(k);
+        let y = &mut rest[0];
+        match done.last() {
+            None => general_mat_mul(1.0, &input, &layer.weight.t(), 0.0, y),
+            Some(x) => general_mat_mul(1.0, x, &layer.weight.t(), 0.0, y),
+        }
+        let relu = k + 1 < mlp.layers().len();
+        for mut row in y.rows_mut() {
+            for (v, &b) in row.iter_mut().zip(&layer.bias) {
+                let z = *v + b;
+                *v = if relu && z < 0.0 { 0.0 } else { z };
+            }
+        }
+    }
+}
+
+fn forward(c: &mut Criterion<ThreadCpuTime>) {
     for (game, sizes) in [("leduc", [30, 128, 128, 3]), ("connect_four", [126, 128, 128, 7])] {
         let mlp = Mlp::random(&sizes, 1).expect("a valid network");
         let (d, actions) = (sizes[0], sizes[3]);
         let mut group = c.benchmark_group(format!("mlp/{game}"));
-        group.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+        group.warm_up_time(Duration::from_millis(300)).measurement_time(Duration::from_secs(2));
         for batch in BATCHES {
             // Tensors of 0/1 as games write them; two thirds of the actions legal.
             let tensors = Array2::from_shape_fn((batch, d), |(r, c)| ((r * 7 + c * 3) % 5 == 0) as u8 as f32);
@@ -44,10 +120,19 @@ fn forward(c: &mut Criterion) {
             group.bench_with_input(BenchmarkId::new("probabilities", batch), &batch, |b, _| {
                 b.iter(|| mlp.probabilities(black_box(&decisions), out.view_mut()).expect("shapes fit"))
             });
+            let mut outputs: Vec<Array2<f32>> =
+                sizes[1..].iter().map(|&width| Array2::zeros((batch, width))).collect();
+            group.bench_with_input(BenchmarkId::new("matrixmultiply", batch), &batch, |b, _| {
+                b.iter(|| matrixmultiply_logits(&mlp, black_box(tensors.view()), &mut outputs))
+            });
         }
         group.finish();
     }
 }
 
-criterion_group!(benches, forward);
+criterion_group! {
+    name = benches;
+    config = Criterion::default().with_measurement(ThreadCpuTime::new());
+    targets = forward
+}
 criterion_main!(benches);

@@ -10,9 +10,10 @@
 //!   the safetensors file that `safetensors.torch.save_file(model.state_dict(), path)`
 //!   writes (keys `0.weight` `[out × in]`, `0.bias`, `2.weight`, …), every malformed file a
 //!   typed [`Error`] naming the tensor at fault.
-//! - [`Mlp::logits`]: a batch `[B × d]` in, logits `[B × A]` out, one GEMM per layer; a
-//!   row's logits are bit-identical whatever batch it is in and wherever in it (see the
-//!   `forward` module's notes on determinism).
+//! - [`Mlp::logits`]: a batch `[B × d]` in, logits `[B × A]` out, each layer one pass of
+//!   the crate's float32 GEMM kernel (weights packed once, `pulp`'s run-time SIMD dispatch,
+//!   bias and ReLU fused); a row's logits are bit-identical whatever batch it is in and
+//!   wherever in it, since every output is one fixed sequence of fused multiply-adds.
 //! - [`Policy`](metagame_games::Policy) for [`Mlp`]: the logits masked to the legal actions
 //!   and soft-maxed, so a network plays wherever a table does.
 //! - [`Mlp::check_fits`] / [`Mlp::check_fits_game`]: the network's input and output
@@ -45,14 +46,15 @@
 //!
 //! # Features
 //!
-//! None: the crate is plain Rust (`safetensors`, `half` for F16/BF16 files, and
-//! `matrixmultiply` through `ndarray` for the GEMM).
+//! None: the crate is plain safe Rust (`safetensors`, `half` for F16/BF16 files, and its
+//! own GEMM kernel on `pulp`'s run-time SIMD dispatch).
 
 #![deny(missing_docs)]
 
 mod error;
 mod forward;
 mod init;
+mod kernel;
 mod mlp;
 mod policy;
 mod state_dict;

@@ -5,6 +5,7 @@ use metagame_games::Game;
 use ndarray::{Array1, Array2};
 
 use crate::error::{Error, Result};
+use crate::kernel::PackedLinear;
 
 /// One `nn.Linear` layer: `y = x Wᵀ + b`, with PyTorch's shapes.
 #[derive(Clone, Debug, PartialEq)]
@@ -49,7 +50,9 @@ pub(crate) fn bias_key(k: usize) -> String {
 /// `safetensors.torch.save_file(model.state_dict(), path)` with [`Mlp::read`], write one that
 /// `model.load_state_dict(safetensors.torch.load_file(path))` loads with [`Mlp::write`].
 /// Immutable once built, so one network answers many threads at once
-/// ([`Policy`](metagame_games::Policy) is implemented through `&self`).
+/// ([`Policy`](metagame_games::Policy) is implemented through `&self`). It holds its
+/// weights twice: as PyTorch lays them out ([`Mlp::layers`]) and packed for the inference
+/// kernel.
 ///
 /// # Examples
 ///
@@ -68,9 +71,24 @@ pub(crate) fn bias_key(k: usize) -> String {
 /// assert_eq!(logits, array![[2.0, 0.5, -2.0]]);
 /// # Ok::<(), metagame_networks::Error>(())
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone)]
 pub struct Mlp {
     layers: Vec<Linear>,
+    /// The layers' weights in the inference kernel's panels (derived from `layers`).
+    packed: Vec<PackedLinear>,
+}
+
+impl PartialEq for Mlp {
+    /// Networks are equal when their layers are (the packed copies follow from them).
+    fn eq(&self, other: &Self) -> bool {
+        self.layers == other.layers
+    }
+}
+
+impl std::fmt::Debug for Mlp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mlp").field("sizes", &self.sizes()).field("layers", &self.layers).finish()
+    }
 }
 
 impl Mlp {
@@ -110,19 +128,25 @@ impl Mlp {
                 });
             }
         }
-        let layers = layers
+        let layers: Vec<Linear> = layers
             .into_iter()
             .map(|l| Linear {
                 weight: l.weight.as_standard_layout().into_owned(),
                 bias: l.bias.as_standard_layout().into_owned(),
             })
             .collect();
-        Ok(Self { layers })
+        let packed = layers.iter().map(PackedLinear::new).collect();
+        Ok(Self { layers, packed })
     }
 
     /// The layers, first to last.
     pub fn layers(&self) -> &[Linear] {
         &self.layers
+    }
+
+    /// The layers packed for inference, first to last.
+    pub(crate) fn packed(&self) -> &[PackedLinear] {
+        &self.packed
     }
 
     /// Width of the input: the first layer's inputs.
