@@ -33,10 +33,11 @@
 //! | | 4096 | 0.64–0.80 | 0.59–0.81 | 0.63 |
 //!
 //! faer's `gemm` 0.19 (single-threaded), measured outside this bench since it is called
-//! through `unsafe` (min of 7 interleaved rounds, thread CPU time, Leduc's shapes): 1.8 µs
-//! for one row, 0.56 / 1.5–1.7 / 1.3–1.7 M decisions/s at 64 / 1024 / 4096, against this
-//! kernel's 1.4 µs and 1.3–1.4 M/s in the same rounds; but a row alone (its GEMV path) got
-//! other bits than the same row in a batch of 3 or more, which the rollouts cannot have.
+//! through `unsafe` (min of 7 interleaved rounds, thread CPU time, Leduc's shapes): 1.7–1.8
+//! µs for one row, 1.46–1.63 / 1.67–1.72 / 1.32–1.59 M decisions/s at 64 / 1024 / 4096,
+//! against this kernel's 1.4 µs and 1.34–1.39 / 1.33–1.38 / 1.23–1.36 M/s in the same
+//! rounds; but a row alone (its GEMV path) got other bits than the same row in a batch of 3
+//! or more, which the rollouts cannot have.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
