@@ -10,6 +10,7 @@
 //! meta_solver = "nash"         # psro: any registered meta-solver (see `registry`)
 //! evaluator = "exact"          # psro: exact | cpu | gpu (payoff entries)
 //! max_iterations = 10          # every algorithm (with target_nash_conv, time_budget_seconds)
+//! max_nodes = 10000000         # every algorithm: the most nodes of the game tree it builds
 //! ```
 //!
 //! Which fields each algorithm reads is its section's business (`src/loops/`); `metagame
@@ -18,6 +19,7 @@
 
 use std::path::Path;
 
+use metagame_games::GameTree;
 use metagame_populations::{RunLimits, RunLimitsBuilder};
 use serde::{Deserialize, Serialize};
 use toml::{Table, Value};
@@ -32,6 +34,9 @@ use crate::loops::{Algorithm, AlgorithmConfig};
 #[serde(try_from = "Table", into = "Table")]
 pub struct ExperimentConfig {
     game: String,
+    /// The node limit of the game tree; `None`: [`GameTree::DEFAULT_MAX_NODES`] (and the
+    /// field is not written, so configs that leave it out stay as they were).
+    max_nodes: Option<u64>,
     algorithm: AlgorithmConfig,
     limits: RunLimits,
 }
@@ -40,6 +45,11 @@ impl ExperimentConfig {
     /// The game string.
     pub fn game(&self) -> &str {
         &self.game
+    }
+    /// The most nodes of the game tree a run builds (`max_nodes`, default
+    /// [`GameTree::DEFAULT_MAX_NODES`], 10 million).
+    pub fn max_nodes(&self) -> u64 {
+        self.max_nodes.unwrap_or(GameTree::DEFAULT_MAX_NODES as u64)
     }
     /// The algorithm and its section.
     pub fn algorithm(&self) -> &AlgorithmConfig {
@@ -123,7 +133,7 @@ impl ExperimentConfig {
         }
 
         // The fields this algorithm reads: its section's and every run's limits.
-        let mut reads: Vec<&str> = vec!["game", "algorithm"];
+        let mut reads: Vec<&str> = vec!["game", "algorithm", "max_nodes"];
         reads.extend(algorithm.fields());
         reads.extend(RunLimitsBuilder::FIELDS);
         for key in table.keys() {
@@ -150,11 +160,18 @@ impl ExperimentConfig {
             }));
         }
 
+        let max_nodes = match table.get("max_nodes") {
+            None => None,
+            Some(Value::Integer(n)) if *n >= 1 => Some(*n as u64),
+            Some(other) => {
+                return Err(FieldError(format!("max_nodes: expected a positive integer, got {other}")));
+            }
+        };
         let limits: RunLimits = group::<RunLimitsBuilder>(&table, RunLimitsBuilder::FIELDS)?.build()?;
         let section: Table =
             table.into_iter().filter(|(k, _)| algorithm.fields().contains(&k.as_str())).collect();
         let algorithm = AlgorithmConfig::parse(algorithm, &section)?;
-        Ok(ExperimentConfig { game, algorithm, limits })
+        Ok(ExperimentConfig { game, max_nodes, algorithm, limits })
     }
 
     /// Read and validate a config file.
@@ -212,6 +229,9 @@ impl From<ExperimentConfig> for Table {
     fn from(c: ExperimentConfig) -> Table {
         let mut t = Table::new();
         t.insert("game".into(), Value::String(c.game));
+        if let Some(n) = c.max_nodes {
+            t.insert("max_nodes".into(), Value::Integer(i64::try_from(n).unwrap_or(i64::MAX)));
+        }
         t.insert("algorithm".into(), Value::String(c.algorithm.algorithm().as_str().into()));
         c.algorithm.write(&mut t);
         t.extend(table_of(RunLimitsBuilder::from(c.limits)));

@@ -83,8 +83,9 @@ pub fn run_experiment_with(
             game.num_players()
         ))));
     }
-    let tree = GameTree::build(&game)?;
-    run_with(config, Some(&game), &tree, options, components, observer)
+    let loaded = crate::LoadedGame::from_game(game, config.max_nodes())?;
+    let tree = loaded.tree(&format!("algorithm `{}`", algorithm.as_str()))?;
+    run_with(config, Some(loaded.game()), tree, options, components, observer)
 }
 
 /// [`run_experiment_with`] on a game given as its tree (a game read from OpenSpiel, say)
