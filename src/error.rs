@@ -72,6 +72,9 @@ pub enum Error {
     /// Bad game input.
     #[error(transparent)]
     Game(#[from] metagame_games::Error),
+    /// A network file that cannot be read or does not fit the game.
+    #[error(transparent)]
+    Network(#[from] metagame_networks::Error),
     /// A solver error.
     #[error(transparent)]
     Solve(#[from] metagame_solvers::SolveError),

@@ -35,6 +35,7 @@
 pub use metagame_cuda as cuda;
 pub use metagame_games as games;
 pub use metagame_learners as learners;
+pub use metagame_networks as networks;
 pub use metagame_populations as populations;
 pub use metagame_solvers as solvers;
 

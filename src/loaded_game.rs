@@ -35,9 +35,9 @@ pub struct LoadedGame {
 }
 
 impl LoadedGame {
-    /// Probes spent estimating a tree that the game cannot count: long enough for an
-    /// estimate within some percent on the registry's games.
-    const ESTIMATE_BUDGET: Duration = Duration::from_millis(100);
+    /// The most time spent estimating a tree that the game cannot count (its probes take
+    /// some 100 ms on the registry's largest games).
+    const ESTIMATE_BUDGET: Duration = Duration::from_secs(2);
 
     /// Load `spec` and build its tree when the tree fits within `max_nodes` (counted by the
     /// game, or estimated by random probes and then built with the limit).

@@ -7,7 +7,7 @@
 //! | meta-solver | `uniform`, `nash`, `lp`, `lemke-howson`, `support-enumeration`, `vertex-enumeration`, `fictitious-play`, `rm`, `rm+`, `hedge`, `replicator`, `prd`, `alpha-rank`, `ce`, `cce`, `logit` |
 //! | oracle | `exact-br`, `exact-br-trembling`, `q-learning`, `actor-critic`, `minimax-q` |
 //! | evaluator | `exact`, `cpu`, `gpu`, `rollout` |
-//! | policy | `uniform`, `first-action`, `minimax`, `FILE.json` (an OpenSpiel tabular policy) |
+//! | policy | `uniform`, `first-action`, `minimax`, `FILE.json` (an OpenSpiel tabular policy), `FILE.safetensors` (a network) |
 //!
 //! # Examples
 //!
@@ -578,6 +578,25 @@ const POLICY_KINDS: &[PolicyKind] = &[
         read: |arena, spec| {
             let tree = tree_for(arena, spec)?;
             Ok(Box::new(TabularPolicy::read_openspiel_json(tree, std::path::Path::new(spec))?))
+        },
+    },
+    PolicyKind {
+        info: Registered {
+            name: "FILE.safetensors",
+            about: "a network: PyTorch's nn.Sequential of Linear and ReLU saved by safetensors (its state_dict), reading the game's tensor",
+        },
+        names: |spec| spec.ends_with(".safetensors"),
+        read: |arena, spec| {
+            let network = metagame_networks::Mlp::read(spec)?;
+            let Some(shape) = arena.tensor_shape() else {
+                return Err(metagame_games::Error::Unsupported(format!(
+                    "{} gives no tensor for a network to read",
+                    arena.name()
+                ))
+                .into());
+            };
+            network.check_fits(shape.size(), arena.num_actions())?;
+            Ok(Box::new(network))
         },
     },
 ];

@@ -88,9 +88,19 @@ impl Game for LiarsDice {
     fn utility_sum(&self) -> Option<f64> {
         Some(0.0)
     }
-    fn count_histories(&self, at_most: u64) -> Option<u64> {
-        // The dice never change who bids, which bids are legal or when the game ends.
-        Some(crate::tree::count_histories_alike_chance(self, at_most))
+    /// Exact, in closed form: the `D = 2·numdice` rolls are chance nodes of `s` outcomes
+    /// each (`1 + s + … + s^(D−1)` of them before the last roll), and after each of the `s^D`
+    /// rolls the bids are any increasing sequence of the `B = D·s` bids, each but the empty
+    /// one followed by a liar call: `2^B + 2^B − 1` histories. Saturates at `u64::MAX`.
+    fn count_histories(&self, _at_most: u64) -> Option<u64> {
+        let (s, d) = (self.dice_sides as u128, 2 * self.num_dice as u32);
+        let bids = 2 * self.num_dice * self.dice_sides;
+        let count = (|| {
+            let rolls: u128 = (0..d).try_fold(0u128, |acc, k| acc.checked_add(s.checked_pow(k)?))?;
+            let bidding = 1u128.checked_shl(u32::try_from(bids + 1).ok()?)?.checked_sub(1)?;
+            rolls.checked_add(s.checked_pow(d)?.checked_mul(bidding)?)
+        })();
+        Some(count.map_or(u64::MAX, |c| u64::try_from(c).unwrap_or(u64::MAX)))
     }
     fn tensor_shape(&self) -> Option<TensorShape> {
         let size = 2 + self.num_dice * self.dice_sides + self.liar() + 1;

@@ -24,7 +24,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         for spec in game.specs() {
             let loaded = registry::load(&spec)?;
-            let size = tree_size(&loaded, limit, Duration::from_millis(100));
+            let size = tree_size(&loaded, limit, Duration::from_secs(2));
             let verdict =
                 if size.fits(limit) { "tree can be built" } else { "tree too large: rollouts only" };
             outln!("  {spec:<40} {size}: {verdict}");
