@@ -192,7 +192,7 @@ pub fn read_policy(arena: Arena<'_>, spec: &str) -> anyhow::Result<Box<dyn Polic
 /// for the commands that run the tabular algorithms.
 pub fn read_table(tree: &GameTree, spec: &str) -> anyhow::Result<TabularPolicy> {
     let policy = read_policy(Arena::tree(tree), spec)?;
-    Ok(TabularPolicy::tabulate(tree, policy.as_ref()).with_context(|| format!("tabulating policy {spec}"))?)
+    TabularPolicy::tabulate(tree, policy.as_ref()).with_context(|| format!("tabulating policy {spec}"))
 }
 
 /// An evaluator's error with the policy it names given by its spec.

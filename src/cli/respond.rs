@@ -94,25 +94,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.seat >= n {
         bail!("--seat {} does not exist in {} ({n} players: 0..{})", args.seat, args.game, n - 1);
     }
-    let against = read_policy(&tree, &args.against, "--against")?;
+    let against = read_policy(tree, &args.against, "--against")?;
     let main_values = match &settings {
         LearnerSettings::MinimaxQ(c) => {
             let main = match &args.main {
-                Some(spec) => read_policy(&tree, spec, "--main")?,
+                Some(spec) => read_policy(tree, spec, "--main")?,
                 None => against.clone(),
             };
             let main_seat = c.shaping.main_seat.unwrap_or(1 - args.seat.min(1));
-            Some(ValueTable::exact(&tree, main_seat, &vec![&main; n])?)
+            Some(ValueTable::exact(tree, main_seat, &vec![&main; n])?)
         }
         _ => None,
     };
-    let mut learner = settings.learner(&tree, args.seat, args.seed, main_values.as_ref())?;
+    let mut learner = settings.learner(tree, args.seat, args.seed, main_values.as_ref())?;
     // Before anything is printed: from the first line on, Ctrl-C stops between batches.
     let signals = Signals::install()?;
 
     let opponents = OpponentSampler::fixed(&against);
     let profile = vec![&against; n];
-    let (_, best_value) = best_response(&tree, PlayerId(args.seat), &profile)?;
+    let (_, best_value) = best_response(tree, PlayerId(args.seat), &profile)?;
     let (lo, hi) = tree.utility_range(PlayerId(args.seat));
     let range = (hi - lo).max(f64::MIN_POSITIVE);
 
@@ -147,7 +147,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for k in 1..=args.points {
         let target = args.episodes * k / args.points;
         if target > done {
-            match learner.train_until(&tree, &opponents, target - done, &stop) {
+            match learner.train_until(tree, &opponents, target - done, &stop) {
                 Ok(()) => {}
                 // Stopped between batches: score what the finished batches learned.
                 Err(metagame::learners::Error::CutOff) => interrupted = true,
@@ -158,7 +158,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let policy = learner.policy();
         let mut seats = profile.clone();
         seats[args.seat] = &policy;
-        let value = expected_returns(&tree, &seats)?[args.seat];
+        let value = expected_returns(tree, &seats)?[args.seat];
         let gap = (best_value - value).max(0.0);
         last = (value, gap);
         if let Some(bar) = &bar {
@@ -191,7 +191,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bar.finish_and_clear();
     }
     if let Some(path) = &args.out {
-        let text = learner.policy().to_openspiel_json(&tree);
+        let text = learner.policy().to_openspiel_json(tree);
         metagame::populations::checkpoint::write_atomic(path, text.as_bytes())?;
     }
     let seconds = started.elapsed().as_secs_f64();
