@@ -293,7 +293,7 @@ fn check_mixed(
 /// Group `(matchup, block)` items into chunks a worker plays in lock-step: enough episodes to
 /// keep its lanes full, and enough chunks to keep every thread busy.
 fn chunk_items(items: &[(u32, u64)], episodes: u64, lanes: usize, threads: usize) -> Vec<Vec<(u32, u64)>> {
-    let total = items.len() as u64 * episodes;
+    let total: u64 = items.iter().map(|&(_, b)| block_len(b, episodes)).sum();
     let target = (4 * lanes as u64).max(total / (4 * threads.max(1) as u64)).max(1);
     let mut chunks = Vec::new();
     let mut current = Vec::new();

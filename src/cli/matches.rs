@@ -38,6 +38,30 @@ pub struct Args {
     json: bool,
 }
 
+/// A policy that counts the decision points it is asked (tables answered from their rows on
+/// a tree are not asked, and not counted).
+struct Counted<'a> {
+    inner: &'a dyn Policy,
+    decisions: std::sync::atomic::AtomicU64,
+}
+
+impl Policy for Counted<'_> {
+    fn probabilities(
+        &self,
+        decisions: &metagame::games::Decisions<'_>,
+        out: ndarray::ArrayViewMut2<'_, f32>,
+    ) -> metagame::games::Result<()> {
+        self.decisions.fetch_add(decisions.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        self.inner.probabilities(decisions, out)
+    }
+    fn as_tabular(&self) -> Option<&metagame::games::TabularPolicy> {
+        self.inner.as_tabular()
+    }
+    fn kind(&self) -> &str {
+        self.inner.kind()
+    }
+}
+
 /// Every joint entry, seat 0 most significant.
 fn all_entries(num_policies: usize, num_players: usize) -> anyhow::Result<Vec<Matchup>> {
     let count = u32::try_from(num_players)
@@ -75,7 +99,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .map(|name| super::read_policy(arena, name))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let evaluator = kind.build()?;
-    let refs: Vec<&dyn Policy> = policies.iter().map(|p| p.as_ref()).collect();
+    let counted: Vec<Counted<'_>> =
+        policies.iter().map(|p| Counted { inner: p.as_ref(), decisions: 0.into() }).collect();
+    let refs: Vec<&dyn Policy> = counted.iter().map(|p| p as &dyn Policy).collect();
     let entries = all_entries(policies.len(), game.num_players())?;
 
     let start = Instant::now();
@@ -86,6 +112,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let exact = !kind.samples();
     let episodes_played: u64 = if exact { 0 } else { totals.iter().map(|t| t.episodes).sum() };
     let episodes_per_second = (!exact && seconds > 0.0).then(|| episodes_played as f64 / seconds);
+    // Decision points the policies that are not tables were asked, in one batch or another.
+    let decisions: u64 = counted.iter().map(|c| c.decisions.load(std::sync::atomic::Ordering::Relaxed)).sum();
 
     if args.json {
         let rows: Vec<_> = entries
@@ -111,6 +139,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "entries": rows,
             "seconds": seconds,
             "episodes_per_second": episodes_per_second,
+            "policy_decisions": decisions,
+            "policy_decisions_per_second": (seconds > 0.0).then(|| decisions as f64 / seconds),
         }));
     } else {
         let played_on =
@@ -143,6 +173,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         if let Some(rate) = episodes_per_second {
             outln!("episodes per second  {rate:.3e} ({episodes_played} in {seconds:.3} s)");
+        }
+        if decisions > 0 {
+            outln!(
+                "policy decisions     {decisions} asked of the policies that are not tables ({:.3e} per second)",
+                decisions as f64 / seconds.max(f64::MIN_POSITIVE)
+            );
         }
     }
     Ok(())
