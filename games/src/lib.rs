@@ -83,7 +83,9 @@ pub use leduc::{LeducPoker, LeducState};
 pub use matrix::{MATRIX_GAMES, MatrixGame, MatrixState, named_matrix_game};
 pub use minimax::minimax_policy;
 pub use normal_form::{DeviationPayoffs, NormalFormGame, extremes, transposed_product};
-pub use policy::{Decisions, FirstAction, PROBABILITY_SUM_TOLERANCE, Policy, Uniform, check_probabilities};
+pub use policy::{
+    Decisions, FirstAction, PROBABILITY_SUM_TOLERANCE, Policy, PolicyFile, Uniform, check_probabilities,
+};
 pub use pure_strategies::{MAX_PURE_PROFILES, num_pure_strategies, pure_strategy};
 pub use registry::{AnyGame, AnyState};
 pub use rollout::{MixedMatchup, RolloutEvaluator, SEAT_DRAWS};

@@ -77,8 +77,31 @@ pub trait Policy: Send + Sync {
         None
     }
 
-    /// What the policy is made of (`"table"`, `"mlp"`, `"uniform"`), for messages.
+    /// What the policy is made of (`"table"`, `"mlp"`, `"uniform"`), for messages and for
+    /// reading a [`PolicyFile`] back.
     fn kind(&self) -> &str;
+
+    /// The policy as a file its kind reads back, for run folders that keep members that are
+    /// not tables; `Ok(None)` (the default) for a policy that cannot be written.
+    ///
+    /// # Errors
+    ///
+    /// A failure to serialise.
+    fn to_file(&self) -> Result<Option<PolicyFile>> {
+        Ok(None)
+    }
+}
+
+/// A policy written out as bytes, with the kind that reads it back: how a run folder keeps a
+/// member that is not a table (a network's safetensors file).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyFile {
+    /// The kind that reads it back ([`Policy::kind`]).
+    pub kind: String,
+    /// The file name's extension, without the dot (`"safetensors"`).
+    pub extension: String,
+    /// The contents.
+    pub bytes: Vec<u8>,
 }
 
 /// Uniform over the legal actions, on any game (no tree, no tensors needed).

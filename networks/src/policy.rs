@@ -1,6 +1,6 @@
 //! An [`Mlp`] as a [`Policy`]: one forward pass per batch, illegal actions masked, softmax.
 
-use metagame_games::{Decisions, Policy};
+use metagame_games::{Decisions, Policy, PolicyFile};
 use ndarray::ArrayViewMut2;
 
 use crate::error::Error;
@@ -70,6 +70,11 @@ impl Policy for Mlp {
 
     fn kind(&self) -> &str {
         "mlp"
+    }
+
+    /// The network in PyTorch's safetensors layout ([`Mlp::to_bytes`]).
+    fn to_file(&self) -> metagame_games::Result<Option<PolicyFile>> {
+        Ok(Some(PolicyFile { kind: "mlp".into(), extension: "safetensors".into(), bytes: self.to_bytes()? }))
     }
 }
 
