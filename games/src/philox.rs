@@ -95,6 +95,43 @@ pub fn seed_key(seed: u64) -> [u32; 2] {
     [seed as u32, (seed >> 32) as u32]
 }
 
+/// A sub-seed for one purpose of a run and its indices: the keys by which a loop gives each of
+/// its streams (an iteration's payoff entries, a response request, a learner) a seed of its
+/// own, computed from the run's seed with the counter-based generator instead of mixing bits
+/// by hand.
+///
+/// `purpose` names the stream (each caller's named constant, four ASCII letters read as a
+/// big-endian word: `u32::from_be_bytes(*b"resp")`); `indices` say which one of it (the
+/// iteration, the request, the agent and seat, …), each keying the next Philox call:
+///
+/// ```text
+/// block_0     = philox4x32_10([purpose, 0,     0,             0                    ], seed_key(seed))
+/// block_(k+1) = philox4x32_10([purpose, k + 1, i_k as u32,    (i_k >> 32) as u32   ], [block_k[0], block_k[1]])
+/// sub-seed    = block_n[0] | block_n[1] << 32          (n = indices.len())
+/// ```
+///
+/// Different purposes or indices give unrelated sub-seeds, and a sub-seed keys its own
+/// streams ([`EpisodeStream`]), never the run seed's. A purpose of 2³⁰ or more (any four
+/// letters are) keeps `block_0` off every episode stream of the run seed, whose counter word
+/// 0 is a draw index / 4 < 2³⁰.
+///
+/// # Examples
+///
+/// ```
+/// use metagame_games::philox::{derive_seed, philox4x32_10, seed_key};
+/// const RESPONSES: u32 = u32::from_be_bytes(*b"resp");
+/// let block = philox4x32_10([RESPONSES, 0, 0, 0], seed_key(7));
+/// assert_eq!(derive_seed(7, RESPONSES, &[]), u64::from(block[0]) | u64::from(block[1]) << 32);
+/// assert_ne!(derive_seed(7, RESPONSES, &[3, 0]), derive_seed(7, RESPONSES, &[3, 1]));
+/// ```
+pub fn derive_seed(seed: u64, purpose: u32, indices: &[u64]) -> u64 {
+    let mut block = philox4x32_10([purpose, 0, 0, 0], seed_key(seed));
+    for (k, &i) in indices.iter().enumerate() {
+        block = philox4x32_10([purpose, k as u32 + 1, i as u32, (i >> 32) as u32], [block[0], block[1]]);
+    }
+    u64::from(block[0]) | (u64::from(block[1]) << 32)
+}
+
 /// The uniforms of one episode, in draw order (see the module docs for the keying).
 ///
 /// # Examples
@@ -192,6 +229,35 @@ mod tests {
             assert_eq!(s.next_uniform(), uniform_f64(out[d as usize % 4]));
         }
         assert_eq!(s.draws(), 9);
+    }
+
+    #[test]
+    fn derived_seeds_follow_the_documented_keying() {
+        let (seed, purpose) = (0x0123_4567_89ab_cdef_u64, u32::from_be_bytes(*b"test"));
+        let words = |b: [u32; 4]| u64::from(b[0]) | (u64::from(b[1]) << 32);
+        let b0 = philox4x32_10([purpose, 0, 0, 0], [0x89ab_cdef, 0x0123_4567]);
+        assert_eq!(derive_seed(seed, purpose, &[]), words(b0));
+        let i = 0x5_0000_0009_u64;
+        let b1 = philox4x32_10([purpose, 1, 9, 5], [b0[0], b0[1]]);
+        assert_eq!(derive_seed(seed, purpose, &[i]), words(b1));
+        let b2 = philox4x32_10([purpose, 2, 4, 0], [b1[0], b1[1]]);
+        assert_eq!(derive_seed(seed, purpose, &[i, 4]), words(b2));
+    }
+
+    #[test]
+    fn derived_seeds_differ_by_purpose_index_and_position() {
+        let mut seen = std::collections::HashSet::new();
+        for purpose in [u32::from_be_bytes(*b"aaaa"), u32::from_be_bytes(*b"aaab")] {
+            for seed in 0..4 {
+                assert!(seen.insert(derive_seed(seed, purpose, &[])));
+                for a in 0..8 {
+                    assert!(seen.insert(derive_seed(seed, purpose, &[a])));
+                    for b in 0..8 {
+                        assert!(seen.insert(derive_seed(seed, purpose, &[a, b])));
+                    }
+                }
+            }
+        }
     }
 
     #[test]

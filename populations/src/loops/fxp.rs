@@ -74,6 +74,7 @@
 use std::fmt::Write as _;
 use std::time::Instant;
 
+use metagame_games::philox::derive_seed;
 use metagame_games::{
     Arena, ExactEvaluator, GameTree, InfosetId, MatchEvaluator, Matchup, NormalFormGame, PlayerId, Policy,
     TabularPolicy, Teams, aggregate, aggregate_into, best_response_to_mixture, expected_returns,
@@ -318,11 +319,9 @@ struct Stopping {
     min_steps: usize,
 }
 
-/// A seed per iteration and stream, so that evaluations stay reproducible.
-fn keyed_seed(seed: u64, iteration: usize, stream: u64) -> u64 {
-    (seed ^ stream.wrapping_mul(0xD1B5_4A32_D192_ED03))
-        ^ (iteration as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-}
+/// The purpose of the seeds of payoff entries ([`derive_seed`] with the iteration and the
+/// table's size when they are filled), so that evaluations stay reproducible.
+const ENTRIES: u32 = u32::from_be_bytes(*b"entr");
 
 impl<'t> Fxp<'t> {
     /// Sampled evaluators' episodes per payoff entry (exact evaluators ignore it).
@@ -678,7 +677,7 @@ impl<'t> Fxp<'t> {
         if missing.is_empty() {
             return Ok((0, 0));
         }
-        let seed = keyed_seed(self.config.seed, iteration, 3) ^ table.shape()[0] as u64;
+        let seed = derive_seed(self.config.seed, ENTRIES, &[iteration as u64, table.shape()[0] as u64]);
         let n = self.tree.num_players();
         let matchups: Vec<Matchup> = missing
             .iter()

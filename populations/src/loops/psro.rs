@@ -22,6 +22,7 @@
 
 use std::time::Instant;
 
+use metagame_games::philox::derive_seed;
 use metagame_games::{
     Arena, GameTree, InfosetId, MatchEvaluator, NodeKind, NormalFormGame, PlayerId, Policy, TabularPolicy,
     aggregate_into,
@@ -374,18 +375,14 @@ pub struct Psro<'t> {
     cutoff: Cutoff,
 }
 
-/// A seed per iteration, so that entries evaluated in different iterations use different
-/// streams while staying reproducible.
-fn iteration_seed(seed: u64, iteration: usize) -> u64 {
-    seed ^ (iteration as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-}
+/// The purpose of the seeds of an iteration's payoff entries ([`derive_seed`] with the
+/// iteration), so that entries evaluated in different iterations use different streams while
+/// staying reproducible.
+const ENTRIES: u32 = u32::from_be_bytes(*b"entr");
 
-/// The seed of the `index`-th response request of an iteration: a stream apart from the
-/// evaluation's.
-fn response_seed(seed: u64, iteration: usize, index: usize) -> u64 {
-    iteration_seed(seed ^ 0x6F72_6163_6C65_0000, iteration)
-        ^ (index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03)
-}
+/// The purpose of the seeds of response requests ([`derive_seed`] with the iteration and the
+/// request's index in it): streams apart from the evaluation's.
+const RESPONSES: u32 = u32::from_be_bytes(*b"resp");
 
 /// Check that a 2-player tree is a symmetric one-shot game (one infoset per player with the
 /// same actions, symmetric payoffs), as `symmetric` mode needs.
@@ -714,7 +711,7 @@ impl<'t> Psro<'t> {
             offsets.push(flat.len());
             flat.extend(list.iter().map(|&p| p as &dyn Policy));
         }
-        let seed = iteration_seed(self.config.seed, iteration);
+        let seed = derive_seed(self.config.seed, ENTRIES, &[iteration as u64]);
         let episodes = self.config.episodes_per_entry;
         table.fill_missing(
             Arena::tree(self.tree),
@@ -875,7 +872,7 @@ fn respond(
             player,
             opponents,
             profile,
-            response_seed(config.seed, iteration, requests),
+            derive_seed(config.seed, RESPONSES, &[iteration as u64, requests as u64]),
         )
         .with_cutoff(cutoff.clone());
         if let Some(last) = pop.members(player).last() {

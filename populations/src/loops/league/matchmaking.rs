@@ -52,7 +52,7 @@
 
 use std::fmt;
 
-use metagame_games::philox::{EpisodeStream, philox4x32_10, seed_key};
+use metagame_games::philox::{EpisodeStream, derive_seed};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -60,17 +60,17 @@ use crate::loops::league::rating::Rating;
 use crate::loops::league::win_rates::WinRates;
 use crate::settings::{built_by, setters};
 
-/// Domain word of the matchmaking Philox streams ("matc"), so they never coincide with
-/// the match evaluators' episode streams under the same seed.
-const MATCHMAKING_DOMAIN: u32 = 0x6D61_7463;
+/// The purpose of the matchmaking streams' seed ([`derive_seed`] with no index), so they
+/// never coincide with the match evaluators' episode streams under the same seed.
+const MATCHMAKING: u32 = u32::from_be_bytes(*b"matc");
 
 /// The random numbers of one agent's matchmaking in one round: a Philox4x32-10 stream
 /// keyed by `(seed, round, agent)`, independent of every other agent's and round's.
 ///
 /// The stream is [`EpisodeStream`]`::new(s', agent, round)` (matchup = agent, episode =
-/// round) under the derived seed `s'` = the first two words of
-/// `philox4x32_10([0x6D617463, 0, 0, 0], seed_key(seed))`, so matchmaking draws are not the
-/// episode draws of a match evaluator run with the same seed.
+/// round) under the derived seed `s'` = `derive_seed(seed, u32::from_be_bytes(*b"matc"), &[])`
+/// (the first two words of `philox4x32_10([0x6D617463, 0, 0, 0], seed_key(seed))`), so
+/// matchmaking draws are not the episode draws of a match evaluator run with the same seed.
 ///
 /// # Examples
 ///
@@ -88,9 +88,7 @@ pub struct MatchmakingRng {
 impl MatchmakingRng {
     /// The stream of `agent` (a league member index or role slot) in `round` under `seed`.
     pub fn new(seed: u64, round: u64, agent: u32) -> Self {
-        let block = philox4x32_10([MATCHMAKING_DOMAIN, 0, 0, 0], seed_key(seed));
-        let derived = u64::from(block[0]) | (u64::from(block[1]) << 32);
-        Self { stream: EpisodeStream::new(derived, agent, round) }
+        Self { stream: EpisodeStream::new(derive_seed(seed, MATCHMAKING, &[]), agent, round) }
     }
 
     /// The next uniform in `[0, 1)`.

@@ -77,6 +77,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
+use metagame_games::philox::derive_seed;
 use metagame_games::{
     Arena, ExactEvaluator, GameTree, MatchEvaluator, Matchup, MixtureSum, NormalFormGame, PlayerId, Policy,
     TabularPolicy,
@@ -837,8 +838,17 @@ fn reset_draw(seed: u64, round: usize, k: u64, agent: usize) -> f64 {
     rng.next_uniform()
 }
 
-fn learner_seed(seed: u64, agent: usize, seat: usize, generation: u64) -> u64 {
-    seed ^ ((agent as u64) << 40) ^ ((seat as u64) << 56) ^ generation.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+/// The purpose of the learners' seeds ([`learner_seed`]).
+const LEARNERS: u32 = u32::from_be_bytes(*b"lrnr");
+
+/// The purpose of the seeds of an evaluation point's payoff entries ([`derive_seed`] with
+/// the round).
+const ENTRIES: u32 = u32::from_be_bytes(*b"entr");
+
+/// The seed of learning agent `agent`'s learner at `seat` after `generation` resets (0 for
+/// the agent's first learners): [`derive_seed`] of the league's seed with these three.
+pub fn learner_seed(seed: u64, agent: usize, seat: usize, generation: u64) -> u64 {
+    derive_seed(seed, LEARNERS, &[agent as u64, seat as u64, generation])
 }
 
 /// The smallest and largest utility of any player of `tree`: the range match results are
@@ -1516,7 +1526,7 @@ impl<'t> League<'t> {
                 .iter()
                 .flat_map(|&(i, j)| [Matchup { seats: vec![i, j] }, Matchup { seats: vec![j, i] }])
                 .collect();
-            let seed = self.config.seed ^ (round as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            let seed = derive_seed(self.config.seed, ENTRIES, &[round as u64]);
             let policies: Vec<&dyn Policy> = policies.iter().map(|&p| p as &dyn Policy).collect();
             let totals = self.evaluator.evaluate_until(
                 Arena::tree(play),

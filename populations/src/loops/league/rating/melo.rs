@@ -209,7 +209,7 @@ impl TryFrom<MEloState> for MElo {
 }
 
 /// Domain word of the initial-vector Philox stream ("mElo").
-const MELO_DOMAIN: u32 = 0x6D45_6C6F;
+const MELO_DOMAIN: u32 = u32::from_be_bytes(*b"mElo");
 
 impl MElo {
     /// `num_members` members at the initial rating with seeded initial vectors.
