@@ -59,3 +59,61 @@ impl Critic {
         }
     }
 }
+
+// With `Critic`, not in values.rs: the value tables sit below the learners and know none.
+impl ValueTable {
+    /// The main agent's own critic: the action-value estimates `main` learned for its seat
+    /// (`Q(s, a)` of its table, visit counts as they are), as the Minimax Exploiter paper
+    /// shapes with them (Bairamian et al. 2023, arXiv:2311.17190). Pass the main agent's
+    /// learner for the seat it plays against the exploiter. Equal to [`Learner::values`]; the
+    /// name says which critic a caller chose (the other being [`ValueTable::exact`]).
+    pub fn learned(main: &(impl Learner + ?Sized)) -> Self {
+        main.values()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use metagame_games::{ActionId, InfosetId, PlayerId, registry};
+
+    use super::*;
+    use crate::episodes::{Layout, OpponentSampler};
+    use crate::learner::Start;
+    use crate::q_learning::{QLearner, QLearningConfig};
+    use crate::shaping::{MinimaxConfig, MinimaxShaping};
+
+    fn tree(name: &str) -> GameTree {
+        GameTree::build(&registry::load(name).unwrap()).unwrap()
+    }
+
+    /// `min_s max_a Q(s, a)` over the infosets of the table's seat, computed afresh.
+    fn value_min(tree: &GameTree, values: &ValueTable) -> f64 {
+        tree.infosets_of(PlayerId(values.seat()))
+            .map(|i| values.max_value(tree, InfosetId(i)))
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    #[test]
+    fn the_learned_critic_is_the_main_learners_own_q_rows() {
+        let t = tree("kuhn_poker");
+        let uniform = TabularPolicy::uniform(&t);
+        let mut main = QLearner::new(&t, 1, 5, QLearningConfig::default(), Start::Fresh).unwrap();
+        main.train(&t, &OpponentSampler::fixed(&uniform), 3000).unwrap();
+        let critic = Critic::Learned.values(&t, &main, &uniform).unwrap();
+        assert_eq!(critic, main.values());
+        assert_eq!(critic, ValueTable::learned(&main));
+        let sh = MinimaxShaping::new(&t, 0, &critic, &MinimaxConfig::default()).unwrap();
+        let layout = Layout::new(&t, 1);
+        for (i, start, legal) in &layout.infosets {
+            let row: Vec<f64> =
+                legal.iter().map(|&a| critic.value(InfosetId(*i), ActionId(a as usize))).collect();
+            let best = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            assert_eq!(sh.main_max()[*start as usize], best, "infoset {i}");
+        }
+        assert!((sh.shift() - value_min(&t, &critic).abs()).abs() < 1e-15);
+        // The exact critic is a different table, named as such.
+        let exact = Critic::Exact.values(&t, &main, &uniform).unwrap();
+        assert_eq!(exact, ValueTable::exact(&t, 1, &[&uniform, &uniform]).unwrap());
+        assert_ne!(exact, critic);
+    }
+}

@@ -5,7 +5,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::episodes::Layout;
 use crate::error::{Error, Result};
-use crate::learner::Learner;
 
 /// Action-value estimates `Q(s, a)` of one seat with their visit counts, dense over
 /// `[infosets × actions]` of one game (other seats' rows and illegal actions hold 0 with no
@@ -33,15 +32,6 @@ impl ValueTable {
             }
         }
         Self { game: layout.game.clone(), seat, num_actions: na, values, visits: counts }
-    }
-
-    /// The main agent's own critic: the action-value estimates `main` learned for its seat
-    /// (`Q(s, a)` of its table, visit counts as they are), as the Minimax Exploiter paper
-    /// shapes with them (Bairamian et al. 2023, arXiv:2311.17190). Pass the main agent's
-    /// learner for the seat it plays against the exploiter. Equal to [`Learner::values`]; the
-    /// name says which critic a caller chose (the other being [`ValueTable::exact`]).
-    pub fn learned(main: &(impl Learner + ?Sized)) -> Self {
-        main.values()
     }
 
     /// The exact action values of `seat` when every seat plays `profile`: `Q(s, a)` is the
