@@ -98,7 +98,8 @@ use metagame_games::philox::EpisodeStream;
 use metagame_games::{GameTree, PlayerId, TabularPolicy, nash_conv_report};
 use serde::{Deserialize, Serialize};
 
-use super::cfr::{Arena, Node, check_saved_tables, regret_matching};
+use super::cfr::arena::{Arena, Node};
+use super::cfr::{check_saved_tables, regret_matching};
 use crate::error::{Error, Result};
 use crate::report::{Details, IterationReport, PhaseTimes};
 use crate::settings::{built_by, setters};

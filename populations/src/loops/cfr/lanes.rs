@@ -33,7 +33,8 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use super::{Arena, AverageWeight, Node};
+use super::arena::{Arena, Node};
+use super::weight::AverageWeight;
 
 /// A position of the shared subtree.
 #[derive(Clone, Copy)]
