@@ -1,6 +1,6 @@
 //! [`Components`]: a run's components given as values instead of by name.
 
-use metagame_games::MatchEvaluator;
+use metagame_games::{MatchEvaluator, NormalFormGame};
 use metagame_populations::{LeagueTrainer, Oracle};
 use metagame_solvers::MetaSolver;
 
@@ -18,6 +18,11 @@ pub struct Components {
     /// What trains the league's agents each round (the league; default this machine's
     /// threads).
     pub trainer: Option<Box<dyn LeagueTrainer>>,
+    /// The game as the payoff table Double Oracle solves (default: a registry matrix game's
+    /// own table, with its title and strategy names, which
+    /// [`run_experiment_with`](crate::run_experiment_with) fills in; otherwise the normal
+    /// form of the tree).
+    pub normal_form: Option<NormalFormGame>,
 }
 
 impl Components {
@@ -34,6 +39,11 @@ impl Components {
     /// The same components with `trainer`.
     pub fn with_trainer(mut self, trainer: Box<dyn LeagueTrainer>) -> Self {
         self.trainer = Some(trainer);
+        self
+    }
+    /// The same components with `normal_form`.
+    pub fn with_normal_form(mut self, normal_form: NormalFormGame) -> Self {
+        self.normal_form = Some(normal_form);
         self
     }
     /// The same components with `meta_solver`.

@@ -85,7 +85,13 @@ pub fn run_experiment_with(
     }
     let loaded = crate::LoadedGame::from_game(game, config.max_nodes())?;
     let tree = loaded.tree(&format!("algorithm `{}`", algorithm.as_str()))?;
-    run_with(config, Some(loaded.game()), tree, options, components, observer)
+    let components = match loaded.game() {
+        AnyGame::Matrix(m) if components.normal_form.is_none() => {
+            components.with_normal_form(m.normal_form().clone())
+        }
+        _ => components,
+    };
+    run_with(config, tree, options, components, observer)
 }
 
 /// [`run_experiment_with`] on a game given as its tree (a game read from OpenSpiel, say)
@@ -110,12 +116,11 @@ pub fn run_experiment_on(
             tree.name()
         ))));
     }
-    run_with(config, None, tree, options, components, observer)
+    run_with(config, tree, options, components, observer)
 }
 
 fn run_with(
     config: &ExperimentConfig,
-    game: Option<&AnyGame>,
     tree: &GameTree,
     options: &RunOptions,
     components: Components,
@@ -146,5 +151,5 @@ fn run_with(
         ))));
     }
     let driver = Driver::new(config, options, observer)?;
-    config.algorithm().run(game, tree, driver, components)
+    config.algorithm().run(tree, driver, components)
 }

@@ -1,7 +1,7 @@
 //! The `cfr` loop: the CFR family ([`Cfr`]: vanilla CFR, CFR+, linear CFR, DCFR) on the game
 //! tree.
 
-use metagame_games::{AnyGame, GameTree};
+use metagame_games::GameTree;
 use metagame_populations::loops::cfr::{Cfr, CfrConfig, CfrConfigBuilder};
 use toml::Table;
 
@@ -45,7 +45,6 @@ impl LoopSection for CfrSection {
 
     fn run<D: Drive>(
         &self,
-        _game: Option<&AnyGame>,
         tree: &GameTree,
         mut driver: D,
         _components: Components,

@@ -1,7 +1,7 @@
 //! The `double-oracle` loop: Double Oracle ([`DoubleOracle`]) on the game's normal form
 //! (matrix games, or small trees through their pure strategies).
 
-use metagame_games::{AnyGame, GameTree, NormalFormGame};
+use metagame_games::{GameTree, NormalFormGame};
 use metagame_populations::{DoubleOracle, DoubleOracleConfig, DoubleOracleConfigBuilder};
 use toml::Table;
 
@@ -42,14 +42,13 @@ impl LoopSection for DoubleOracleSection {
 
     fn run<D: Drive>(
         &self,
-        game: Option<&AnyGame>,
         tree: &GameTree,
         mut driver: D,
-        _components: Components,
+        components: Components,
     ) -> Result<D::Output> {
-        let normal_form = match game {
-            Some(AnyGame::Matrix(m)) => m.normal_form().clone(),
-            _ => NormalFormGame::from_tree(tree)?,
+        let normal_form = match components.normal_form {
+            Some(game) => game,
+            None => NormalFormGame::from_tree(tree)?,
         };
         let run = match driver.saved_state()? {
             Some((state, reports)) => DoubleOracle::resume(normal_form, self.double_oracle.clone(), state, &reports)?,

@@ -1,6 +1,6 @@
 //! The `fxp` loop: Fictitious Cross-Play ([`Fxp`]), a main policy and a counter population.
 
-use metagame_games::{AnyGame, ExactEvaluator, GameTree};
+use metagame_games::{ExactEvaluator, GameTree};
 use metagame_solvers::nash::Nash;
 use metagame_populations::{Fxp, FxpConfig, FxpConfigBuilder};
 use toml::Table;
@@ -45,7 +45,6 @@ impl LoopSection for FxpSection {
 
     fn run<D: Drive>(
         &self,
-        _game: Option<&AnyGame>,
         tree: &GameTree,
         mut driver: D,
         components: Components,

@@ -1,7 +1,7 @@
 //! The `mccfr` loop: Monte Carlo CFR ([`Mccfr`]: outcome or external sampling) on the game
 //! tree.
 
-use metagame_games::{AnyGame, GameTree};
+use metagame_games::GameTree;
 use metagame_populations::loops::mccfr::{Mccfr, MccfrConfig, MccfrConfigBuilder};
 use toml::Table;
 
@@ -46,7 +46,6 @@ impl LoopSection for MccfrSection {
 
     fn run<D: Drive>(
         &self,
-        _game: Option<&AnyGame>,
         tree: &GameTree,
         mut driver: D,
         _components: Components,

@@ -12,7 +12,7 @@
 use std::fmt::Debug;
 use std::path::Path;
 
-use metagame_games::{AnyGame, GameTree};
+use metagame_games::GameTree;
 use metagame_populations::{Cutoff, IterationReport, Oracle, TrainingLoop};
 use serde::de::DeserializeOwned;
 use toml::Table;
@@ -134,20 +134,12 @@ pub(crate) trait LoopSection: Clone + Debug + PartialEq + Sized {
         Ok(None)
     }
 
-    /// Build the loop (new, or from the driver's saved state) and drive it. `game` is the
-    /// registry game the tree was built from (`None` for a tree given as it is, such as a game
-    /// read from OpenSpiel).
+    /// Build the loop (new, or from the driver's saved state) and drive it.
     ///
     /// # Errors
     ///
     /// Component, game, checkpoint and I/O errors.
-    fn run<D: Drive>(
-        &self,
-        game: Option<&AnyGame>,
-        tree: &GameTree,
-        driver: D,
-        components: Components,
-    ) -> Result<D::Output>;
+    fn run<D: Drive>(&self, tree: &GameTree, driver: D, components: Components) -> Result<D::Output>;
 }
 
 /// The list of loops: `Variant(module::SectionType)`, one line each. It declares each unit's
@@ -253,12 +245,11 @@ macro_rules! loops {
             }
             pub(crate) fn run<D: Drive>(
                 &self,
-                game: Option<&AnyGame>,
                 tree: &GameTree,
                 driver: D,
                 components: Components,
             ) -> Result<D::Output> {
-                match self { $(AlgorithmConfig::$variant(s) => s.run(game, tree, driver, components),)* }
+                match self { $(AlgorithmConfig::$variant(s) => s.run(tree, driver, components),)* }
             }
         }
     };

@@ -1,6 +1,6 @@
 //! The `psro` loop: Policy-Space Response Oracles ([`Psro`]) with its components by name.
 
-use metagame_games::{AnyGame, GameTree};
+use metagame_games::GameTree;
 use metagame_populations::{Oracle, Psro, PsroConfig, PsroConfigBuilder};
 use toml::{Table, Value};
 
@@ -127,7 +127,6 @@ impl LoopSection for PsroSection {
 
     fn run<D: Drive>(
         &self,
-        _game: Option<&AnyGame>,
         tree: &GameTree,
         mut driver: D,
         components: Components,

@@ -1,6 +1,6 @@
 //! The `xfp` loop: extensive-form fictitious play ([`Xfp`]) on the game tree.
 
-use metagame_games::{AnyGame, GameTree};
+use metagame_games::GameTree;
 use metagame_populations::Xfp;
 use toml::Table;
 
@@ -33,7 +33,6 @@ impl LoopSection for XfpSection {
 
     fn run<D: Drive>(
         &self,
-        _game: Option<&AnyGame>,
         tree: &GameTree,
         mut driver: D,
         _components: Components,

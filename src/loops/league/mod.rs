@@ -1,7 +1,7 @@
 //! The `league` loop: an AlphaStar league ([`League`]) of learning agents and their
 //! snapshots, with its own figures (`figures.rs`).
 
-use metagame_games::{AnyGame, GameTree};
+use metagame_games::GameTree;
 use metagame_populations::{League, LeagueConfig, LeagueConfigBuilder};
 use toml::{Table, Value};
 
@@ -84,7 +84,6 @@ impl LoopSection for LeagueSection {
 
     fn run<D: Drive>(
         &self,
-        _game: Option<&AnyGame>,
         tree: &GameTree,
         mut driver: D,
         components: Components,
