@@ -5,7 +5,7 @@ use metagame_games::{GameTree, NormalFormGame};
 use metagame_populations::{DoubleOracle, DoubleOracleConfig, DoubleOracleConfigBuilder};
 use toml::Table;
 
-use super::{Drive, LoopSection};
+use super::section::{Drive, LoopSection};
 use crate::fields::{FieldError, group, table_of};
 use crate::error::Result;
 use crate::components::Components;

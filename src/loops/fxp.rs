@@ -5,7 +5,7 @@ use metagame_solvers::nash::Nash;
 use metagame_populations::{Fxp, FxpConfig, FxpConfigBuilder};
 use toml::Table;
 
-use super::{Drive, LoopSection};
+use super::section::{Drive, LoopSection};
 use crate::fields::{FieldError, group, table_of};
 use crate::error::Result;
 use crate::components::Components;

@@ -5,7 +5,7 @@ use metagame_games::GameTree;
 use metagame_populations::loops::mccfr::{Mccfr, MccfrConfig, MccfrConfigBuilder};
 use toml::Table;
 
-use super::{Drive, LoopSection};
+use super::section::{Drive, LoopSection};
 use crate::components::Components;
 use crate::error::Result;
 use crate::fields::{FieldError, group, table_of};

@@ -4,7 +4,7 @@ use metagame_games::GameTree;
 use metagame_populations::{Oracle, Psro, PsroConfig, PsroConfigBuilder};
 use toml::{Table, Value};
 
-use super::{Drive, LoopSection};
+use super::section::{Drive, LoopSection};
 use crate::fields::{FieldError, group, parse_name, table_of};
 use crate::error::Result;
 use crate::components::Components;

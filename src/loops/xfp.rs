@@ -4,7 +4,7 @@ use metagame_games::GameTree;
 use metagame_populations::Xfp;
 use toml::Table;
 
-use super::{Drive, LoopSection};
+use super::section::{Drive, LoopSection};
 use crate::fields::FieldError;
 use crate::error::Result;
 use crate::components::Components;

@@ -5,7 +5,7 @@ use metagame_games::GameTree;
 use metagame_populations::{League, LeagueConfig, LeagueConfigBuilder};
 use toml::{Table, Value};
 
-use crate::loops::{Drive, LoopSection};
+use crate::loops::section::{Drive, LoopSection};
 use crate::fields::{FieldError, group, parse_name, table_of};
 use crate::error::Result;
 use crate::components::Components;
