@@ -8,7 +8,7 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
 use crate::error::Result;
-use crate::plots::{
+use crate::plots::kit::{
     CURVE_COLORS, DESC_FONT, GRID_COLOR, LABEL_FONT, LogAxis, NASH_CONV_ZERO, TITLE_FONT, downsample_by,
     log_axis, svg_text, text_err, write_figure,
 };

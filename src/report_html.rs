@@ -188,7 +188,7 @@ pub(crate) fn report_html(
     meta_game: Option<&NormalFormGame>,
     lineage_dot: Option<&str>,
 ) -> std::result::Result<String, String> {
-    let title = plots::run_title(report);
+    let title = plots::run::run_title(report);
     let last = report.iterations.last();
     let mut html = String::new();
     let _ = write!(
@@ -210,16 +210,16 @@ pub(crate) fn report_html(
 
     html.push_str("<h2>NashConv</h2>\n");
     html.push_str(&figure(
-        &plots::exploitability_figure(report)?,
+        &plots::run::exploitability_figure(report)?,
         "Exact NashConv of the run's profile against iteration and against wall time.",
     ));
     if let Some(game) = meta_game
-        && let Some(svg) = plots::payoffs_figure(game, &plots::final_mixtures(report))
+        && let Some(svg) = plots::payoffs::payoffs_figure(game, &plots::run::final_mixtures(report))
     {
         html.push_str("<h2>The final meta-game</h2>\n");
         html.push_str(&figure(&svg?, "Player 0's payoffs, with both players' final meta-mixtures."));
     }
-    if let Some(svg) = plots::mixtures_figure(report) {
+    if let Some(svg) = plots::run::mixtures_figure(report) {
         html.push_str("<h2>Meta-mixtures</h2>\n");
         html.push_str(&figure(&svg?, "Each player's meta-mixture at every iteration."));
     }

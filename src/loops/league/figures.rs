@@ -14,7 +14,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::error::Result;
-use crate::plots::{
+use crate::plots::kit::{
     ABSENT_COLOR, CURVE_COLORS, DESC_FONT, Drawn, GRID_COLOR, LABEL_FONT, LogAxis, NASH_CONV_ZERO, TITLE_FONT,
     axis_number, cell_ticks, colour_bar, diverging, downsample, linear_axis, linear_ticks, log_axis, svg_text,
     text_err, write_figure,
@@ -763,7 +763,7 @@ fn win_rates_figure(game: &str, table: &GroupTable) -> Option<Drawn<String>> {
 /// that the fewest games still differ from white and from grey).
 fn sequential_log(v: f64, lo: f64, hi: f64) -> RGBColor {
     const STOPS: [(u8, u8, u8); 4] = [(199, 233, 192), (116, 196, 118), (35, 139, 69), (0, 68, 27)];
-    crate::plots::interpolate(&STOPS, ((v - lo) / (hi - lo)).clamp(0.0, 1.0))
+    crate::plots::kit::interpolate(&STOPS, ((v - lo) / (hi - lo)).clamp(0.0, 1.0))
 }
 
 #[cfg(test)]
