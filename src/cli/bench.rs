@@ -24,8 +24,8 @@ use metagame::bench_plot::{BenchLine, bench_svg};
 use metagame::populations::{IterationReport, StopReason};
 use metagame::{RunOptions, run_experiment};
 
+use super::output::{gap, outln};
 use super::signals::Signals;
-use super::{gap, outln};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -241,7 +241,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     write_outputs(&args.out, &file, peer.as_ref())?;
     outln!("bench results in {} (bench.json, bench.md, a figure per game)", args.out.display());
     if interrupted {
-        super::eprint_line(format_args!(
+        super::output::eprint_line(format_args!(
             "interrupted: bench.json, bench.md and the figures in {} hold the cells done so far",
             args.out.display()
         ));

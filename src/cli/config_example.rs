@@ -5,7 +5,7 @@
 use clap::builder::PossibleValuesParser;
 use metagame::Algorithm;
 
-use super::outln;
+use super::output::outln;
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -5,7 +5,8 @@
 use metagame::games::{Game, InfosetId, NodeKind, PlayerId, TensorKind};
 use serde_json::json;
 
-use super::{TreeLimit, outln};
+use super::args::TreeLimit;
+use super::output::outln;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -36,7 +37,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let Some(tree) = loaded.arena().game_tree() else {
         if args.json {
-            super::print_json(&json!({
+            super::output::print_json(&json!({
                 "game": game.name(),
                 "num_players": game.num_players(),
                 "tree_built": false,
@@ -64,7 +65,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .map(|p| tree.infosets_of(PlayerId(p)).map(|i| tree.legal_actions(InfosetId(i)).len()).sum())
         .collect();
     if args.json {
-        super::print_json(&json!({
+        super::output::print_json(&json!({
             "game": game.name(),
             "num_players": tree.num_players(),
             "tree_built": true,

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use metagame::games::{registry, tree_size};
 
-use super::{TreeLimit, outln};
+use super::args::TreeLimit;
+use super::output::outln;
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -9,7 +9,8 @@ use metagame::EvaluatorName;
 use metagame::games::{Game, Matchup, Policy};
 use serde_json::json;
 
-use super::{TreeLimit, outln};
+use super::args::TreeLimit;
+use super::output::outln;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -96,7 +97,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let policies = args
         .policies
         .iter()
-        .map(|name| super::read_policy(arena, name))
+        .map(|name| super::args::read_policy(arena, name))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let evaluator = kind.build()?;
     let counted: Vec<Counted<'_>> =
@@ -107,7 +108,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let start = Instant::now();
     let totals = evaluator
         .evaluate(arena, &refs, &entries, args.episodes, args.seed)
-        .map_err(|e| super::name_policy(e, &args.policies))?;
+        .map_err(|e| super::args::name_policy(e, &args.policies))?;
     let seconds = start.elapsed().as_secs_f64();
     let exact = !kind.samples();
     let episodes_played: u64 = if exact { 0 } else { totals.iter().map(|t| t.episodes).sum() };
@@ -128,7 +129,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 })
             })
             .collect();
-        super::print_json(&json!({
+        super::output::print_json(&json!({
             "game": game.name(),
             "tree": arena.game_tree().is_some(),
             "evaluator": evaluator.name(),

@@ -9,7 +9,7 @@ use metagame::RunCheckpoint;
 use metagame::plots::{Curve, compare_svg};
 use serde_json::Value;
 
-use super::outln;
+use super::output::outln;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum XAxis {

@@ -18,7 +18,7 @@ use metagame::games::{Cutoff, GameTree, PlayerId, TabularPolicy, best_response, 
 use metagame::learners::{OpponentSampler, ValueTable};
 use serde_json::json;
 
-use super::outln;
+use super::output::outln;
 use super::signals::Signals;
 
 #[derive(clap::Args)]
@@ -60,11 +60,11 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
-    limit: super::TreeLimit,
+    limit: super::args::TreeLimit,
 }
 
 fn read_policy(tree: &GameTree, spec: &str, what: &str) -> anyhow::Result<TabularPolicy> {
-    super::read_table(tree, spec).with_context(|| format!("{what} {spec} (for {})", tree.name()))
+    super::args::read_table(tree, spec).with_context(|| format!("{what} {spec} (for {})", tree.name()))
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -165,7 +165,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             bar.set_position(done);
         }
         if args.json {
-            super::print_json(&json!({
+            super::output::print_json(&json!({
                 "episodes": done,
                 "value": value,
                 "best_response_value": best_value,
@@ -196,7 +196,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let seconds = started.elapsed().as_secs_f64();
     if args.json {
-        super::print_json(&json!({
+        super::output::print_json(&json!({
             "summary": true,
             "game": args.game,
             "seat": args.seat,
@@ -221,7 +221,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     if interrupted {
-        super::eprint_line(format_args!("interrupted after {done} of {} episodes", args.episodes));
+        super::output::eprint_line(format_args!("interrupted after {done} of {} episodes", args.episodes));
         std::process::exit(signals.exit_code());
     }
     Ok(())

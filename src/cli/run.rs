@@ -16,8 +16,8 @@ use metagame::populations::{IterationReport, StopReason};
 use metagame::{ExperimentConfig, RunOptions, run_experiment};
 use serde_json::json;
 
+use super::output::{eprint_line, gap, outln, print_json};
 use super::signals::Signals;
-use super::{eprint_line, gap, outln, print_json};
 
 /// The config file a run folder holds.
 const CONFIG_FILE: &str = "config.toml";

@@ -10,7 +10,7 @@ use metagame::solvers::nash::Nash;
 use metagame::solvers::{MetaSolver, Solution};
 use serde_json::{Value, json};
 
-use super::outln;
+use super::output::outln;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -162,7 +162,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             out["seconds_per_solve"] = json!(s);
             out["repeat"] = json!(args.repeat);
         }
-        super::print_json(&out);
+        super::output::print_json(&out);
         return Ok(());
     }
     let shape: Vec<String> = game.shape().iter().map(ToString::to_string).collect();
@@ -176,7 +176,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         print_profiles(joint.shape(), &flat);
         outln!("marginals    of the joint distribution");
         print_marginals(&first.strategies);
-        outln!("nash_conv    {} (of the marginals)", super::gap(nash_conv));
+        outln!("nash_conv    {} (of the marginals)", super::output::gap(nash_conv));
     } else if let Some(stationary) = stationary {
         let over_profiles = stationary.first().is_some_and(|pi| pi.len() == game.num_profiles());
         let over = if over_profiles {
@@ -199,19 +199,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         outln!("marginals    of the mean stationary distribution");
         print_marginals(&first.strategies);
-        outln!("nash_conv    {} (of the marginals)", super::gap(nash_conv));
+        outln!("nash_conv    {} (of the marginals)", super::output::gap(nash_conv));
     } else {
         if equilibria.is_empty() {
             outln!(
                 "equilibria   none found (status {}, NashConv {})",
                 status.as_str().unwrap_or("?"),
-                super::gap(nash_conv)
+                super::output::gap(nash_conv)
             );
         } else {
             outln!("equilibria   {}", equilibria.len());
         }
         for (k, s) in equilibria.iter().enumerate() {
-            outln!("  #{k}  nash_conv {}", super::gap(s.certificate.nash_conv));
+            outln!("  #{k}  nash_conv {}", super::output::gap(s.certificate.nash_conv));
             print_marginals(&s.strategies);
         }
         if !uncertified.is_empty() {
@@ -219,11 +219,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             for (k, s) in uncertified.iter().enumerate() {
                 let status = serde_json::to_value(s.status)?;
                 let status = status.as_str().unwrap_or("?");
-                outln!("  #{k}  status {status}, nash_conv {}", super::gap(s.certificate.nash_conv));
+                outln!("  #{k}  status {status}, nash_conv {}", super::output::gap(s.certificate.nash_conv));
                 print_marginals(&s.strategies);
             }
         }
-        outln!("nash_conv    {} (largest over the answers)", super::gap(nash_conv));
+        outln!("nash_conv    {} (largest over the answers)", super::output::gap(nash_conv));
     }
     if let Some(v) = first.value() {
         outln!("value        {v}");
