@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use metagame_games::NormalFormGame;
 use ndarray::{ArrayD, IxDyn};
 
-use crate::{Extras, Result, Solution, SolveError};
+use crate::{Result, SolveError};
 
 /// Which member each strategy of an expanded game copies: strategy `c` of player `p` in the
 /// expanded game is member `of(p)[c]` of the collapsed game. Every member has at least one copy.
@@ -210,7 +210,7 @@ impl Copies {
     }
 
     /// A tensor over expanded profiles summed over the copies into one over member profiles.
-    fn fold_tensor(&self, source: &ArrayD<f64>) -> ArrayD<f64> {
+    pub(crate) fn fold_tensor(&self, source: &ArrayD<f64>) -> ArrayD<f64> {
         let mut out = ArrayD::zeros(IxDyn(&self.shape()));
         let mut at = vec![0; self.of.len()];
         for (index, &x) in source.indexed_iter() {
@@ -264,39 +264,6 @@ impl Copies {
                 folded
             })
             .collect()
-    }
-
-    /// A solution of the expanded game as one of the collapsed game: strategies folded, the
-    /// joint distribution (CE/CCE) and stationary distributions (alpha-Rank) summed over the
-    /// copies, value, status, iterations and certificate kept (a deviation to a copy gains
-    /// what a deviation to its member gains, so the certificate is the same in both games).
-    pub(crate) fn fold_solution(&self, solution: Solution) -> Solution {
-        let strategies = self.fold(&solution.strategies);
-        let expanded = self.expanded_shape();
-        let extras = match solution.extras {
-            Extras::Joint(joint) => Extras::Joint(self.fold_tensor(&joint)),
-            Extras::Stationary(classes) => {
-                let profiles: usize = expanded.iter().product();
-                Extras::Stationary(
-                    classes
-                        .into_iter()
-                        .map(|pi| {
-                            if pi.len() == profiles {
-                                // INVARIANT: `pi` has one entry per expanded profile.
-                                let tensor = ArrayD::from_shape_vec(IxDyn(&expanded), pi)
-                                    .expect("one entry per profile");
-                                self.fold_tensor(&tensor).iter().copied().collect()
-                            } else {
-                                // One population: a distribution over player 0's strategies.
-                                self.fold(&[pi])[0].clone()
-                            }
-                        })
-                        .collect(),
-                )
-            }
-            other => other,
-        };
-        Solution { strategies, extras, ..solution }
     }
 }
 

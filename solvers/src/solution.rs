@@ -2,10 +2,10 @@
 //! of the solver from the game itself.
 
 use metagame_games::NormalFormGame;
-use ndarray::ArrayD;
+use ndarray::{ArrayD, IxDyn};
 use serde::{Deserialize, Serialize};
 
-use crate::SolverMemory;
+use crate::{Copies, SolverMemory};
 
 /// How a solve ended. Hitting a cap is a status, never an error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -324,5 +324,41 @@ pub(crate) fn solve_expanded<S: MetaSolver + ?Sized>(
         }
         None => solver.solve(&expanded)?,
     };
-    Ok(copies.fold_solution(solution))
+    Ok(solution.folded(copies))
+}
+
+impl Solution {
+    /// This solution of the expanded game of `copies` as one of the collapsed game:
+    /// strategies folded, the joint distribution (CE/CCE) and stationary distributions
+    /// (alpha-Rank) summed over the copies, value, status, iterations and certificate kept (a
+    /// deviation to a copy gains what a deviation to its member gains, so the certificate is
+    /// the same in both games).
+    pub(crate) fn folded(self, copies: &Copies) -> Solution {
+        let strategies = copies.fold(&self.strategies);
+        let expanded = copies.expanded_shape();
+        let extras = match self.extras {
+            Extras::Joint(joint) => Extras::Joint(copies.fold_tensor(&joint)),
+            Extras::Stationary(classes) => {
+                let profiles: usize = expanded.iter().product();
+                Extras::Stationary(
+                    classes
+                        .into_iter()
+                        .map(|pi| {
+                            if pi.len() == profiles {
+                                // INVARIANT: `pi` has one entry per expanded profile.
+                                let tensor = ArrayD::from_shape_vec(IxDyn(&expanded), pi)
+                                    .expect("one entry per profile");
+                                copies.fold_tensor(&tensor).iter().copied().collect()
+                            } else {
+                                // One population: a distribution over player 0's strategies.
+                                copies.fold(&[pi])[0].clone()
+                            }
+                        })
+                        .collect(),
+                )
+            }
+            other => other,
+        };
+        Solution { strategies, extras, ..self }
+    }
 }
