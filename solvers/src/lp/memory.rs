@@ -16,10 +16,10 @@ use std::sync::Mutex;
 
 use ndarray::{Array2, ArrayView2};
 
-use super::simplex::{Simplex, SimplexEnd};
-use super::{
+use super::candidate::{
     BinaryScale, Candidate, FINE_PIVOT_TOLERANCE, oracle_round, polish, submatrix, tableau_candidate_within,
 };
+use super::simplex::{Simplex, SimplexEnd};
 use crate::linalg::Normalization;
 use crate::solver_memory::LpMemory;
 
