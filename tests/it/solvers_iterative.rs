@@ -295,3 +295,24 @@ proptest! {
         }
     }
 }
+
+/// The setters are plain `fn(T, usize) -> T` items (the umbrella's registry takes them as
+/// values) and the defaults are those the docs state.
+#[test]
+fn setters_are_fn_items_and_defaults_hold() {
+    fn cap<T>(solver: T, set: fn(T, usize) -> T, get: fn(&T) -> usize, default: usize) {
+        assert_eq!(get(&solver), default);
+        assert_eq!(get(&set(solver, 7)), 7);
+    }
+    cap(FictitiousPlay::default(), FictitiousPlay::with_iterations, FictitiousPlay::iterations, 10_000);
+    cap(RegretMatching::default(), RegretMatching::with_iterations, RegretMatching::iterations, 100_000);
+    cap(RegretMatching::plain(), RegretMatching::with_iterations, RegretMatching::iterations, 100_000);
+    cap(Hedge::default(), Hedge::with_iterations, Hedge::iterations, 100_000);
+    cap(Replicator::default(), Replicator::with_iterations, Replicator::iterations, 100_000);
+    cap(
+        ProjectedReplicator::default(),
+        ProjectedReplicator::with_iterations,
+        ProjectedReplicator::iterations,
+        100_000,
+    );
+}
