@@ -232,7 +232,9 @@ mod tests {
     /// agent's average policy.
     #[test]
     fn an_evicted_main_agent_snapshot_stays_in_the_average() {
-        use crate::loops::league::{LeagueReport, PhaseTimes, RoundEvents};
+        use crate::loops::league::LeagueReport;
+        use crate::loops::league::report::RoundEvents;
+        use crate::report::PhaseTimes;
         let tree = kuhn();
         let mut l = league(&tree, LeagueConfig::default(), &[(Role::MainAgent, 0, 1)]);
         let first = TabularPolicy::first_action(&tree);
@@ -249,7 +251,8 @@ mod tests {
         assert_eq!((l.state.members.len(), l.state.win_rates.num_members(), l.state.evicted), (4, 4, 1));
         assert_eq!(average(&l), before);
         // What the average would be without it differs: the eviction did not undo it.
-        l.state.snapshot_sums = super::super::snapshot_sums_of_members(&tree, &l.state).unwrap();
+        l.state.snapshot_sums =
+            crate::loops::league::state::snapshot_sums_of_members(&tree, &l.state).unwrap();
         assert_ne!(average(&l), before);
     }
 

@@ -1,0 +1,330 @@
+//! The [`League`] loop itself: built new or from a checkpoint, its accessors and
+//! components, and the [`TrainingLoop`] it is. Its rounds are in `round.rs`, its opponent
+//! choice in `opponents.rs`, its evictions in `eviction.rs`.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use metagame_games::{ExactEvaluator, GameTree, MatchEvaluator, NormalFormGame, TabularPolicy};
+use metagame_learners::QLearner;
+
+use super::config::{LeagueConfig, Role};
+use super::jobs::{LeagueTrainer, LocalTrainer, combined, fresh_learners};
+use super::rating::{Elo, EloConfig, Rating};
+use super::report::{LeagueReport, RoundEvents};
+use super::state::{AgentState, LeagueMember, LeagueState, snapshot_sums_of_members};
+use super::win_rates::{WinRates, WinRatesConfig};
+use crate::error::{Error, Result};
+use crate::report::{IterationReport, PhaseTimes, StopReason};
+use crate::training_loop::{Cutoff, TrainingLoop};
+
+/// An AlphaStar league on a 2-player game's tree.
+///
+/// # Examples
+///
+/// ```
+/// use metagame_games::{registry, GameTree};
+/// use metagame_populations::{run_loop, League, LeagueConfig, LeagueReport, RunLimits};
+///
+/// let tree = GameTree::build(&registry::load("kuhn_poker")?)?;
+/// let config = LeagueConfig::builder().episodes_per_round(2000).episodes_per_match(500).seed(1).build()?;
+/// let mut league = League::new(&tree, config)?;
+/// let run = run_loop(&mut league, &RunLimits::iterations(5), &mut ())?;
+/// let last: LeagueReport = run.reports.last().unwrap().details.get().unwrap();
+/// // Four matches per learning agent and round.
+/// assert_eq!(last.matches.iter().map(|m| m.count).sum::<u64>(), 3 * 4);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct League<'t> {
+    pub(super) tree: &'t GameTree,
+    /// The tree matches are played, learned and scored on: `tree` with win/loss returns
+    /// when `outcome = "win"`, else `None` (the game's own).
+    pub(super) wins: Option<GameTree>,
+    pub(super) config: LeagueConfig,
+    pub(super) state: LeagueState,
+    pub(super) learners: Vec<[QLearner; 2]>,
+    pub(super) evaluator: Box<dyn MatchEvaluator>,
+    pub(super) trainer: Box<dyn LeagueTrainer>,
+    /// When a round in progress gives up (checked between matches).
+    pub(super) cutoff: Cutoff,
+    /// The last committed round's report.
+    pub(super) last: IterationReport,
+}
+
+impl<'t> League<'t> {
+    /// A new league: the learning agents with fresh learners, and a snapshot of each main
+    /// agent's initial (uniform) policy as the first historical players.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] for settings out of range or a game that is not 2-player.
+    pub fn new(tree: &'t GameTree, config: LeagueConfig) -> Result<Self> {
+        // Iteration 0 is the construction: its wall time is the report's.
+        let started = Instant::now();
+        config.validate()?;
+        if tree.num_players() != 2 {
+            return Err(Error::Config(format!(
+                "a league needs a 2-player game, {} has {}",
+                tree.name(),
+                tree.num_players()
+            )));
+        }
+        let wins = config.outcome.own_tree(tree);
+        let play = wins.as_ref().unwrap_or(tree);
+        let roles = std::iter::repeat_n(Role::MainAgent, config.main_agents)
+            .chain(std::iter::repeat_n(Role::MainExploiter, config.main_exploiters))
+            .chain(std::iter::repeat_n(Role::LeagueExploiter, config.league_exploiters));
+        let mut members = Vec::new();
+        let mut agents = Vec::new();
+        let mut learners = Vec::new();
+        for (i, role) in roles.enumerate() {
+            members.push(LeagueMember { id: i, role, agent: i, snapped_at: None, policy: None });
+            let pair = fresh_learners(play, &config, i, 0)?;
+            agents.push(AgentState {
+                role,
+                member: i,
+                learners: pair.iter().map(QLearner::save).collect(),
+                episodes_since_snapshot: 0,
+                generation: 0,
+            });
+            learners.push(pair);
+        }
+        let uniform = TabularPolicy::uniform(tree);
+        for (i, a) in agents.iter().enumerate() {
+            if a.role == Role::MainAgent {
+                members.push(LeagueMember {
+                    id: members.len(),
+                    role: Role::MainAgent,
+                    agent: i,
+                    snapped_at: Some(0),
+                    policy: Some(Arc::new(uniform.clone())),
+                });
+            }
+        }
+        let win_rates = WinRates::new(WinRatesConfig::default(), members.len());
+        let mut state = LeagueState {
+            round: 0,
+            elo: Elo::new(EloConfig::default(), members.len()),
+            members,
+            agents,
+            win_rates,
+            matches_by_role: BTreeMap::new(),
+            payoffs: Arc::default(),
+            evicted: 0,
+            snapshot_sums: Vec::new(),
+        };
+        state.snapshot_sums = snapshot_sums_of_members(tree, &state)?;
+        let last = IterationReport::new(0, vec![state.members.len()], 0.0, None);
+        let mut league = Self::with_parts(tree, wins, config, state, learners, last)?;
+        let mut report = league.report(0, 0, PhaseTimes::default(), RoundEvents::default())?;
+        report.elapsed_s = started.elapsed().as_secs_f64();
+        league.last = report;
+        Ok(league)
+    }
+    /// Continue from a saved state and the run's reports so far.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when the state does not fit the tree or the config;
+    /// [`Error::SavedState`] for reports that are not the rounds 0 to the state's.
+    pub fn resume(
+        tree: &'t GameTree,
+        config: LeagueConfig,
+        mut state: LeagueState,
+        reports: &[IterationReport],
+    ) -> Result<Self> {
+        config.validate()?;
+        crate::checkpoint::check_reports(reports, 0, state.round)?;
+        // INVARIANT: check_reports saw round + 1 ≥ 1 reports.
+        let last = reports.last().expect("a report").clone();
+        let n = state.members.len();
+        if state.agents.len() != config.num_agents()
+            || n < state.agents.len()
+            || state.elo.num_members() != n
+            || state.win_rates.num_members() != n
+            || state.agents.iter().enumerate().any(|(a, x)| x.member != a || state.members[a].agent != a)
+        {
+            return Err(Error::Config("the saved league has other agents than the config".into()));
+        }
+        if let Some(cap) = config.max_members
+            && n > cap
+        {
+            return Err(Error::Config(format!(
+                "the saved league has {n} members, more than max_members = {cap}"
+            )));
+        }
+        if state.evicted == 0 {
+            // Without evictions ids are positions (checkpoints from before ids have none).
+            state.members.iter_mut().enumerate().for_each(|(i, m)| m.id = i);
+        } else if state.members.windows(2).any(|w| w[0].id >= w[1].id)
+            || state.members.last().is_some_and(|m| m.id >= state.next_id())
+        {
+            return Err(Error::Config(
+                "the saved league's member ids are not in the order they joined".into(),
+            ));
+        }
+        if state.snapshot_sums.is_empty() {
+            if state.evicted > 0 {
+                return Err(Error::Config(
+                    "the saved league has evicted members but no snapshot sums".into(),
+                ));
+            }
+            state.snapshot_sums = snapshot_sums_of_members(tree, &state)?;
+        }
+        let sums_fit = state.snapshot_sums.len() == state.agents.len()
+            && state.agents.iter().zip(&state.snapshot_sums).all(|(a, sum)| match sum {
+                Some(sum) => a.role == Role::MainAgent && sum.fits(tree),
+                None => a.role != Role::MainAgent,
+            });
+        if !sums_fit {
+            return Err(Error::Config(
+                "the saved league's snapshot sums do not fit its agents and game".into(),
+            ));
+        }
+        let wins = config.outcome.own_tree(tree);
+        let play = wins.as_ref().unwrap_or(tree);
+        let learners = state
+            .agents
+            .iter()
+            .map(|a| {
+                let mut it =
+                    a.learners.iter().cloned().map(|s| QLearner::restore(play, s).map_err(Error::Learner));
+                Ok([
+                    it.next().ok_or_else(|| Error::Config("a saved agent without learners".into()))??,
+                    it.next().ok_or_else(|| Error::Config("a saved agent without learners".into()))??,
+                ])
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Self::with_parts(tree, wins, config, state, learners, last)
+    }
+    /// A league of these parts with the default evaluator and trainer.
+    pub(super) fn with_parts(
+        tree: &'t GameTree,
+        wins: Option<GameTree>,
+        config: LeagueConfig,
+        state: LeagueState,
+        learners: Vec<[QLearner; 2]>,
+        last: IterationReport,
+    ) -> Result<Self> {
+        let (evaluator, trainer) = (Box::new(ExactEvaluator), Box::new(LocalTrainer));
+        let cutoff = Cutoff::default();
+        Ok(Self { tree, wins, config, state, learners, evaluator, trainer, cutoff, last })
+    }
+    /// The tree matches are trained, played and scored on (see [`Outcome`](super::Outcome)).
+    pub fn match_tree(&self) -> &GameTree {
+        self.wins.as_ref().unwrap_or(self.tree)
+    }
+    /// The win-rate table among all members, in [`LeagueState::members`] order: entry
+    /// `[i][j]` is how often member `i` beats member `j` (ties ½), `None` for pairs that
+    /// never played.
+    pub fn win_rate_table(&self) -> Vec<Vec<Option<f64>>> {
+        let w = &self.state.win_rates;
+        let n = self.state.members.len();
+        (0..n).map(|i| (0..n).map(|j| (w.games(i, j) > 0.0).then(|| w.win_rate(i, j))).collect()).collect()
+    }
+    /// The state (what a checkpoint saves).
+    pub fn state(&self) -> &LeagueState {
+        &self.state
+    }
+    /// The last committed round's report (round 0's at the start).
+    pub fn last_report(&self) -> &IterationReport {
+        &self.last
+    }
+    /// The current policy of learning agent `agent` (its seat-0 learner's rows at seat 0,
+    /// its seat-1 learner's at seat 1).
+    pub fn agent_policy(&self, agent: usize) -> TabularPolicy {
+        combined(self.tree, &self.learners[agent])
+    }
+    /// The same league with payoff entries evaluated by `evaluator` (default: exact).
+    pub fn with_evaluator(mut self, evaluator: Box<dyn MatchEvaluator>) -> Self {
+        self.evaluator = evaluator;
+        self
+    }
+    /// The same league with its agents' training run by `trainer` (default [`LocalTrainer`]).
+    pub fn with_trainer(mut self, trainer: Box<dyn LeagueTrainer>) -> Self {
+        self.trainer = trainer;
+        self
+    }
+}
+
+impl TrainingLoop for League<'_> {
+    type State = LeagueState;
+
+    fn name(&self) -> &'static str {
+        "league"
+    }
+    fn step(&mut self) -> Result<&mut IterationReport> {
+        League::step(self)
+    }
+    fn state(&self) -> &LeagueState {
+        &self.state
+    }
+    fn last_report(&self) -> Option<&IterationReport> {
+        Some(&self.last)
+    }
+    fn stop_reason(&self) -> Option<StopReason> {
+        None
+    }
+    fn set_cutoff(&mut self, cutoff: Cutoff) {
+        self.cutoff = cutoff;
+    }
+    /// Members as nodes by id (learning agents as boxes, snapshots as ellipses with their
+    /// round, evicted snapshots dotted), snapshot edges (dashed) from each agent to its
+    /// snapshots, and for each agent the opponents it trained against with the number of
+    /// matches; resets in the agents' labels.
+    /// The payoff table among all members from the last evaluation point (member `i`'s mean
+    /// payoff against member `j`, both seats averaged), when it covers every member; `None`
+    /// without evaluation points or when members joined after the last one.
+    fn meta_game(&self) -> Result<Option<NormalFormGame>> {
+        let n = self.state.members.len();
+        let table = &self.state.payoffs;
+        let complete = table.len() == n && table.iter().all(|row| row.len() == n);
+        let entry = |i: usize, j: usize| if i == j { Some(0.0) } else { table[i][j] };
+        if !complete || (0..n).any(|i| (0..n).any(|j| entry(i, j).is_none())) {
+            return Ok(None);
+        }
+        // INVARIANT: every entry checked above.
+        let at = |i: usize, j: usize| entry(i, j).expect("an evaluated entry");
+        let a = ndarray::Array2::from_shape_fn((n, n), |(i, j)| at(i, j));
+        let b = ndarray::Array2::from_shape_fn((n, n), |(i, j)| at(j, i));
+        Ok(Some(NormalFormGame::bimatrix(a, b)?))
+    }
+    fn lineage_dot(&self, reports: &[IterationReport]) -> Option<String> {
+        use std::fmt::Write;
+        let mut dot = String::from("digraph league {\n  rankdir=LR;\n");
+        for m in &self.state.members {
+            let id = m.id;
+            let label = match m.snapped_at {
+                None => {
+                    let resets = self.state.agents[m.agent].generation;
+                    format!("{} {} (agent {}; {resets} resets)", m.role.as_str(), id, m.agent)
+                }
+                Some(r) => format!("{} {} (snapshot of agent {} at round {r})", m.role.as_str(), id, m.agent),
+            };
+            let shape = if m.snapped_at.is_none() { "box" } else { "ellipse" };
+            let _ = writeln!(dot, "  m{id} [label=\"{label}\", shape={shape}];");
+            if m.snapped_at.is_some() {
+                let _ = writeln!(dot, "  m{} -> m{id} [style=dashed];", self.state.agents[m.agent].member);
+            }
+        }
+        let mut trained: BTreeMap<(usize, usize), u64> = BTreeMap::new();
+        let mut evicted = std::collections::BTreeSet::new();
+        for l in reports.iter().filter_map(|r| r.details.get::<LeagueReport>()) {
+            for m in &l.matches {
+                *trained.entry((m.member, m.opponent)).or_default() += m.count;
+            }
+            evicted.extend(l.evicted);
+        }
+        // Opponents evicted since: the reports name them, the state has them no more.
+        let opponents: std::collections::BTreeSet<usize> = trained.keys().map(|&(_, b)| b).collect();
+        for id in evicted.intersection(&opponents) {
+            let _ = writeln!(dot, "  m{id} [label=\"member {id} (evicted)\", shape=ellipse, style=dotted];");
+        }
+        for ((a, b), n) in trained {
+            let _ = writeln!(dot, "  m{a} -> m{b} [label=\"{n}\", color=gray40];");
+        }
+        dot.push_str("}\n");
+        Some(dot)
+    }
+}

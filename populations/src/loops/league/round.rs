@@ -1,0 +1,426 @@
+//! One round of the league ([`League::step`]): its matches (opponent, training jobs,
+//! exact results, win rates and ratings, snapshots and resets), the evaluation points, and
+//! the round's report.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use metagame_games::philox::derive_seed;
+use metagame_games::{Arena, GameTree, Matchup, MixtureSum, PlayerId, Policy, TabularPolicy};
+use metagame_learners::{Critic, MinimaxConfig, QLearner, ValueTable};
+
+use super::config::Role;
+use super::jobs::{MinimaxTraining, TrainingJob, combined, fresh_learners};
+use super::league_loop::League;
+use super::opponents::reset_draw;
+use super::rating::{BatchElo, BatchEloConfig, MatchResult, OnlineRating};
+use super::report::{Branch, Draw, LeagueMatch, LeagueReport, RoundEvents};
+use super::state::LeagueMember;
+use crate::error::{Error, Result};
+use crate::report::{Details, IterationReport, PhaseTimes};
+
+/// The purpose of the seeds of an evaluation point's payoff entries ([`derive_seed`] with
+/// the round).
+pub(super) const ENTRIES: u32 = u32::from_be_bytes(*b"entr");
+/// The smallest and largest utility of any player of `tree`: the range match results are
+/// mapped from.
+pub(super) fn result_range(tree: &GameTree) -> (f64, f64) {
+    (0..tree.num_players())
+        .map(|p| tree.utility_range(PlayerId(p)))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (l, h)| (lo.min(l), hi.max(h)))
+}
+/// `u` mapped from `range` to [0, 1].
+pub(super) fn to_score(u: f64, range: (f64, f64)) -> f64 {
+    ((u - range.0) / (range.1 - range.0).max(f64::MIN_POSITIVE)).clamp(0.0, 1.0)
+}
+/// `a`'s result against `b` on `tree` (the match tree): its expected utility at each seat
+/// mapped from `range` (the tree's [`result_range`]) to [0, 1], averaged over the seats.
+pub(super) fn score(tree: &GameTree, range: (f64, f64), a: &TabularPolicy, b: &TabularPolicy) -> Result<f64> {
+    let first = metagame_games::expected_returns(tree, &[a, b])?[0];
+    let second = metagame_games::expected_returns(tree, &[b, a])?[1];
+    Ok(0.5 * (to_score(first, range) + to_score(second, range)))
+}
+
+impl League<'_> {
+    /// One round (see the module docs): `matches_per_round` matches per learning agent.
+    /// Nothing is committed unless the whole round succeeds.
+    ///
+    /// # Errors
+    ///
+    /// Learner or game errors, wrapped in [`Error::AtIteration`].
+    pub fn step(&mut self) -> Result<&mut IterationReport> {
+        let round = self.state.round + 1;
+        // What the round changes, to put back if it fails: the win rates keep a journal, and
+        // the rest is small (O(agents + members); policies, payoffs and sums are shared).
+        let backup = (
+            self.state.round,
+            self.state.agents.clone(),
+            self.state.elo.clone(),
+            self.state.matches_by_role.clone(),
+            self.state.members.clone(),
+            self.learners.clone(),
+            self.state.snapshot_sums.clone(),
+            self.state.payoffs.clone(),
+            self.state.evicted,
+        );
+        let evaluates = self.config.eval_every > 0 && round.is_multiple_of(self.config.eval_every);
+        self.state.win_rates.open_journal();
+        match self.play_round(round, evaluates) {
+            Ok(report) => {
+                self.state.win_rates.close_journal();
+                self.last = report.after(Some(&self.last));
+                Ok(&mut self.last)
+            }
+            Err(e) => {
+                self.state.win_rates.roll_back();
+                let (r, agents, elo, by_role, members, learners, sums, payoffs, evicted) = backup;
+                self.state.round = r;
+                self.state.agents = agents;
+                self.state.elo = elo;
+                self.state.matches_by_role = by_role;
+                self.state.members = members;
+                self.learners = learners;
+                self.state.snapshot_sums = sums;
+                self.state.payoffs = payoffs;
+                self.state.evicted = evicted;
+                match e {
+                    Error::CutOff => Err(e),
+                    e => Err(Error::AtIteration { iteration: round, source: Box::new(e) }),
+                }
+            }
+        }
+    }
+    /// The round's matches, then its evaluation point when `evaluates`, then its report;
+    /// changes the state as it goes (the caller rolls back on error).
+    pub(super) fn play_round(&mut self, round: usize, evaluates: bool) -> Result<IterationReport> {
+        let t = Instant::now();
+        self.state.round = round;
+        let mut events = RoundEvents::default();
+        let per_match = self.config.episodes_per_match();
+        let mut left = self.config.episodes_per_round;
+        let mut k = 0;
+        while left > 0 {
+            // A round is many matches: the time budget is honoured between them.
+            if k > 0 && self.cutoff.passed() {
+                return Err(Error::CutOff);
+            }
+            let episodes = per_match.min(left);
+            left -= episodes;
+            self.play_match(round, k, episodes, &mut events)?;
+            k += 1;
+        }
+        for (agent, pair) in self.state.agents.iter_mut().zip(&self.learners) {
+            agent.learners = pair.iter().map(QLearner::save).collect();
+        }
+        let mut times = PhaseTimes { oracle_s: t.elapsed().as_secs_f64(), ..PhaseTimes::default() };
+        if evaluates {
+            let t = Instant::now();
+            let (entries, batch_elo) = self.evaluate(round)?;
+            events.evaluated_entries = entries;
+            events.batch_elo = batch_elo;
+            times.evaluation_s = t.elapsed().as_secs_f64();
+        }
+        let episodes = self.config.episodes_per_round * self.learners.len() as u64;
+        self.report(round, episodes, times, events)
+    }
+    /// A Minimax main exploiter's shaping against member `opponent`: the critic for each
+    /// exploiter seat is the opponent's values at the other seat — a live main agent's
+    /// learned Q-values (`exploiter_critic = "learned"`), else the exact values of the policy
+    /// it plays.
+    pub(super) fn minimax_training(
+        &self,
+        play: &GameTree,
+        current: &[TabularPolicy],
+        opponent: usize,
+    ) -> Result<MinimaxTraining> {
+        let member = &self.state.members[opponent];
+        let policy = self.member_policy(current, opponent);
+        let critic = |seat: usize| -> Result<ValueTable> {
+            let main = 1 - seat;
+            match (self.config.exploiter_critic, &member.policy) {
+                (Critic::Learned, None) => Ok(ValueTable::learned(&self.learners[member.agent][main])),
+                _ => ValueTable::exact(play, main, &[policy, policy]).map_err(Error::Learner),
+            }
+        };
+        let config = MinimaxConfig::new(self.config.exploiter_alpha)
+            .with_discount(self.config.exploiter_discount)
+            .with_shift(self.config.exploiter_shift);
+        Ok(MinimaxTraining { config, critics: [critic(0)?, critic(1)?] })
+    }
+    pub(super) fn member_policy<'a>(
+        &'a self,
+        current: &'a [TabularPolicy],
+        member: usize,
+    ) -> &'a TabularPolicy {
+        let m = &self.state.members[member];
+        match &m.policy {
+            Some(p) => p.as_ref(),
+            None => &current[m.agent],
+        }
+    }
+    /// Match `k` of `round`: every learning agent draws an opponent from the league as it
+    /// stands, trains `episodes` episodes against it (half at each seat; the agents in
+    /// parallel), and then, in agent order, its result enters the win rates and the online
+    /// Elo, and it takes a snapshot (and maybe resets) when its rule says so.
+    pub(super) fn play_match(
+        &mut self,
+        round: usize,
+        k: u64,
+        episodes: u64,
+        events: &mut RoundEvents,
+    ) -> Result<()> {
+        let play = match &self.wins {
+            Some(t) => t,
+            None => self.tree,
+        };
+        let n = self.learners.len();
+        let current: Vec<TabularPolicy> = self.learners.iter().map(|pair| combined(play, pair)).collect();
+        let choices: Vec<(usize, Branch, Draw)> = (0..n).map(|a| self.choose_opponent(a, k)).collect();
+        let half = episodes / 2;
+        let jobs: Vec<TrainingJob> = (0..n)
+            .map(|a| {
+                let opponent = choices[a].0;
+                let minimax = (self.state.agents[a].role == Role::MainExploiter
+                    && self.config.exploiter_alpha > 0.0)
+                    .then(|| self.minimax_training(play, &current, opponent))
+                    .transpose()?;
+                Ok(TrainingJob {
+                    learners: self.learners[a].clone(),
+                    opponent: self.member_policy(&current, opponent).clone(),
+                    minimax,
+                    episodes: [half, episodes - half],
+                    outcome: self.config.outcome,
+                })
+            })
+            .collect::<Result<_>>()?;
+        let trained = self.trainer.train_until(play, jobs, &self.cutoff)?;
+        if trained.len() != n {
+            return Err(Error::Config(format!(
+                "the trainer returned {} learning agents for {n}",
+                trained.len()
+            )));
+        }
+        let new_policies: Vec<TabularPolicy> = trained.iter().map(|pair| combined(play, pair)).collect();
+        let range = result_range(play);
+        for (a, &(opponent, branch, draw)) in choices.iter().enumerate() {
+            let me = self.state.agents[a].member;
+            let s = score(play, range, &new_policies[a], self.member_policy(&current, opponent))?;
+            // INVARIANT: a score in [0, 1] (to_score clamps).
+            let result = MatchResult::new(me, opponent, s).expect("a score in [0, 1]");
+            self.state.win_rates.record(&result);
+            self.state.elo.update(&result);
+            let ids = (self.state.members[me].id, self.state.members[opponent].id);
+            events.add_match(LeagueMatch {
+                agent: a,
+                member: ids.0,
+                opponent: ids.1,
+                branch,
+                score: s,
+                count: 1,
+            });
+            events.add_draw(draw);
+            *self.state.matches_by_role.entry(self.state.agents[a].role).or_default() += 1;
+        }
+        self.learners = trained;
+        for (a, policy) in new_policies.into_iter().enumerate() {
+            let agent = &mut self.state.agents[a];
+            agent.episodes_since_snapshot += episodes;
+            let (me, role, since) = (agent.member, agent.role, agent.episodes_since_snapshot);
+            let members = &self.state.members;
+            let min_rate = match role {
+                Role::MainExploiter => self
+                    .state
+                    .agents
+                    .iter()
+                    .filter(|x| x.role == Role::MainAgent)
+                    .map(|x| self.state.win_rates.win_rate(me, x.member))
+                    .fold(1.0, f64::min),
+                _ => (0..members.len())
+                    .filter(|&i| members[i].snapped_at.is_some())
+                    .map(|i| self.state.win_rates.win_rate(me, i))
+                    .fold(1.0, f64::min),
+            };
+            let by_win_rate = min_rate > self.config.snapshot_win_rate;
+            if since < self.config.snapshot_min_episodes
+                || !(by_win_rate || since >= self.config.snapshot_max_episodes)
+            {
+                continue;
+            }
+            events.snapshots.push(a);
+            if by_win_rate {
+                events.win_rate_snapshots.push(a);
+            }
+            if let Some(sum) = &mut self.state.snapshot_sums[a] {
+                Arc::make_mut(sum).add(self.tree, &policy, 1.0)?;
+            }
+            let id = self.state.next_id();
+            self.state.members.push(LeagueMember {
+                id,
+                role,
+                agent: a,
+                snapped_at: Some(round),
+                policy: Some(Arc::new(policy)),
+            });
+            self.state.win_rates.add_member();
+            self.state.elo.add_member();
+            if let Some(cap) = self.config.max_members
+                && self.state.members.len() > cap
+            {
+                let newest = self.state.members.len() - 1;
+                // validate() keeps a candidate: a cap of at least the agents, a snapshot per
+                // main agent and one more.
+                let victim = self
+                    .eviction_choice(newest)
+                    .ok_or_else(|| Error::Config(format!("max_members = {cap}: no snapshot to evict")))?;
+                events.evicted.push(self.state.evict(victim));
+            }
+            let agent = &mut self.state.agents[a];
+            agent.episodes_since_snapshot = 0;
+            let reset = match role {
+                Role::MainAgent => false,
+                Role::MainExploiter => true,
+                Role::LeagueExploiter => {
+                    reset_draw(self.config.seed, round, k, a) < self.config.league_exploiter_reset
+                }
+            };
+            if reset {
+                events.resets.push(a);
+                agent.generation += 1;
+                let generation = agent.generation;
+                // A reset agent is a new player: its win rates start again from the prior
+                // (AlphaStar's pseudocode keeps the old player's payoff row; here the old
+                // rates describe a policy that is gone). Its Elo carries on.
+                self.state.win_rates.clear_member(me);
+                self.learners[a] = fresh_learners(play, &self.config, a, generation)?;
+            }
+        }
+        Ok(())
+    }
+    /// An evaluation point on `state`: fill the payoff table among all members through the
+    /// evaluator (entries never evaluated, and every entry of a learning agent, whose policy
+    /// has changed; `current` holds the learning agents' policies), then fit batch Elo on it.
+    /// Returns the ordered entries evaluated and the batch-Elo ratings.
+    pub(super) fn evaluate(&mut self, round: usize) -> Result<(usize, Vec<f64>)> {
+        let play = match &self.wins {
+            Some(t) => t,
+            None => self.tree,
+        };
+        let current: Vec<TabularPolicy> = self.learners.iter().map(|pair| combined(play, pair)).collect();
+        let state = &mut self.state;
+        let n = state.members.len();
+        let table = Arc::make_mut(&mut state.payoffs);
+        table.resize(n, Vec::new());
+        for row in table.iter_mut() {
+            row.resize(n, None);
+        }
+        for m in (0..n).filter(|&m| state.members[m].snapped_at.is_none()) {
+            table[m].fill(None);
+            for row in table.iter_mut() {
+                row[m] = None;
+            }
+        }
+        let pairs: Vec<(usize, usize)> = (0..n)
+            .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+            .filter(|&(i, j)| table[i][j].is_none())
+            .collect();
+        if !pairs.is_empty() {
+            let policies: Vec<&TabularPolicy> =
+                state.members.iter().map(|m| m.policy.as_deref().unwrap_or(&current[m.agent])).collect();
+            let matchups: Vec<Matchup> = pairs
+                .iter()
+                .flat_map(|&(i, j)| [Matchup { seats: vec![i, j] }, Matchup { seats: vec![j, i] }])
+                .collect();
+            let seed = derive_seed(self.config.seed, ENTRIES, &[round as u64]);
+            let policies: Vec<&dyn Policy> = policies.iter().map(|&p| p as &dyn Policy).collect();
+            let totals = self.evaluator.evaluate_until(
+                Arena::tree(play),
+                &policies,
+                &matchups,
+                self.config.episodes_per_entry,
+                seed,
+                &self.cutoff,
+            )?;
+            let table = Arc::make_mut(&mut state.payoffs);
+            for (k, &(i, j)) in pairs.iter().enumerate() {
+                let (a, b) = (totals[2 * k].mean(), totals[2 * k + 1].mean());
+                table[i][j] = Some(0.5 * (a[0] + b[1]));
+                table[j][i] = Some(0.5 * (a[1] + b[0]));
+            }
+        }
+        // Payoffs as results in [0, 1], as matches score them, one "game" per pair.
+        let range = result_range(play);
+        let mut results = ndarray::Array2::<f64>::zeros((n, n));
+        for i in 0..n {
+            for j in (0..n).filter(|&j| j != i) {
+                results[[i, j]] = to_score(state.payoffs[i][j].unwrap_or(0.0), range);
+            }
+        }
+        let batch = BatchElo::fit(&BatchEloConfig::default(), results.view(), None)?;
+        Ok((2 * pairs.len(), batch.ratings().to_vec()))
+    }
+    pub(super) fn report(
+        &self,
+        round: usize,
+        episodes: u64,
+        mut times: PhaseTimes,
+        events: RoundEvents,
+    ) -> Result<IterationReport> {
+        let t = Instant::now();
+        let mut main_nash_conv = Vec::new();
+        let mut main_average_nash_conv = Vec::new();
+        let mut exploitability = None;
+        let mains = self.state.agents.iter().enumerate().filter(|(_, a)| a.role == Role::MainAgent);
+        for a in mains.map(|(i, _)| i) {
+            let policy = self.agent_policy(a);
+            let r = metagame_games::nash_conv_report(self.tree, &[&policy, &policy])?;
+            main_nash_conv.push(r.nash_conv);
+            // Its snapshots' running sum plus its current policy, uniformly: O(policy size)
+            // however many snapshots it has.
+            let mut sum = match &self.state.snapshot_sums[a] {
+                Some(sum) => MixtureSum::clone(sum),
+                None => MixtureSum::new(self.tree),
+            };
+            sum.add(self.tree, &policy, 1.0)?;
+            let average = sum.policy(self.tree)?;
+            let r = metagame_games::nash_conv_report(self.tree, &[&average, &average])?;
+            if exploitability.is_none() {
+                exploitability = r.exploitability;
+            }
+            main_average_nash_conv.push(r.nash_conv);
+        }
+        times.nash_conv_s = t.elapsed().as_secs_f64();
+        let evaluated = !events.batch_elo.is_empty();
+        let listed = round == 0 || evaluated;
+        let mut report = IterationReport::new(
+            round,
+            vec![self.state.members.len()],
+            main_average_nash_conv[0],
+            exploitability,
+        );
+        report.episodes = episodes;
+        report.times = times;
+        report.details = Details::of(&LeagueReport {
+            main_nash_conv,
+            main_average_nash_conv,
+            elo: if listed { self.state.elo.ratings().to_vec() } else { Vec::new() },
+            agent_elo: self.state.agents.iter().map(|a| self.state.elo.ratings()[a.member]).collect(),
+            matches_by_role: self.state.matches_by_role.clone(),
+            members: self.state.members.len(),
+            member_ids: if listed && self.state.evicted > 0 {
+                self.state.members.iter().map(|m| m.id).collect()
+            } else {
+                Vec::new()
+            },
+            evicted: events.evicted,
+            evictions: self.state.evicted,
+            matches: events.matches,
+            pfsp: events.hardness,
+            snapshots: events.snapshots,
+            win_rate_snapshots: events.win_rate_snapshots,
+            resets: events.resets,
+            batch_elo: events.batch_elo,
+            evaluated_entries: events.evaluated_entries,
+        });
+        Ok(report)
+    }
+}

@@ -1,0 +1,113 @@
+//! What a league's checkpoint holds: the members ([`LeagueMember`]), the learning agents'
+//! learners, win rates, ratings and payoffs ([`LeagueState`]).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use metagame_games::{GameTree, MixtureSum, TabularPolicy};
+use metagame_learners::QLearnerState;
+use serde::{Deserialize, Serialize};
+
+use super::config::Role;
+use super::rating::Elo;
+use super::win_rates::WinRates;
+use crate::error::Result;
+
+/// A member of the league: a learning agent or a frozen snapshot of one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct LeagueMember {
+    /// Its id: members are numbered in the order they joined and an id is never reused, so
+    /// reports name a member by the same id in every round, evictions or not
+    /// (`max_members`). With no eviction it is the member's position in
+    /// [`LeagueState::members`].
+    #[serde(default)]
+    pub id: usize,
+    /// Its role (a snapshot keeps its agent's role).
+    pub role: Role,
+    /// The learning agent it is or was snapped from.
+    pub agent: usize,
+    /// The round it was snapped at; `None` for the learning agent itself.
+    pub snapped_at: Option<usize>,
+    /// A snapshot's policy (both seats); `None` for a learning agent. Shared, so that a
+    /// checkpoint's copy of the state costs O(members), not O(members · policy).
+    pub policy: Option<Arc<TabularPolicy>>,
+}
+/// A learning agent: one Q-learner per seat.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(super) struct AgentState {
+    pub(super) role: Role,
+    /// Its member id.
+    pub(super) member: usize,
+    pub(super) learners: Vec<QLearnerState>,
+    pub(super) episodes_since_snapshot: u64,
+    /// Resets so far (each starts fresh learners with new seeds).
+    pub(super) generation: u64,
+}
+/// The league's state: what a checkpoint saves.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LeagueState {
+    pub(super) round: usize,
+    pub(super) members: Vec<LeagueMember>,
+    pub(super) agents: Vec<AgentState>,
+    pub(super) win_rates: WinRates,
+    pub(super) elo: Elo,
+    pub(super) matches_by_role: BTreeMap<Role, u64>,
+    /// Mean payoff of member `i` against member `j` (both seats averaged) from the last
+    /// evaluation point; `None` where not evaluated since the members last changed. Shared:
+    /// it changes at evaluation points only, and a checkpoint's copy of the state should
+    /// not copy members² numbers every round.
+    #[serde(default)]
+    pub(super) payoffs: Arc<Vec<Vec<Option<f64>>>>,
+    /// Members evicted so far (`max_members`); the next member's id is members + this.
+    #[serde(default)]
+    pub(super) evicted: usize,
+    /// Per learning agent, for main agents, the running sum of every snapshot's policy it
+    /// has taken, evicted ones included (its average policy without re-aggregating them each
+    /// round); `None` for exploiters. Empty in checkpoints from before the cap, which had
+    /// every snapshot among their members to rebuild it from.
+    #[serde(default)]
+    pub(super) snapshot_sums: Vec<Option<Arc<MixtureSum>>>,
+}
+impl LeagueState {
+    /// The members, learning agents first.
+    pub fn members(&self) -> &[LeagueMember] {
+        &self.members
+    }
+    /// Win rates per ordered pair of members.
+    pub fn win_rates(&self) -> &WinRates {
+        &self.win_rates
+    }
+    /// The online Elo ratings per member.
+    pub fn elo(&self) -> &Elo {
+        &self.elo
+    }
+    /// Completed rounds.
+    pub fn round(&self) -> usize {
+        self.round
+    }
+    /// Members evicted so far (`max_members`).
+    pub fn evicted(&self) -> usize {
+        self.evicted
+    }
+    /// The id the next member to join gets.
+    pub(super) fn next_id(&self) -> usize {
+        self.members.len() + self.evicted
+    }
+}
+/// Per learning agent, the running sum of its snapshots among `state`'s members (main agents
+/// only), added in member order, as the league adds them: exact while no snapshot has been
+/// evicted.
+pub(super) fn snapshot_sums_of_members(
+    tree: &GameTree,
+    state: &LeagueState,
+) -> Result<Vec<Option<Arc<MixtureSum>>>> {
+    let mut sums: Vec<Option<MixtureSum>> =
+        state.agents.iter().map(|a| (a.role == Role::MainAgent).then(|| MixtureSum::new(tree))).collect();
+    for m in &state.members {
+        if let (Some(policy), Some(Some(sum))) = (&m.policy, sums.get_mut(m.agent)) {
+            sum.add(tree, policy, 1.0)?;
+        }
+    }
+    Ok(sums.into_iter().map(|s| s.map(Arc::new)).collect())
+}
