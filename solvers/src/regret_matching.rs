@@ -100,7 +100,8 @@ impl RegretMatching {
     /// first strategy is uniform either way, the later ones follow OpenSpiel's.
     const INITIAL_PLAIN_REGRET: f64 = 1e-6;
 
-    /// Plain regret matching with OpenSpiel's settings (cumulative regrets, uniform averaging).
+    /// Plain regret matching with OpenSpiel's settings (cumulative regrets, uniform averaging);
+    /// [`RegretMatching::default`] is regret matching+. The registry's `rm` and `rm+`.
     pub fn plain() -> Self {
         Self { variant: RegretVariant::Plain, ..Self::default() }
     }
@@ -108,12 +109,6 @@ impl RegretMatching {
     /// The same solver with uniform-mixing weight `gamma` in [0, 1) (default 1e-6).
     pub fn with_gamma(mut self, gamma: f64) -> Self {
         self.gamma = gamma;
-        self
-    }
-
-    /// The same solver with another regret update (default [`RegretVariant::Plus`]).
-    pub fn with_variant(mut self, variant: RegretVariant) -> Self {
-        self.variant = variant;
         self
     }
 

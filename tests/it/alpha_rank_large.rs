@@ -352,3 +352,23 @@ fn a_long_game_builds_and_evaluates_on_a_small_stack() {
     assert!((value - 1.0 / 3.0).abs() < 1e-12, "value {value}");
     assert!((nash_conv - 1.0).abs() < 1e-12, "nash conv {nash_conv}");
 }
+
+/// The Gauss–Seidel stopping tolerance is the solver's to choose: a looser one stops a chain
+/// too large to solve directly in fewer sweeps, with an answer near the default's; one that
+/// is not positive and finite is a config error.
+#[test]
+fn a_looser_tolerance_stops_sooner_and_a_bad_one_is_refused() {
+    let game = psro_like(48, 5);
+    let tight = AlphaRank::default().solve(&game).unwrap();
+    let loose = AlphaRank::default().with_tolerance(1e-6).solve(&game).unwrap();
+    assert_eq!((tight.status, loose.status), (Status::Solved, Status::Solved));
+    assert!(tight.iterations > 0, "the chain is solved by sweeps, not directly");
+    assert!(loose.iterations < tight.iterations, "{} vs {} sweeps", loose.iterations, tight.iterations);
+    for (a, b) in loose.strategies.iter().flatten().zip(tight.strategies.iter().flatten()) {
+        assert!((a - b).abs() < 1e-3, "{a} vs {b}");
+    }
+    for bad in [0.0, -1e-9, f64::NAN, f64::INFINITY] {
+        let err = AlphaRank::default().with_tolerance(bad).solve(&game).unwrap_err();
+        assert!(matches!(err, metagame_solvers::SolveError::InvalidConfig { .. }), "{bad}: {err}");
+    }
+}

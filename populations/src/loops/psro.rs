@@ -346,7 +346,7 @@ struct Staged {
 /// PSRO with the `uniform` meta-solver and exact best responses is fictitious play:
 ///
 /// ```
-/// use metagame_games::{registry, ExactEvaluator, GameTree};
+/// use metagame_games::{nash_conv, registry, ExactEvaluator, GameTree};
 /// use metagame_populations::{run_loop, ExactBestResponse, Psro, PsroConfig, RunLimits};
 /// use metagame_solvers::uniform::Uniform;
 ///
@@ -358,6 +358,9 @@ struct Staged {
 /// // Best responses found again are not added twice: fewer distinct members than responses.
 /// assert!(psro.state().population.sizes().iter().all(|&n| n <= 11));
 /// assert!(run.reports[10].nash_conv < run.reports[0].nash_conv);
+/// // The answer: the meta-mixture as one behaviour policy, whose NashConv the report gave.
+/// let policy = psro.aggregated_policy()?;
+/// assert!((nash_conv(&tree, &[&policy, &policy])? - run.reports[10].nash_conv).abs() < 1e-12);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct Psro<'t> {

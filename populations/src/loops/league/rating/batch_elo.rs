@@ -7,7 +7,6 @@ use serde::{Deserialize, Serialize};
 
 use super::{Rating, check_finite, check_positive, expected_score};
 use crate::error::{Error, Result};
-use crate::loops::league::win_rates::WinRates;
 use crate::settings::{built_by, setters};
 
 /// Batch Elo settings (OpenSpiel's `EloOptions` defaults); always valid (built by
@@ -214,16 +213,6 @@ impl BatchElo {
         let lowest = ratings.iter().copied().fold(f64::INFINITY, f64::min);
         ratings.iter_mut().for_each(|r| *r = *r - lowest + config.minimum_rating);
         Ok(BatchElo { ratings, scale: config.scale, status, iterations })
-    }
-
-    /// Fit the ratings of a win-rate table's (decayed) counts: its points (wins + ½ draws)
-    /// per ordered pair as wins, no separate draws.
-    ///
-    /// # Errors
-    ///
-    /// None in practice (a table's counts are valid); the signature is [`BatchElo::fit`]'s.
-    pub fn fit_win_rates(config: &BatchEloConfig, win_rates: &WinRates) -> Result<Self> {
-        Self::fit(config, win_rates.points_matrix().view(), None)
     }
 
     /// Every member's rating, by index.
