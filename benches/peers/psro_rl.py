@@ -62,7 +62,7 @@ metagame side (--metagame-config, default examples/leduc_psro_rl.toml): the
   `elapsed_s`, `episodes` (per iteration; the table adds them up) come from
   its JSON lines / report.json.
 
-Measured here (2 cores, another build running; results/psro_rl-openspiel.txt):
+Measured here (2 cores, another build running; summarised in docs/src/speed.md):
 PG at these settings is about 3 minutes an iteration (20 000 training
 episodes at ~5 ms each after JIT compilation, plus 1000 simulations per new
 meta-game entry and a 6-20 s exact NashConv), so the default 3 iterations take
@@ -87,9 +87,9 @@ RESULTS = os.path.join(HERE, "results")
 # venv bootstrap (stdlib only above this point)
 from peer_venv import ensure_venv  # noqa: E402
 
-# open_spiel 2.0.2's psro_v2/rl_policy.py imports open_spiel.python.jax.dqn
-# (flax.nnx, orbax, etils) and jax.policy_gradient (haiku, optax, rlax, chex):
-# all CPU wheels on PyPI. cvxpy/ecos: the "nash" meta-solver's LP.
+# open_spiel 2.0.2's open_spiel/python/algorithms/psro_v2/rl_policy.py imports
+# open_spiel.python.jax.dqn (flax.nnx, orbax, etils) and jax.policy_gradient
+# (haiku, optax, rlax, chex): all CPU wheels on PyPI. cvxpy/ecos: the "nash" meta-solver's LP.
 REQUIREMENTS = ["open_spiel==2.0.2", "numpy", "scipy", "cvxpy", "ecos",
                 "matplotlib", "jax", "dm-haiku", "optax", "rlax", "chex",
                 "flax", "orbax-checkpoint"]

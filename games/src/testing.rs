@@ -269,7 +269,7 @@ pub fn check_playouts<G: Game>(game: &G, playouts: usize, seed: u64) -> Result<C
 
 /// Run [`check_game`] on every registered game, with its default parameters and with each
 /// example parameter set it lists ([`registry::GameInfo::specs`]), so that no game skips the
-/// check (as OpenSpiel's `python/tests/api_test.py` runs over its registry). Games
+/// check (as OpenSpiel's `open_spiel/integration_tests/api_test.py` runs over its registry). Games
 /// registered with [`Conformance::PlayoutsOnly`](registry::Conformance::PlayoutsOnly) get [`check_playouts`], and so do the
 /// defaults of those registered with [`Conformance::ExampleTrees`](registry::Conformance::ExampleTrees). Each game's
 /// [`Game::name`] must also load back a game of the same name, and every registered game must

@@ -11,7 +11,7 @@ use crate::values::ValueTable;
 /// The source of the main agent's values `Q_main` in [`MinimaxShaping`](crate::MinimaxShaping).
 ///
 /// The paper shapes with the main agent's own critic, what it learned while training
-/// (Bairamian et al. 2023, arXiv:2311.17190, Sec. 3: "leverages knowledge of its opponent");
+/// (Bairamian et al. 2024, arXiv:2311.17190, Sec. 3: "leverages knowledge of its opponent");
 /// the exact values are a perfectly trained critic, kept for studies that want the shaping
 /// without the critic's error.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,7 +64,7 @@ impl Critic {
 impl ValueTable {
     /// The main agent's own critic: the action-value estimates `main` learned for its seat
     /// (`Q(s, a)` of its table, visit counts as they are), as the Minimax Exploiter paper
-    /// shapes with them (Bairamian et al. 2023, arXiv:2311.17190). Pass the main agent's
+    /// shapes with them (Bairamian et al. 2024, arXiv:2311.17190). Pass the main agent's
     /// learner for the seat it plays against the exploiter. Equal to [`Learner::values`]; the
     /// name says which critic a caller chose (the other being [`ValueTable::exact`]).
     pub fn learned(main: &(impl Learner + ?Sized)) -> Self {

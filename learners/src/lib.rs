@@ -12,7 +12,7 @@
 //! - [`ActorCritic`]: a softmax policy trained by policy gradient against a learned critic,
 //!   current or average policy out.
 //! - [`MinimaxExploiter`]: wraps a learner and shapes its reward with a frozen main agent's
-//!   values ([`MinimaxShaping`]; Bairamian et al. 2023, arXiv:2311.17190); α = 0 is the plain
+//!   values ([`MinimaxShaping`]; Bairamian et al. 2024, arXiv:2311.17190); α = 0 is the plain
 //!   learner. The values are the main agent's own learned critic ([`ValueTable::learned`], the
 //!   paper's) or its exact values ([`ValueTable::exact`]), as [`Critic`] names them; the shift
 //!   of the term follows the paper's rule ([`Shift`]).

@@ -12,7 +12,7 @@ use crate::values::ValueTable;
 /// How the shaping term is shifted so that it never rewards the exploiter: the constant
 /// added to `max_a Q_main(s′, a)` before it is subtracted.
 ///
-/// The paper's rule (Bairamian et al. 2023, arXiv:2311.17190, Sec. 3): with sparse win/loss
+/// The paper's rule (Bairamian et al. 2024, arXiv:2311.17190, Sec. 3): with sparse win/loss
 /// rewards shift by `|R_min|`, the main agent's smallest reward; otherwise by the main agent's
 /// minimum value. [`Shift::Auto`] applies that rule to the game at hand.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -131,8 +131,8 @@ impl MinimaxConfig {
 /// # References
 ///
 /// D. Bairamian, P. Marcotte, J. Romoff, G. Robert, D. Nowrouzezahrai, "Minimax Exploiter: A
-/// Data Efficient Approach for Competitive Self-Play", 2023, arXiv:2311.17190
-/// (<https://arxiv.org/abs/2311.17190>; AAMAS 2024): the minimax reward
+/// Data Efficient Approach for Competitive Self-Play", AAMAS 2024, arXiv:2311.17190
+/// (<https://arxiv.org/abs/2311.17190>): the minimax reward
 /// `R − α·γ·(1 − d)·max_a Q_main(s′, a)`, γ = 0.995, and the shift by `|R_min|` (sparse
 /// rewards) or the main agent's minimum value (dense rewards) that keeps the term ≤ 0. Where
 /// the shift enters (inside the bracket, as above) is this crate's reading of the paper's

@@ -1,7 +1,8 @@
 """Ratings from numpy match data: online Elo, batch Elo (Bradley-Terry, OpenSpiel's
 smoothing), mElo and Nash averaging. Known values are those of the Rust tests
 (populations/src/loops/league/rating/batch_elo.rs, tests/it/ratings.rs) and of
-OpenSpiel's ``open_spiel/python/evaluation/elo_test.py`` where they come from there."""
+OpenSpiel's ``open_spiel/python/algorithms/elo_test.py`` and ``open_spiel/evaluation/elo_test.cc``
+where they come from there."""
 
 from __future__ import annotations
 

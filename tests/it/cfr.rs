@@ -1,6 +1,6 @@
 //! The CFR family as a training loop: resuming a saved state continues bit for bit, saved
 //! states that do not fit are refused, n-player runs, settings validation. (The OpenSpiel
-//! reference values are the unit tests of `populations/src/cfr.rs`.)
+//! reference values are the unit tests of `populations/src/loops/cfr.rs`.)
 
 use metagame::games::{GameTree, registry};
 use metagame::populations::loops::cfr::{Cfr, CfrConfig, CfrConfigBuilder, CfrReport, CfrState, CfrVariant};
