@@ -469,6 +469,23 @@ impl Drive for Driver<'_> {
         Ok(Some((state, reports.clone())))
     }
 
+    fn member_file(&self, file: &str) -> Result<Vec<u8>> {
+        let path = self.options.out_dir.join(file);
+        let named = Path::new(file).components().all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !named {
+            return Err(checkpoint_err(
+                self.options.out_dir.join(CHECKPOINT_FILE),
+                format!("the checkpoint names a member file outside the run folder: {file}"),
+            ));
+        }
+        std::fs::read(&path).map_err(|e| {
+            checkpoint_err(
+                self.options.out_dir.join(CHECKPOINT_FILE),
+                format!("member file {} (named by the checkpoint): {e}", path.display()),
+            )
+        })
+    }
+
     fn start_cutoff(&self) -> Cutoff {
         let budget = self.config.limits().time_budget_seconds();
         let deadline = budget
@@ -534,7 +551,19 @@ impl Drive for Driver<'_> {
         let writer = CheckpointWriter::new(dir.join(CHECKPOINT_FILE), log.clone(), mark, !options.lockstep)?;
         // Reports `..logged` are in the log or queued for it.
         let logged = Cell::new(mark.records);
-        let save = |state: &L::State, reports: &[IterationReport]| -> Result<()> {
+        let save = |lp: &L, reports: &[IterationReport]| -> Result<()> {
+            // Members' files first, so that every checkpoint names files on disk; a file of
+            // that name holds those bytes already (the name is their hash).
+            for (file, bytes) in lp.member_files() {
+                let path = dir.join(file);
+                if !path.exists() {
+                    if let Some(parent) = path.parent() {
+                        std::fs::create_dir_all(parent).map_err(|e| output_err(parent, e))?;
+                    }
+                    checkpoint::write_atomic(&path, bytes)?;
+                }
+            }
+            let state = lp.state();
             let new = &reports[logged.get()..];
             let mut records = Vec::new();
             for r in new {
@@ -566,7 +595,7 @@ impl Drive for Driver<'_> {
         };
         let shown_upto = || if options.durable { writer.covered() } else { usize::MAX };
         if !resumed {
-            save(lp.state(), &history)?;
+            save(&lp, &history)?;
             if options.durable {
                 writer.wait_written()?;
             }
@@ -593,7 +622,7 @@ impl Drive for Driver<'_> {
         let mut refresh = Refresh::new(options.refresh_every);
         let stopped =
             run_loop_with(&mut lp, &mut history, limits, &interrupt, &mut observe, &mut |lp, reports| {
-                if let Err(e) = save(lp.state(), reports) {
+                if let Err(e) = save(lp, reports) {
                     failed = Some(e);
                     return Ok(ControlFlow::Break(()));
                 }

@@ -5,7 +5,7 @@
 
 use std::ops::ControlFlow;
 
-use metagame_games::{AnyGame, Game, GameTree, registry};
+use metagame_games::{AnyGame, Arena, Game, GameTree, registry};
 use metagame_populations::IterationReport;
 
 use crate::components::Components;
@@ -43,7 +43,7 @@ use crate::run_report::RunReport;
 /// let _ = std::fs::remove_dir_all(&dir);
 /// let report = run_experiment(&config, &RunOptions::new(&dir), &mut |_| std::ops::ControlFlow::Continue(()))?
 ///     .expect("a finished run");
-/// assert!(report.iterations.last().unwrap().nash_conv < 1e-6);
+/// assert!(report.iterations.last().unwrap().nash_conv.is_some_and(|x| x < 1e-6));
 /// assert!(dir.join("report.json").is_file());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -84,14 +84,16 @@ pub fn run_experiment_with(
         ))));
     }
     let loaded = crate::LoadedGame::from_game(game, config.max_nodes())?;
-    let tree = loaded.tree(&format!("algorithm `{}`", algorithm.as_str()))?;
+    if algorithm.needs_tree() {
+        loaded.tree(&format!("algorithm `{}`", algorithm.as_str()))?;
+    }
     let components = match loaded.game() {
         AnyGame::Matrix(m) if components.normal_form.is_none() => {
             components.with_normal_form(m.normal_form().clone())
         }
         _ => components,
     };
-    run_with(config, tree, options, components, observer)
+    run_with(config, loaded.arena(), options, components, observer)
 }
 
 /// [`run_experiment_with`] on a game given as its tree (a game read from OpenSpiel, say)
@@ -116,12 +118,12 @@ pub fn run_experiment_on(
             tree.name()
         ))));
     }
-    run_with(config, tree, options, components, observer)
+    run_with(config, Arena::tree(tree), options, components, observer)
 }
 
 fn run_with(
     config: &ExperimentConfig,
-    tree: &GameTree,
+    arena: Arena<'_>,
     options: &RunOptions,
     components: Components,
     observer: &mut dyn FnMut(&IterationReport) -> ControlFlow<()>,
@@ -134,6 +136,7 @@ fn run_with(
         ))));
     }
     if !algorithm.plays_teams()
+        && let Some(tree) = arena.game_tree()
         && let Some(teams) = metagame_games::Teams::of(tree)
         && teams.is_team_game()
     {
@@ -151,5 +154,5 @@ fn run_with(
         ))));
     }
     let driver = Driver::new(config, options, observer)?;
-    config.algorithm().run(tree, driver, components)
+    config.algorithm().run(arena, driver, components)
 }

@@ -23,6 +23,7 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use metagame_games::{
     Arena, ExactEvaluator, FirstAction, GameTree, MatchEvaluator, Policy, RolloutEvaluator, SampledEvaluator,
@@ -529,6 +530,9 @@ struct PolicyKind {
     names: fn(&str) -> bool,
     /// The policy for `arena`.
     read: fn(Arena<'_>, &str) -> Result<Box<dyn Policy>>,
+    /// For a kind whose policies a run folder keeps as files ([`Policy::to_file`]): the
+    /// [`Policy::kind`] it writes, and the policy back from the file's bytes.
+    from_file: Option<(&'static str, fn(&[u8]) -> Result<Arc<dyn Policy>>)>,
 }
 
 /// The tree for a policy kind that needs one, or the error saying so.
@@ -550,6 +554,7 @@ const POLICY_KINDS: &[PolicyKind] = &[
                 None => Box::new(metagame_games::Uniform),
             })
         },
+        from_file: Some(("uniform", |_| Ok(Arc::new(metagame_games::Uniform)))),
     },
     PolicyKind {
         info: Registered { name: "first-action", about: "always the lowest legal action" },
@@ -560,6 +565,7 @@ const POLICY_KINDS: &[PolicyKind] = &[
                 None => Box::new(FirstAction),
             })
         },
+        from_file: Some(("first-action", |_| Ok(Arc::new(FirstAction)))),
     },
     PolicyKind {
         info: Registered {
@@ -568,17 +574,7 @@ const POLICY_KINDS: &[PolicyKind] = &[
         },
         names: |spec| spec == "minimax",
         read: |arena, spec| Ok(Box::new(metagame_games::minimax_policy(tree_for(arena, spec)?)?)),
-    },
-    PolicyKind {
-        info: Registered {
-            name: "FILE.json",
-            about: "an OpenSpiel tabular policy (TabularPolicy.to_dict()); needs the tree",
-        },
-        names: |spec| spec.ends_with(".json"),
-        read: |arena, spec| {
-            let tree = tree_for(arena, spec)?;
-            Ok(Box::new(TabularPolicy::read_openspiel_json(tree, std::path::Path::new(spec))?))
-        },
+        from_file: None,
     },
     PolicyKind {
         info: Registered {
@@ -598,6 +594,20 @@ const POLICY_KINDS: &[PolicyKind] = &[
             network.check_fits(shape.size(), arena.num_actions())?;
             Ok(Box::new(network))
         },
+        from_file: Some(("mlp", |bytes| Ok(Arc::new(metagame_networks::Mlp::from_bytes(bytes)?)))),
+    },
+    PolicyKind {
+        info: Registered {
+            name: "FILE.json",
+            about: "an OpenSpiel tabular policy (TabularPolicy.to_dict()); needs the tree",
+        },
+        // Any other file: OpenSpiel's JSON is the policy file a name does not otherwise tell.
+        names: |_| true,
+        read: |arena, spec| {
+            let tree = tree_for(arena, spec)?;
+            Ok(Box::new(TabularPolicy::read_openspiel_json(tree, std::path::Path::new(spec))?))
+        },
+        from_file: None,
     },
 ];
 
@@ -621,6 +631,30 @@ pub fn policy(arena: Arena<'_>, spec: &str) -> Result<Box<dyn Policy>> {
         hint: "",
     })?;
     (kind.read)(arena, spec)
+}
+
+/// A policy of kind `kind` ([`Policy::kind`]) from the bytes of the file a run folder keeps
+/// it in ([`Policy::to_file`]): how a resumed run loads its members that are not tables.
+///
+/// # Errors
+///
+/// [`Error::UnknownComponent`] for a kind no registered policy kind writes; the kind's own
+/// errors for bytes it cannot read.
+pub fn policy_from_file(kind: &str, bytes: &[u8]) -> Result<Arc<dyn Policy>> {
+    let entry = POLICY_KINDS.iter().find_map(|k| k.from_file.filter(|(name, _)| *name == kind));
+    let Some((_, read)) = entry else {
+        return Err(Error::UnknownComponent {
+            kind: "policy kind",
+            name: kind.to_string(),
+            known: POLICY_KINDS
+                .iter()
+                .filter_map(|k| k.from_file.map(|f| f.0))
+                .collect::<Vec<_>>()
+                .join(", "),
+            hint: "",
+        });
+    };
+    read(bytes)
 }
 
 /// `Display`, and serde through the name, for a registered name type.

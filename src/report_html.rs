@@ -203,7 +203,7 @@ pub(crate) fn report_html(
         "<p class=\"summary\">Stopped: {} after iteration {}; NashConv {}; {} s.</p>",
         escape(&name_of(&report.stop_reason)),
         last.map_or(0, |r| r.iteration),
-        last.map_or_else(|| "-".into(), |r| number(r.nash_conv)),
+        last.and_then(|r| r.nash_conv).map_or_else(|| "-".into(), number),
         last.map_or_else(|| "-".into(), |r| number(r.elapsed_s)),
     );
     let _ = writeln!(html, "<h2>Config</h2>\n<pre>{}</pre>", escape(&report.config.to_toml()));
@@ -255,7 +255,7 @@ pub(crate) fn report_html(
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
             r.iteration,
             sizes.join(", "),
-            number(r.nash_conv),
+            r.nash_conv.map_or_else(|| "-".into(), number),
             r.exploitability.map_or_else(|| "-".into(), number),
             r.episodes,
             number(r.elapsed_s)

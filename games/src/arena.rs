@@ -32,6 +32,12 @@ pub struct Arena<'a> {
     tree: Option<&'a GameTree>,
 }
 
+impl<'a> From<&'a GameTree> for Arena<'a> {
+    fn from(tree: &'a GameTree) -> Self {
+        Arena::tree(tree)
+    }
+}
+
 impl<'a> Arena<'a> {
     /// A game played on its tree alone.
     pub fn tree(tree: &'a GameTree) -> Self {

@@ -13,6 +13,12 @@ use crate::policy::Policy;
 use crate::tabular_policy::TabularPolicy;
 use crate::tree::GameTree;
 
+/// The most episodes any one count may ask for (per payoff entry, league round or learned
+/// response): 10^12, about a day and a half of one matchup at the 8.5 million Leduc episodes
+/// per second one core samples. Configs and the CLI refuse larger counts up front, so that
+/// a typo cannot start a step that never ends.
+pub const MAX_EPISODES: u64 = 1_000_000_000_000;
+
 /// One joint entry to evaluate: `seats[p]` is the index (into the policy list) of the
 /// policy that player `p` plays.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -59,6 +59,7 @@ mod rollout;
 mod sampled;
 pub mod sequence_form;
 mod tabular_policy;
+mod tabulate;
 mod team_rps;
 mod teams;
 pub mod testing;
@@ -71,7 +72,9 @@ pub use arena::Arena;
 pub use connect_four::{ConnectFour, ConnectFourState};
 pub use cutoff::Cutoff;
 pub use error::{Error, Result};
-pub use evaluator::{ExactEvaluator, MatchEvaluator, MatchTotals, Matchup, check_matchups, tables};
+pub use evaluator::{
+    ExactEvaluator, MAX_EPISODES, MatchEvaluator, MatchTotals, Matchup, check_matchups, tables,
+};
 pub use exact::{
     NashConvReport, TIE_TOLERANCE, TieBreak, best_response, best_response_to_mixture, best_response_with,
     expected_returns, exploitability, nash_conv, nash_conv_report,
@@ -89,7 +92,7 @@ pub use policy::{
 pub use pure_strategies::{MAX_PURE_PROFILES, num_pure_strategies, pure_strategy};
 pub use registry::{AnyGame, AnyState};
 pub use rollout::{MixedMatchup, RolloutEvaluator, SEAT_DRAWS};
-pub use sampled::{MAX_EPISODES, SampledEvaluator};
+pub use sampled::SampledEvaluator;
 pub use sequence_form::{RealizationPlan, SequenceId, reach_probabilities};
 pub use tabular_policy::{ROW_SUM_TOLERANCE, TabularPolicy};
 pub use team_rps::{TeamRps, TeamRpsState};

@@ -122,6 +122,14 @@ impl Policy for Uniform {
     fn kind(&self) -> &str {
         "uniform"
     }
+    /// Its name: nothing else to keep.
+    fn to_file(&self) -> Result<Option<PolicyFile>> {
+        Ok(Some(PolicyFile {
+            kind: "uniform".into(),
+            extension: "policy".into(),
+            bytes: b"uniform".to_vec(),
+        }))
+    }
 }
 
 /// Always the first (lowest) legal action, on any game.
@@ -141,6 +149,14 @@ impl Policy for FirstAction {
     }
     fn kind(&self) -> &str {
         "first-action"
+    }
+    /// Its name: nothing else to keep.
+    fn to_file(&self) -> Result<Option<PolicyFile>> {
+        Ok(Some(PolicyFile {
+            kind: "first-action".into(),
+            extension: "policy".into(),
+            bytes: b"first-action".to_vec(),
+        }))
     }
 }
 

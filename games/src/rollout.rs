@@ -17,7 +17,7 @@
 //! keyed `(seed, m, e)` ([`crate::philox`]), one uniform per chance or decision node in the
 //! order visited, as [`FlatTree::play_episode`](crate::flat::FlatTree::play_episode) does;
 //! a seat played by a mixture draws its policy once per episode from a second stream, keyed
-//! by the seed's [`SEAT_DRAWS`] key. The returns of each block of
+//! by the seed derived for [`SEAT_DRAWS`]. The returns of each block of
 //! [`EPISODES_PER_BLOCK`](crate::flat::EPISODES_PER_BLOCK) episodes are summed in episode
 //! order and the blocks in block order, as the tabular sampler sums them. So the totals do
 //! not depend on the number of lanes or threads, provided each policy answers a decision the
@@ -31,18 +31,17 @@ use rayon::prelude::*;
 use crate::arena::Arena;
 use crate::cutoff::Cutoff;
 use crate::error::{Error, Result};
-use crate::evaluator::{MatchEvaluator, MatchTotals, Matchup};
+use crate::evaluator::{MAX_EPISODES, MatchEvaluator, MatchTotals, Matchup};
 use crate::flat::{EPISODES_PER_BLOCK, cumulate, fold_block_partials, reduce_block};
 use crate::game::{ActionId, Game, PlayerId, State, Turn};
-use crate::philox::EpisodeStream;
+use crate::philox::{EpisodeStream, derive_seed};
 use crate::policy::{Decisions, Policy, check_probabilities};
-use crate::sampled::MAX_EPISODES;
 use crate::tabular_policy::ROW_SUM_TOLERANCE;
 use crate::tree::{GameTree, InfosetId, NodeKind};
 
-/// The key (xor-ed into nothing: a distinct seed word) of the stream that draws mixture
-/// seats' policies, so that those draws never shift an episode's chance and action draws.
-pub const SEAT_DRAWS: u64 = 0x5EA7_D8A3_0000_0001;
+/// The purpose ([`derive_seed`]) of the seed of the streams that draw mixture seats'
+/// policies, apart from the episodes' chance and action draws so that they never shift them.
+pub const SEAT_DRAWS: u32 = u32::from_be_bytes(*b"seat");
 
 /// A matchup whose seats may be mixtures: each episode draws one policy per seat.
 #[derive(Clone, Debug, PartialEq)]
@@ -524,7 +523,7 @@ impl<B: Board> Setup<'_, B> {
 
     /// A lane at the start of episode `episode` of matchup `m`, its seats drawn.
     fn start(&self, slot: usize, (m, episode): (u32, u64)) -> Lane<B::Cursor> {
-        let mut seat_stream = EpisodeStream::new(self.seed ^ SEAT_DRAWS, m, episode);
+        let mut seat_stream = EpisodeStream::new(derive_seed(self.seed, SEAT_DRAWS, &[]), m, episode);
         let seated = self.matchups[m as usize]
             .seats
             .iter()
@@ -644,9 +643,8 @@ struct Scratch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sampled::tabulating_pays;
     use crate::tabular_policy::TabularPolicy;
-    use crate::{ExactEvaluator, SampledEvaluator, Uniform, registry};
+    use crate::{ExactEvaluator, Uniform, registry};
 
     fn all_matchups(players: usize, k: usize) -> Vec<Matchup> {
         (0..k.pow(players as u32))
@@ -679,38 +677,6 @@ mod tests {
         }
         fn kind(&self) -> &str {
             "skewed"
-        }
-    }
-
-    fn skewed_table(tree: &GameTree) -> TabularPolicy {
-        TabularPolicy::from_fn(tree, |id| {
-            let n = tree.legal_actions(id).len();
-            let total = (n * (n + 1) / 2) as f64;
-            (1..=n).map(|k| k as f64 / total).collect()
-        })
-        .unwrap()
-    }
-
-    #[test]
-    fn tables_on_a_tree_give_the_flat_samplers_totals_bit_for_bit() {
-        for game in ["kuhn_poker", "leduc_poker", "kuhn_poker(players=3)"] {
-            let tree = GameTree::build(&registry::load(game).unwrap()).unwrap();
-            let tables = [TabularPolicy::uniform(&tree), skewed_table(&tree)];
-            let refs: Vec<&TabularPolicy> = tables.iter().collect();
-            let dyns: Vec<&dyn Policy> = tables.iter().map(|t| t as &dyn Policy).collect();
-            let ms = all_matchups(tree.num_players(), 2);
-            let episodes = 2 * EPISODES_PER_BLOCK + 77;
-            let flat = SampledEvaluator::new()
-                .evaluate_flat(&tree, &crate::flat::FlatTree::new(&tree), &refs, &ms, episodes, 5)
-                .unwrap();
-            for (lanes, threads) in [(1, 1), (7, 2), (1024, 3)] {
-                let rollouts = RolloutEvaluator::new()
-                    .with_lanes(lanes)
-                    .with_threads(threads)
-                    .evaluate(Arena::tree(&tree), &dyns, &ms, episodes, 5)
-                    .unwrap();
-                assert_eq!(rollouts, flat, "{game}, {lanes} lanes, {threads} threads");
-            }
         }
     }
 
@@ -807,23 +773,5 @@ mod tests {
         assert!(bad(&[MixedMatchup { seats: vec![vec![(0, 1.0)]] }]).is_err());
         assert!(bad(&[MixedMatchup { seats: vec![vec![(0, 1.0)], vec![(1, 1.0)]] }]).is_err());
         assert!(bad(&[MixedMatchup { seats: vec![vec![(0, 0.5)], vec![(0, 1.0)]] }]).is_err());
-    }
-
-    #[test]
-    fn the_cpu_evaluator_tabulates_or_rolls_out_as_it_pays() {
-        let rules = registry::load("kuhn_poker").unwrap();
-        let tree = GameTree::build(&rules).unwrap();
-        let uniform = TabularPolicy::uniform(&tree);
-        assert!(tabulating_pays(&tree, &[&uniform], 1));
-        // 12 information sets against 2 decisions at least per episode.
-        assert!(!tabulating_pays(&tree, &[&Skewed], 5));
-        assert!(tabulating_pays(&tree, &[&Skewed], 100));
-        let mean = mean_decisions_for_test(&tree);
-        // Kuhn: 2 decisions, then a third after pass-bet (probability 1/4 under uniform).
-        assert!((mean - 2.25).abs() < 1e-12, "{mean}");
-    }
-
-    fn mean_decisions_for_test(tree: &GameTree) -> f64 {
-        crate::sampled::mean_decisions(tree)
     }
 }

@@ -6,18 +6,12 @@ use rayon::prelude::*;
 use crate::arena::Arena;
 use crate::cutoff::Cutoff;
 use crate::error::{Error, Result};
-use crate::evaluator::{MatchEvaluator, MatchTotals, Matchup, tables};
+use crate::evaluator::{MAX_EPISODES, MatchEvaluator, MatchTotals, Matchup, tables};
 use crate::flat::{FlatTree, policy_cum_table};
 use crate::policy::Policy;
 use crate::rollout::RolloutEvaluator;
 use crate::tabular_policy::TabularPolicy;
 use crate::tree::{GameTree, NodeKind};
-
-/// The most episodes any one count may ask for (per payoff entry, league round or learned
-/// response): 10^12, about a day and a half of one matchup at the 8.5 million Leduc episodes
-/// per second one core samples. Configs and the CLI refuse larger counts up front, so that
-/// a typo cannot start a step that never ends.
-pub const MAX_EPISODES: u64 = 1_000_000_000_000;
 
 /// Plays sampled episodes between tabular policies on the CPU.
 ///
@@ -290,7 +284,7 @@ impl MatchEvaluator for SampledEvaluator {
 /// True when tabulating the policies that are not tables over `tree` asks them fewer
 /// decisions than `episodes` rollouts would (counted at uniform play's mean number of
 /// decisions per episode).
-pub(crate) fn tabulating_pays(tree: &GameTree, policies: &[&dyn Policy], episodes: u64) -> bool {
+fn tabulating_pays(tree: &GameTree, policies: &[&dyn Policy], episodes: u64) -> bool {
     let untabled = policies.iter().filter(|p| p.as_tabular().is_none()).count();
     if untabled == 0 {
         return true;
@@ -304,7 +298,7 @@ pub(crate) fn tabulating_pays(tree: &GameTree, policies: &[&dyn Policy], episode
 /// # Complexity
 ///
 /// O(nodes).
-pub(crate) fn mean_decisions(tree: &GameTree) -> f64 {
+fn mean_decisions(tree: &GameTree) -> f64 {
     let mut reach = vec![0.0; tree.num_nodes()];
     let mut total = 0.0;
     reach[0] = 1.0;
@@ -643,6 +637,42 @@ mod tests {
             e.evaluate_until(Arena::tree(&tree), &[&uniform as &dyn Policy], &ms, MAX_EPISODES, 1, &deadline);
         assert!(matches!(cut, Err(Error::CutOff)), "{cut:?}");
         assert!(started.elapsed() < Duration::from_secs(5), "stopped after {:?}", started.elapsed());
+    }
+
+    /// The rollout evaluator plays tables on a tree as this sampler does, bit for bit.
+    #[test]
+    fn tables_on_a_tree_give_the_flat_samplers_totals_bit_for_bit() {
+        for game in ["kuhn_poker", "leduc_poker", "kuhn_poker(players=3)"] {
+            let tree = GameTree::build(&registry::load(game).unwrap()).unwrap();
+            let tables = [TabularPolicy::uniform(&tree), skewed_policy(&tree)];
+            let refs: Vec<&TabularPolicy> = tables.iter().collect();
+            let dyns: Vec<&dyn crate::Policy> = tables.iter().map(|t| t as &dyn crate::Policy).collect();
+            let ms = all_matchups(tree.num_players(), 2);
+            let episodes = 2 * crate::flat::EPISODES_PER_BLOCK + 77;
+            let flat = SampledEvaluator::new()
+                .evaluate_flat(&tree, &crate::flat::FlatTree::new(&tree), &refs, &ms, episodes, 5)
+                .unwrap();
+            for (lanes, threads) in [(1, 1), (7, 2), (1024, 3)] {
+                let rollouts = crate::RolloutEvaluator::new()
+                    .with_lanes(lanes)
+                    .with_threads(threads)
+                    .evaluate(crate::Arena::tree(&tree), &dyns, &ms, episodes, 5)
+                    .unwrap();
+                assert_eq!(rollouts, flat, "{game}, {lanes} lanes, {threads} threads");
+            }
+        }
+    }
+
+    #[test]
+    fn the_cpu_evaluator_tabulates_or_rolls_out_as_it_pays() {
+        let tree = GameTree::build(&registry::load("kuhn_poker").unwrap()).unwrap();
+        let uniform = TabularPolicy::uniform(&tree);
+        assert!(tabulating_pays(&tree, &[&uniform], 1));
+        // 12 information sets against 2 decisions at least per episode.
+        assert!(!tabulating_pays(&tree, &[&crate::Uniform], 5));
+        assert!(tabulating_pays(&tree, &[&crate::Uniform], 100));
+        // Kuhn: 2 decisions, then a third after pass-bet (probability 1/4 under uniform).
+        assert!((mean_decisions(&tree) - 2.25).abs() < 1e-12);
     }
 
     #[test]

@@ -157,3 +157,65 @@ mod tests {
         assert_eq!(err.to_string(), "shape mismatch: logits of 2 inputs and 3 actions written into (2, 4)");
     }
 }
+
+#[cfg(test)]
+mod kernel_tests {
+    use ndarray::linalg::general_mat_mul;
+    use ndarray::{Array1, Array2};
+
+    use crate::Mlp;
+    use crate::linear::Linear;
+
+    /// Values in [−1, 1) of no particular pattern.
+    fn values(rows: usize, cols: usize, salt: usize) -> Array2<f32> {
+        Array2::from_shape_fn((rows, cols), |(r, c)| {
+            let h = (r * 7919 + c * 104_729 + salt * 15_485_863) % 1_000_003;
+            h as f32 / 500_001.5 - 1.0
+        })
+    }
+
+    // The kernel's arithmetic, through the forward pass.
+
+    /// The same sums as `matrixmultiply`'s FMA kernel (ndarray's GEMM), so the same bits,
+    /// up to its 256-deep blocks (past them it adds block sums, another order).
+    #[test]
+    fn agrees_with_matrixmultiply_bit_for_bit() {
+        // matrixmultiply fuses only where the CPU has FMA (NEON always does).
+        #[cfg(target_arch = "x86_64")]
+        if !std::arch::is_x86_feature_detected!("fma") {
+            return;
+        }
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        return;
+        for (rows, k, n) in
+            [(1, 30, 128), (7, 128, 128), (64, 126, 7), (13, 256, 3), (200, 17, 33), (5, 1, 1)]
+        {
+            let weight = values(n, k, 1);
+            let bias = Array1::from_iter(values(1, n, 2));
+            let x = values(rows, k, 3);
+            let mlp = Mlp::new(vec![Linear::new(weight.clone(), bias.clone())]).unwrap();
+            let mut want = Array2::zeros((rows, n));
+            general_mat_mul(1.0, &x, &weight.t(), 0.0, &mut want);
+            want += &bias;
+            let got = mlp.logits(x.view()).unwrap();
+            let bits = |a: &Array2<f32>| a.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(&want), "{rows} x {k} -> {n}");
+        }
+    }
+
+    #[test]
+    fn relu_between_layers_only_and_nan_passes_through() {
+        let first = Linear::new(Array2::from_shape_vec((2, 1), vec![1.0, -1.0]).unwrap(), Array1::zeros(2));
+        let last = Linear::new(
+            Array2::from_shape_vec((2, 2), vec![1.0, 1.0, -1.0, -1.0]).unwrap(),
+            Array1::zeros(2),
+        );
+        let mlp = Mlp::new(vec![first, last]).unwrap();
+        let logits =
+            mlp.logits(Array2::from_shape_vec((3, 1), vec![2.0, -3.0, f32::NAN]).unwrap().view()).unwrap();
+        // relu(±x) sums to |x|; the last layer's negative output is kept.
+        assert_eq!(logits.row(0).to_vec(), vec![2.0, -2.0]);
+        assert_eq!(logits.row(1).to_vec(), vec![3.0, -3.0]);
+        assert!(logits.row(2).iter().all(|v| v.is_nan()));
+    }
+}

@@ -55,11 +55,13 @@ mod error;
 mod forward;
 mod init;
 mod kernel;
+mod linear;
 mod mlp;
 mod policy;
 mod state_dict;
 
 pub use error::{Error, GapStart, Result};
 pub use init::MAX_PARAMETERS;
-pub use mlp::{Linear, Mlp};
+pub use linear::Linear;
+pub use mlp::Mlp;
 pub use state_dict::MAX_FILE_BYTES;

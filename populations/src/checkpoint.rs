@@ -221,8 +221,10 @@ pub(crate) fn check_reports(reports: &[crate::IterationReport], first: usize, la
         if r.iteration != at {
             return Err(state_err(format!("report {k} is of iteration {}, not {at}", r.iteration)));
         }
-        if !(r.nash_conv.is_finite() && r.nash_conv >= -STATE_TOLERANCE) {
-            return Err(state_err(format!("the report of iteration {at} has NashConv {}", r.nash_conv)));
+        if let Some(nash_conv) = r.nash_conv
+            && !(nash_conv.is_finite() && nash_conv >= -STATE_TOLERANCE)
+        {
+            return Err(state_err(format!("the report of iteration {at} has NashConv {nash_conv}")));
         }
         if !(r.elapsed_s.is_finite() && r.elapsed_s >= elapsed) {
             return Err(state_err(format!("the report of iteration {at} has elapsed time {}", r.elapsed_s)));
@@ -234,7 +236,17 @@ pub(crate) fn check_reports(reports: &[crate::IterationReport], first: usize, la
 
 /// Check that a report's `stated` NashConv (of iteration `iteration`) is the one `computed`
 /// from the saved state, within [`STATE_TOLERANCE`] × `scale`.
-pub(crate) fn check_nash_conv(iteration: usize, stated: f64, computed: f64, scale: f64) -> Result<()> {
+pub(crate) fn check_nash_conv(
+    iteration: usize,
+    stated: Option<f64>,
+    computed: f64,
+    scale: f64,
+) -> Result<()> {
+    let Some(stated) = stated else {
+        return Err(state_err(format!(
+            "the report of iteration {iteration} has no NashConv, the saved state has {computed}"
+        )));
+    };
     if (stated - computed).abs() > STATE_TOLERANCE * scale.max(1.0) {
         return Err(state_err(format!(
             "the report of iteration {iteration} says NashConv {stated}, the saved state has {computed}"

@@ -24,13 +24,14 @@
 //! let oracle = Box::new(ExactBestResponse::default());
 //! let mut psro = Psro::new(&tree, PsroConfig::default(), Box::new(Nash::default()), oracle, Box::new(ExactEvaluator))?;
 //! let run = run_loop(&mut psro, &RunLimits::iterations(8), &mut ())?;
-//! assert!(run.reports.last().unwrap().nash_conv < 1e-6);
+//! assert!(run.reports.last().unwrap().nash_conv.is_some_and(|x| x < 1e-6));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 pub mod checkpoint;
 mod error;
 pub mod loops;
+mod member_policy;
 mod oracle;
 mod payoff_table;
 mod population;
@@ -55,6 +56,7 @@ pub use loops::league::{
 };
 pub use loops::psro::{Psro, PsroConfig, PsroConfigBuilder, PsroState};
 pub use loops::xfp::{Xfp, XfpState};
+pub use member_policy::{MEMBERS_FOLDER, MemberPolicy, StoredPolicy};
 pub use oracle::{Budget, ExactBestResponse, Oracle, Response, ResponseRequest, TrainingStats, response_gap};
 pub use payoff_table::{Entry, PayoffTable};
 pub use population::{Member, PolicyId, Population, Provenance, Reuse, WeightedMember};

@@ -5,10 +5,12 @@
 use std::time::Instant;
 
 use metagame_games::{
-    Cutoff, GameTree, PlayerId, TabularPolicy, TieBreak, best_response, best_response_with, expected_returns,
+    Arena, Cutoff, GameTree, PlayerId, Policy, TabularPolicy, TieBreak, best_response, best_response_with,
+    expected_returns,
 };
 
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::member_policy::MemberPolicy;
 use crate::population::WeightedMember;
 
 /// How much training a response may use.
@@ -23,33 +25,49 @@ pub enum Budget {
 }
 
 /// What an oracle is asked: a response for `player` against `opponents`.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct ResponseRequest<'a> {
-    /// The game.
-    pub tree: &'a GameTree,
+    /// The game: its rules and its tree where one was built.
+    pub arena: Arena<'a>,
     /// The seat to respond for.
     pub player: PlayerId,
     /// Every opponent member with positive weight, seat by seat (the weights of one seat sum
-    /// to 1).
+    /// to 1), as policies of any kind.
     pub opponents: Vec<WeightedMember<'a>>,
     /// The opponents' mixtures aggregated into one behaviour policy (realisation weighting;
-    /// rows of every seat but `player`), for exact methods.
-    pub profile: &'a TabularPolicy,
+    /// rows of every seat but `player`), for exact methods: present where the game's tree was
+    /// built (members that are not tables tabulated over it), absent otherwise.
+    pub profile: Option<&'a TabularPolicy>,
     /// The seed of any sampling, keyed by the loop with its iteration and the request.
     pub seed: u64,
     /// How much training the response may use.
     pub budget: Budget,
     /// A policy to start training from (e.g. the player's previous response), if any.
-    pub warm_start: Option<&'a TabularPolicy>,
+    pub warm_start: Option<&'a dyn Policy>,
     /// When to give up: an oracle that trains checks it between its batches and answers
     /// [`Error::CutOff`](crate::Error::CutOff) once it has passed (exact oracles, one pass
     /// over the tree, ignore it). Default: never.
     pub cutoff: Cutoff,
 }
 
+impl std::fmt::Debug for ResponseRequest<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResponseRequest")
+            .field("game", &self.arena.name())
+            .field("player", &self.player)
+            .field("opponents", &self.opponents)
+            .field("profile", &self.profile.is_some())
+            .field("seed", &self.seed)
+            .field("budget", &self.budget)
+            .field("warm_start", &self.warm_start.map(Policy::kind))
+            .finish()
+    }
+}
+
 impl<'a> ResponseRequest<'a> {
-    /// A request with no warm start and an unlimited budget.
+    /// A request on a game tree with the opponents' aggregated profile, no warm start and an
+    /// unlimited budget.
     pub fn new(
         tree: &'a GameTree,
         player: PlayerId,
@@ -57,8 +75,20 @@ impl<'a> ResponseRequest<'a> {
         profile: &'a TabularPolicy,
         seed: u64,
     ) -> Self {
+        Self::in_arena(Arena::tree(tree), player, opponents, Some(profile), seed)
+    }
+
+    /// A request on any game (`profile`: the aggregated opponents, where the tree was built),
+    /// no warm start and an unlimited budget.
+    pub fn in_arena(
+        arena: Arena<'a>,
+        player: PlayerId,
+        opponents: Vec<WeightedMember<'a>>,
+        profile: Option<&'a TabularPolicy>,
+        seed: u64,
+    ) -> Self {
         Self {
-            tree,
+            arena,
             player,
             opponents,
             profile,
@@ -68,13 +98,38 @@ impl<'a> ResponseRequest<'a> {
             cutoff: Cutoff::never(),
         }
     }
+
+    /// The game's tree, for oracles that need it (`what` names the oracle).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Game`] ([`NoTree`](metagame_games::Error::NoTree)) on a game whose tree was
+    /// not built.
+    pub fn tree(&self, what: &str) -> Result<&'a GameTree> {
+        Ok(self.arena.need_tree(what)?)
+    }
+
+    /// The aggregated opponents, for exact oracles (`what` names the oracle).
+    ///
+    /// # Errors
+    ///
+    /// As [`ResponseRequest::tree`].
+    pub fn profile(&self, what: &str) -> Result<&'a TabularPolicy> {
+        match self.profile {
+            Some(p) => Ok(p),
+            None => Err(self.arena.need_tree(what).err().map_or_else(
+                || Error::Config(format!("{what} needs the opponents' aggregated profile")),
+                Error::from,
+            )),
+        }
+    }
     /// The same request with `budget`.
     pub fn with_budget(mut self, budget: Budget) -> Self {
         self.budget = budget;
         self
     }
     /// The same request starting from `policy`.
-    pub fn with_warm_start(mut self, policy: &'a TabularPolicy) -> Self {
+    pub fn with_warm_start(mut self, policy: &'a dyn Policy) -> Self {
         self.warm_start = Some(policy);
         self
     }
@@ -99,16 +154,25 @@ pub struct TrainingStats {
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct Response {
-    /// The new policy (its `player` rows are the response).
-    pub policy: TabularPolicy,
+    /// The new policy, of any kind (a table's `player` rows are the response).
+    pub policy: MemberPolicy,
     /// What training it took.
     pub stats: TrainingStats,
 }
 
 impl Response {
-    /// A response with its statistics.
+    /// A table with its statistics.
     pub fn new(policy: TabularPolicy, stats: TrainingStats) -> Self {
-        Self { policy, stats }
+        Self { policy: MemberPolicy::Table(policy), stats }
+    }
+
+    /// A policy of any kind with its statistics (see [`MemberPolicy::new`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`MemberPolicy::new`]: a policy that cannot be written to a run folder.
+    pub fn of(policy: std::sync::Arc<dyn Policy>, stats: TrainingStats) -> Result<Self> {
+        Ok(Self { policy: MemberPolicy::new(policy)?, stats })
     }
 }
 
@@ -165,9 +229,9 @@ impl Oracle for ExactBestResponse {
 
     fn respond(&mut self, request: &ResponseRequest<'_>) -> Result<Response> {
         let start = Instant::now();
-        let profile = vec![request.profile; request.tree.num_players()];
-        let (policy, _) =
-            best_response_with(request.tree, PlayerId(request.player.0), &profile, self.tie_break)?;
+        let (tree, profile) = (request.tree(self.name())?, request.profile(self.name())?);
+        let profile = vec![profile; tree.num_players()];
+        let (policy, _) = best_response_with(tree, PlayerId(request.player.0), &profile, self.tie_break)?;
         Ok(Response::new(policy, TrainingStats { episodes: 0, seconds: start.elapsed().as_secs_f64() }))
     }
 }

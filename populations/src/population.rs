@@ -3,27 +3,41 @@
 use std::fmt::Write as _;
 use std::ops::Range;
 
-use metagame_games::{PlayerId, TabularPolicy};
+use metagame_games::{PlayerId, Policy, TabularPolicy};
 use petgraph::graph::{DiGraph, NodeIndex};
 use serde::{Deserialize, Serialize};
 
+use crate::error::Result;
+use crate::member_policy::{MemberPolicy, StoredPolicy};
+
 /// One opponent member a response is asked to answer, with its meta-probability.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 #[non_exhaustive]
 pub struct WeightedMember<'a> {
     /// The seat it plays.
     pub player: PlayerId,
     /// Its id in the population.
     pub id: PolicyId,
-    /// Its policy (its `player` rows are the ones that matter).
-    pub policy: &'a TabularPolicy,
+    /// Its policy, of any kind (a table's `player` rows are the ones that matter).
+    pub policy: &'a dyn Policy,
     /// Its probability in the mixture to answer (> 0).
     pub weight: f64,
 }
 
+impl std::fmt::Debug for WeightedMember<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WeightedMember")
+            .field("player", &self.player)
+            .field("id", &self.id)
+            .field("kind", &self.policy.kind())
+            .field("weight", &self.weight)
+            .finish()
+    }
+}
+
 impl<'a> WeightedMember<'a> {
     /// An opponent member with its weight.
-    pub fn new(player: PlayerId, id: PolicyId, policy: &'a TabularPolicy, weight: f64) -> Self {
+    pub fn new(player: PlayerId, id: PolicyId, policy: &'a dyn Policy, weight: f64) -> Self {
         Self { player, id, policy, weight }
     }
 }
@@ -87,10 +101,10 @@ impl Reuse {
 pub struct Member {
     /// Stable id.
     pub id: PolicyId,
-    /// The player it plays (its rows of `policy` are the ones that matter).
+    /// The player it plays (a table's rows of that player are the ones that matter).
     pub player: PlayerId,
-    /// The policy.
-    pub policy: TabularPolicy,
+    /// The policy, of any kind.
+    pub policy: MemberPolicy,
     /// Where it came from.
     pub provenance: Provenance,
 }
@@ -104,7 +118,7 @@ pub struct Population {
 
 impl Population {
     /// A population with one initial policy per player.
-    pub fn new(initial: Vec<TabularPolicy>) -> Self {
+    pub fn new(initial: Vec<MemberPolicy>) -> Self {
         let mut pop = Self { members: vec![Vec::new(); initial.len()], next_id: 0 };
         for (player, policy) in initial.into_iter().enumerate() {
             pop.add(PlayerId(player), policy, Provenance::new(0, Vec::new(), "initial"));
@@ -118,7 +132,7 @@ impl Population {
     ///
     /// If `player` is not a player of the population (a caller bug).
     #[track_caller]
-    pub fn add(&mut self, player: PlayerId, policy: TabularPolicy, provenance: Provenance) -> PolicyId {
+    pub fn add(&mut self, player: PlayerId, policy: MemberPolicy, provenance: Provenance) -> PolicyId {
         let id = PolicyId(self.next_id);
         self.next_id += 1;
         self.members[player.0].push(Member { id, player, policy, provenance });
@@ -135,8 +149,9 @@ impl Population {
         self.members[player.0][index].provenance.reused.push(reuse);
     }
 
-    /// The index of `player`'s member whose rows `infosets` (the player's infosets in the
-    /// tree) equal `policy`'s bit for bit, if any.
+    /// The index of `player`'s member that is a table whose rows `infosets` (the player's
+    /// infosets in the tree) equal `policy`'s bit for bit, if any. Duplicates are found among
+    /// tables only: members of other kinds are never equal to one.
     ///
     /// # Complexity
     ///
@@ -147,7 +162,9 @@ impl Population {
         policy: &TabularPolicy,
         infosets: Range<usize>,
     ) -> Option<usize> {
-        self.members[player.0].iter().position(|m| same_rows(&m.policy, policy, infosets.clone()))
+        self.members[player.0]
+            .iter()
+            .position(|m| m.policy.as_table().is_some_and(|t| same_rows(t, policy, infosets.clone())))
     }
 
     /// `player`'s responses in the order they were produced, each as the index of the member
@@ -180,24 +197,58 @@ impl Population {
         self.members.iter().map(Vec::len).collect()
     }
     /// `player`'s policies in order.
-    pub fn policies(&self, player: PlayerId) -> Vec<&TabularPolicy> {
-        self.members[player.0].iter().map(|m| &m.policy).collect()
+    ///
+    /// # Errors
+    ///
+    /// [`Error::SavedState`](crate::Error::SavedState) for a member read from a checkpoint
+    /// whose file was not loaded.
+    pub fn policies(&self, player: PlayerId) -> Result<Vec<&dyn Policy>> {
+        self.members[player.0].iter().map(|m| m.policy.policy()).collect()
+    }
+
+    /// `player`'s policies in order when every one is a table.
+    pub fn tables(&self, player: PlayerId) -> Option<Vec<&TabularPolicy>> {
+        self.members[player.0].iter().map(|m| m.policy.as_table()).collect()
+    }
+
+    /// True when every member of every player is a table.
+    pub fn all_tables(&self) -> bool {
+        self.members.iter().flatten().all(|m| m.policy.as_table().is_some())
+    }
+
+    /// The members' files the run's driver has not written yet, as `(file, bytes)`.
+    pub fn pending_files(&self) -> impl Iterator<Item = (&str, &[u8])> {
+        self.members.iter().flatten().filter_map(|m| m.policy.pending_file())
+    }
+
+    /// Every member kept as a file, to load it after a checkpoint is read or mark it written.
+    pub fn stored_mut(&mut self) -> impl Iterator<Item = &mut StoredPolicy> {
+        self.members.iter_mut().flatten().filter_map(|m| m.policy.as_stored_mut())
     }
 
     /// `(id, weight)` of `player`'s members with positive weight in `weights` (one weight
     /// per member, in order): the opponents a response answered.
     pub fn weighted_ids(&self, player: PlayerId, weights: &[f64]) -> Vec<(PolicyId, f64)> {
-        self.weighted_members(player, weights).into_iter().map(|m| (m.id, m.weight)).collect()
-    }
-
-    /// `player`'s members with positive weight in `weights` (one weight per member, in
-    /// order), as an oracle is handed them.
-    pub fn weighted_members(&self, player: PlayerId, weights: &[f64]) -> Vec<WeightedMember<'_>> {
         self.members[player.0]
             .iter()
             .zip(weights)
             .filter(|(_, w)| **w > 0.0)
-            .map(|(m, &w)| WeightedMember::new(player, m.id, &m.policy, w))
+            .map(|(m, &w)| (m.id, w))
+            .collect()
+    }
+
+    /// `player`'s members with positive weight in `weights` (one weight per member, in
+    /// order), as an oracle is handed them.
+    ///
+    /// # Errors
+    ///
+    /// As [`Population::policies`].
+    pub fn weighted_members(&self, player: PlayerId, weights: &[f64]) -> Result<Vec<WeightedMember<'_>>> {
+        self.members[player.0]
+            .iter()
+            .zip(weights)
+            .filter(|(_, w)| **w > 0.0)
+            .map(|(m, &w)| Ok(WeightedMember::new(player, m.id, m.policy.policy()?, w)))
             .collect()
     }
 

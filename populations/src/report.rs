@@ -66,8 +66,9 @@ pub struct IterationReport {
     /// Members per player after the iteration (XFP: the policies averaged so far).
     pub population_sizes: Vec<usize>,
     /// Exact NashConv of the loop's current profile (PSRO: the meta-mixture aggregated into
-    /// one behaviour policy).
-    pub nash_conv: f64,
+    /// one behaviour policy), where the game's tree was built; `null` in JSON where it was not
+    /// (a game too large to enumerate, played by rollouts).
+    pub nash_conv: Option<f64>,
     /// NashConv / 2 in 2-player constant-sum games.
     pub exploitability: Option<f64>,
     /// Episodes played this iteration (0 with exact payoffs and exact responses).
@@ -133,7 +134,7 @@ impl IterationReport {
     pub fn new(
         iteration: usize,
         population_sizes: Vec<usize>,
-        nash_conv: f64,
+        nash_conv: Option<f64>,
         exploitability: Option<f64>,
     ) -> Self {
         Self {

@@ -1,7 +1,10 @@
 //! `TrainedResponse`: an [`Oracle`] whose responses are learned from sampled episodes by a
 //! learner of `metagame-learners` (Q-learning, actor-critic, or a Minimax-shaped Q-learner).
 
+use std::borrow::Cow;
 use std::time::Instant;
+
+use metagame_games::TabularPolicy;
 
 use metagame_learners::{
     ActorCritic, ActorCriticConfig, Learner, MinimaxConfig, MinimaxExploiter, Opponent, OpponentSampler,
@@ -179,11 +182,19 @@ impl TrainedResponse {
         if episodes == 0 {
             return Err(metagame_learners::Error::ZeroBudget);
         }
-        let start = match request.warm_start {
-            Some(policy) if warm => Start::From(policy),
-            _ => Start::Fresh,
+        // Tabular learners play the tree: the opponents and the warm start as tables of it.
+        let tree = request.arena.need_tree(self.name())?;
+        let warm_table = match request.warm_start {
+            Some(policy) if warm => Some(TabularPolicy::of(tree, policy)?),
+            _ => None,
         };
-        let (tree, seat, seed) = (request.tree, request.player.0, request.seed);
+        let start = match &warm_table {
+            Some(table) => Start::From(table.as_ref()),
+            None => Start::Fresh,
+        };
+        let tables: Vec<Cow<'_, TabularPolicy>> =
+            request.opponents.iter().map(|m| TabularPolicy::of(tree, m.policy)).collect::<Result<_, _>>()?;
+        let (seat, seed) = (request.player.0, request.seed);
         let mut learner: Box<dyn Learner> = match &self.method {
             Method::QLearning(c) => Box::new(QLearner::new(tree, seat, seed, c.clone(), start)?),
             Method::ActorCritic(c) => Box::new(ActorCritic::new(tree, seat, seed, c.clone(), start)?),
@@ -196,7 +207,12 @@ impl TrainedResponse {
             }
         };
         let opponents = OpponentSampler::new(
-            request.opponents.iter().map(|m| Opponent::new(m.player.0, m.policy, m.weight)).collect(),
+            request
+                .opponents
+                .iter()
+                .zip(&tables)
+                .map(|(m, table)| Opponent::new(m.player.0, table.as_ref(), m.weight))
+                .collect(),
         );
         learner.train_until(tree, &opponents, episodes, &request.cutoff)?;
         Ok((learner, episodes))

@@ -101,6 +101,13 @@ pub trait TrainingLoop {
     fn set_cutoff(&mut self, cutoff: Cutoff) {
         let _ = cutoff;
     }
+
+    /// The files of its members that are not tables, as `(path relative to the run folder,
+    /// bytes)`, for the run's driver to write (once each: the paths name the contents' hash)
+    /// before the checkpoint that names them. Default none.
+    fn member_files(&self) -> Vec<(&str, &[u8])> {
+        Vec::new()
+    }
 }
 
 /// Limits every run has, whatever its loop: checked by [`run_loop`] before each step.
@@ -197,7 +204,7 @@ impl RunLimits {
         last: Option<&IterationReport>,
     ) -> Option<StopReason> {
         if let (Some(target), Some(last)) = (self.target_nash_conv, last)
-            && last.nash_conv <= target
+            && last.nash_conv.is_some_and(|nash_conv| nash_conv <= target)
         {
             return Some(StopReason::TargetReached);
         }

@@ -224,18 +224,24 @@ impl Oracle for PythonOracle {
             Budget::Episodes(n) => Some(n),
             _ => None,
         };
+        // Python oracles see tables of the game's tree: members that are not tables are
+        // tabulated over it.
+        let tree = request.tree(self.name)?;
+        let table = |p: &dyn metagame::games::Policy| -> populations::Result<TabularPolicy> {
+            Ok(TabularPolicy::of(tree, p)?.into_owned())
+        };
         let asked = PyResponseRequest {
             handle: self.game.handle(),
             player: request.player.0,
             opponents: request
                 .opponents
                 .iter()
-                .map(|m| (m.player.0, m.id.0, m.policy.clone(), m.weight))
-                .collect(),
-            profile: request.profile.clone(),
+                .map(|m| Ok((m.player.0, m.id.0, table(m.policy)?, m.weight)))
+                .collect::<populations::Result<_>>()?,
+            profile: request.profile(self.name)?.clone(),
             seed: request.seed,
             budget,
-            warm_start: request.warm_start.cloned(),
+            warm_start: request.warm_start.map(table).transpose()?,
         };
         let failed = |reason: String| populations::Error::Oracle { name: self.name.into(), reason };
         Python::attach(|py| {
@@ -591,7 +597,9 @@ fn respond_builtin(
         if let Some(w) = &warm {
             asked = asked.with_warm_start(w);
         }
-        oracle.respond(&asked).map(|r| r.policy)
+        let response = oracle.respond(&asked)?;
+        let policy = response.policy.policy()?;
+        Ok::<_, populations::Error>(TabularPolicy::of(&tree, policy)?.into_owned())
     })?
     .map_err(|e| value_error(&e))?;
     Ok(PyPolicy::of(game, answer))

@@ -197,6 +197,17 @@ pub fn load_tree(py: Python<'_>, name: &str, max_nodes: Option<i64>) -> PyResult
     };
     let game = registry::load(name).map_err(value_error)?;
     let limit = max_nodes.unwrap_or(GameTree::DEFAULT_MAX_NODES);
+    // A tree far past the limit is refused before anything is built (random probes, about
+    // 0.1 s), not after the build has filled the limit.
+    let size = metagame::games::quick_tree_size(&game, limit as u64, std::time::Duration::from_secs(2));
+    // (A game that counts its histories is refused by the build before it allocates.)
+    if let metagame::games::TreeSize::Estimate { histories, more_than: 0, .. } = size
+        && histories > 2.0 * limit as f64
+    {
+        return Err(PyValueError::new_err(format!(
+            "the game tree of {name} has more than {limit} nodes; pass max_nodes= to raise the limit ({size})"
+        )));
+    }
     interruptible(py, move || GameTree::build_with_limit(&game, limit))?.map_err(|e| match e {
         metagame::games::Error::LimitExceeded { what, limit, .. } => PyValueError::new_err(format!(
             "{what} has more than {limit} nodes; pass max_nodes= to raise the limit"

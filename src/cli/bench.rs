@@ -149,14 +149,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             bar.set_message(format!("{} {name} seed {}", cell.game, cell.seed));
         }
         let mut observer = |r: &IterationReport| {
-            thinned.push(BenchRecord {
-                algorithm: name.into(),
-                game: cell.game.into(),
-                seed: cell.seed,
-                iteration: r.iteration,
-                seconds: r.elapsed_s,
-                nash_conv: r.nash_conv,
-            });
+            // The bench's games are built trees: every report has its NashConv.
+            if let Some(nash_conv) = r.nash_conv {
+                thinned.push(BenchRecord {
+                    algorithm: name.into(),
+                    game: cell.game.into(),
+                    seed: cell.seed,
+                    iteration: r.iteration,
+                    seconds: r.elapsed_s,
+                    nash_conv,
+                });
+            }
             last = Some((r.iteration, r.elapsed_s));
             if let Some(bar) = &bar {
                 let done = match budget {

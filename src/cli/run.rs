@@ -90,7 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let last = report.iterations.last();
     let iterations = last.map_or(0, |r| r.iteration);
-    let nash_conv = last.map_or(f64::NAN, |r| r.nash_conv);
+    let nash_conv = last.and_then(|r| r.nash_conv);
     if args.json {
         print_json(&json!({
             "summary": true,
@@ -114,7 +114,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "{} {} after {iterations} iterations: NashConv {} ({}); results in {}",
             config.game(),
             config.algorithm().algorithm().title(),
-            gap(nash_conv),
+            nash_conv_text(nash_conv),
             stop_reason_name(report.stop_reason),
             out_dir.display()
         );
@@ -269,7 +269,10 @@ impl Progress {
             }
             Shown::Bar(bar) => {
                 bar.set_position(r.iteration as u64);
-                bar.set_message(format!("ETA {eta}  NashConv {}  pop {population}", gap(r.nash_conv)));
+                bar.set_message(format!(
+                    "ETA {eta}  NashConv {}  pop {population}",
+                    nash_conv_text(r.nash_conv)
+                ));
             }
             Shown::Lines { last_line, next_mark } => {
                 let due =
@@ -279,7 +282,7 @@ impl Progress {
                         "iteration {}/{}  NashConv {}  pop {population}  elapsed {}  ETA {eta}",
                         r.iteration,
                         self.max_iterations,
-                        gap(r.nash_conv),
+                        nash_conv_text(r.nash_conv),
                         clock(r.elapsed_s),
                     ));
                     *last_line = Some(Instant::now());
@@ -296,4 +299,9 @@ impl Progress {
             bar.finish_and_clear();
         }
     }
+}
+
+/// A report's NashConv as [`gap`] writes it, or `-` where the game's tree was not built.
+fn nash_conv_text(nash_conv: Option<f64>) -> String {
+    nash_conv.map_or_else(|| "-".into(), gap)
 }

@@ -1,7 +1,7 @@
 //! The `cfr` loop: the CFR family ([`Cfr`]: vanilla CFR, CFR+, linear CFR, DCFR) on the game
 //! tree.
 
-use metagame_games::GameTree;
+use metagame_games::Arena;
 use metagame_populations::loops::cfr::{Cfr, CfrConfig, CfrConfigBuilder};
 use toml::Table;
 
@@ -45,10 +45,11 @@ impl LoopSection for CfrSection {
 
     fn run<D: Drive>(
         &self,
-        tree: &GameTree,
+        arena: Arena<'_>,
         mut driver: D,
         _components: Components,
     ) -> Result<D::Output> {
+        let tree = arena.need_tree(Self::NAME)?;
         let cfr = match driver.saved_state()? {
             Some((state, reports)) => Cfr::resume(tree, self.cfr.clone(), state, &reports)?,
             None => Cfr::new(tree, self.cfr.clone())?,

@@ -1,7 +1,7 @@
 //! The `double-oracle` loop: Double Oracle ([`DoubleOracle`]) on the game's normal form
 //! (matrix games, or small trees through their pure strategies).
 
-use metagame_games::{GameTree, NormalFormGame};
+use metagame_games::{Arena, NormalFormGame};
 use metagame_populations::{DoubleOracle, DoubleOracleConfig, DoubleOracleConfigBuilder};
 use toml::Table;
 
@@ -42,10 +42,11 @@ impl LoopSection for DoubleOracleSection {
 
     fn run<D: Drive>(
         &self,
-        tree: &GameTree,
+        arena: Arena<'_>,
         mut driver: D,
         components: Components,
     ) -> Result<D::Output> {
+        let tree = arena.need_tree(Self::NAME)?;
         let normal_form = match components.normal_form {
             Some(game) => game,
             None => NormalFormGame::from_tree(tree)?,

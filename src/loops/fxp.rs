@@ -1,6 +1,6 @@
 //! The `fxp` loop: Fictitious Cross-Play ([`Fxp`]), a main policy and a counter population.
 
-use metagame_games::{ExactEvaluator, GameTree};
+use metagame_games::{Arena, ExactEvaluator};
 use metagame_solvers::nash::Nash;
 use metagame_populations::{Fxp, FxpConfig, FxpConfigBuilder};
 use toml::Table;
@@ -45,10 +45,11 @@ impl LoopSection for FxpSection {
 
     fn run<D: Drive>(
         &self,
-        tree: &GameTree,
+        arena: Arena<'_>,
         mut driver: D,
         components: Components,
     ) -> Result<D::Output> {
+        let tree = arena.need_tree(Self::NAME)?;
         let meta_solver = components.meta_solver.unwrap_or_else(|| Box::new(Nash::default()));
         let evaluator = components.evaluator.unwrap_or_else(|| Box::new(ExactEvaluator));
         let fxp = match driver.saved_state()? {

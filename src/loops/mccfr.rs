@@ -1,7 +1,7 @@
 //! The `mccfr` loop: Monte Carlo CFR ([`Mccfr`]: outcome or external sampling) on the game
 //! tree.
 
-use metagame_games::GameTree;
+use metagame_games::Arena;
 use metagame_populations::loops::mccfr::{Mccfr, MccfrConfig, MccfrConfigBuilder};
 use toml::Table;
 
@@ -46,10 +46,11 @@ impl LoopSection for MccfrSection {
 
     fn run<D: Drive>(
         &self,
-        tree: &GameTree,
+        arena: Arena<'_>,
         mut driver: D,
         _components: Components,
     ) -> Result<D::Output> {
+        let tree = arena.need_tree(Self::NAME)?;
         let mccfr = match driver.saved_state()? {
             Some((state, reports)) => Mccfr::resume(tree, self.mccfr.clone(), state, &reports)?,
             None => Mccfr::new(tree, self.mccfr.clone())?,

@@ -13,7 +13,7 @@ mod section;
 
 pub(crate) use section::{Drive, LoopSection};
 
-use metagame_games::GameTree;
+use metagame_games::Arena;
 use metagame_populations::Oracle;
 use toml::Table;
 
@@ -72,6 +72,11 @@ macro_rules! loops {
             pub fn plays_teams(self) -> bool {
                 match self { $(Algorithm::$variant => <$section as LoopSection>::PLAYS_TEAMS,)* }
             }
+            /// True when it needs the game's tree (false: it also runs on games too large to
+            /// enumerate).
+            pub fn needs_tree(self) -> bool {
+                match self { $(Algorithm::$variant => <$section as LoopSection>::NEEDS_TREE,)* }
+            }
             /// True when it asks an oracle for its responses (so a given oracle is used).
             pub fn uses_oracle(self) -> bool {
                 match self { $(Algorithm::$variant => <$section as LoopSection>::USES_ORACLE,)* }
@@ -124,11 +129,11 @@ macro_rules! loops {
             }
             pub(crate) fn run<D: Drive>(
                 &self,
-                tree: &GameTree,
+                arena: Arena<'_>,
                 driver: D,
                 components: Components,
             ) -> Result<D::Output> {
-                match self { $(AlgorithmConfig::$variant(s) => s.run(tree, driver, components),)* }
+                match self { $(AlgorithmConfig::$variant(s) => s.run(arena, driver, components),)* }
             }
         }
     };

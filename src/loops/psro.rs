@@ -1,6 +1,6 @@
 //! The `psro` loop: Policy-Space Response Oracles ([`Psro`]) with its components by name.
 
-use metagame_games::GameTree;
+use metagame_games::Arena;
 use metagame_populations::{Oracle, Psro, PsroConfig, PsroConfigBuilder};
 use toml::{Table, Value};
 
@@ -52,6 +52,7 @@ struct TrembleField {
 impl LoopSection for PsroSection {
     const NAME: &'static str = "psro";
     const USES_ORACLE: bool = true;
+    const NEEDS_TREE: bool = false;
     const TITLE: &'static str = "PSRO";
     const ABOUT: &'static str = "Policy-Space Response Oracles with any meta-solver, oracle and evaluator";
     const EXAMPLE: &'static str = include_str!("../../examples/config/psro.toml");
@@ -127,7 +128,7 @@ impl LoopSection for PsroSection {
 
     fn run<D: Drive>(
         &self,
-        tree: &GameTree,
+        arena: Arena<'_>,
         mut driver: D,
         components: Components,
     ) -> Result<D::Output> {
@@ -140,11 +141,21 @@ impl LoopSection for PsroSection {
             Some(e) => e,
             None => self.evaluator.build()?,
         };
-        let psro = match driver.saved_state()? {
-            Some((state, reports)) => Psro::resume(tree, self.psro.clone(), meta_solver, oracle, evaluator, state, &reports)?,
+        let psro = match driver.saved_state::<metagame_populations::PsroState>()? {
+            Some((mut state, reports)) => {
+                // Members that are not tables, from the files the checkpoint names (their
+                // hashes checked).
+                for stored in state.population.stored_mut() {
+                    let bytes = driver.member_file(stored.file())?;
+                    stored.load(&bytes, |kind, bytes| {
+                        crate::registry::policy_from_file(kind, bytes).map_err(|e| e.to_string())
+                    })?;
+                }
+                Psro::resume(arena, self.psro.clone(), meta_solver, oracle, evaluator, state, &reports)?
+            }
             None => {
                 let cutoff = driver.start_cutoff();
-                match Psro::new_until(tree, self.psro.clone(), meta_solver, oracle, evaluator, cutoff) {
+                match Psro::new_until(arena, self.psro.clone(), meta_solver, oracle, evaluator, cutoff) {
                     Err(metagame_populations::Error::CutOff) => return driver.cut_before_start(),
                     built => built?,
                 }

@@ -5,7 +5,6 @@
 use std::fmt::Debug;
 use std::path::Path;
 
-use metagame_games::GameTree;
 use metagame_populations::{Cutoff, IterationReport, Oracle, TrainingLoop};
 use serde::de::DeserializeOwned;
 use toml::Table;
@@ -13,6 +12,7 @@ use toml::Table;
 use crate::components::Components;
 use crate::error::Result;
 use crate::fields::FieldError;
+use metagame_games::Arena;
 
 /// What a unit drives its loop with (the run folder's driver): the saved state when the run
 /// resumes, then the run itself. A trait, so that the units need not know the driver.
@@ -27,6 +27,15 @@ pub(crate) trait Drive {
     ///
     /// A saved state that is not a state of this loop.
     fn saved_state<S: DeserializeOwned>(&mut self) -> Result<Option<(S, Vec<IterationReport>)>>;
+
+    /// The bytes of a member's file (a path relative to the run folder, as the checkpoint names
+    /// it), to load a member that is not a table when the run resumes.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Checkpoint`](crate::Error::Checkpoint) for a file that is missing or cannot
+    /// be read.
+    fn member_file(&self, file: &str) -> Result<Vec<u8>>;
 
     /// When the construction of a fresh loop should give up, for loops whose iteration 0 is
     /// long work (PSRO's initial entry of many sampled episodes): the end of the time
@@ -132,5 +141,10 @@ pub(crate) trait LoopSection: Clone + Debug + PartialEq + Sized {
     /// # Errors
     ///
     /// Component, game, checkpoint and I/O errors.
-    fn run<D: Drive>(&self, tree: &GameTree, driver: D, components: Components) -> Result<D::Output>;
+    fn run<D: Drive>(&self, arena: Arena<'_>, driver: D, components: Components) -> Result<D::Output>;
+
+    /// True when the loop needs the game's tree (the tabular loops); false for a loop that
+    /// also runs on games too large to enumerate (PSRO, whose payoffs are then rollouts and
+    /// whose NashConv is then left out).
+    const NEEDS_TREE: bool = true;
 }

@@ -1,6 +1,6 @@
 //! The `xfp` loop: extensive-form fictitious play ([`Xfp`]) on the game tree.
 
-use metagame_games::GameTree;
+use metagame_games::Arena;
 use metagame_populations::Xfp;
 use toml::Table;
 
@@ -33,10 +33,11 @@ impl LoopSection for XfpSection {
 
     fn run<D: Drive>(
         &self,
-        tree: &GameTree,
+        arena: Arena<'_>,
         mut driver: D,
         _components: Components,
     ) -> Result<D::Output> {
+        let tree = arena.need_tree(Self::NAME)?;
         let xfp = match driver.saved_state()? {
             Some((state, reports)) => Xfp::resume(tree, state, &reports)?,
             None => Xfp::new(tree)?,

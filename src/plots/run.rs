@@ -36,8 +36,22 @@ pub fn exploitability_svg(report: &RunReport, path: &Path) -> Result<()> {
 }
 
 pub(crate) fn exploitability_figure(report: &RunReport) -> Drawn<String> {
-    let points: Vec<(f64, f64, f64)> =
-        report.iterations.iter().map(|r| (r.iteration as f64, r.elapsed_s, r.nash_conv)).collect();
+    // Iterations without an exact NashConv (a game whose tree was not built) are left out.
+    let points: Vec<(f64, f64, f64)> = report
+        .iterations
+        .iter()
+        .filter_map(|r| Some((r.iteration as f64, r.elapsed_s, r.nash_conv?)))
+        .collect();
+    if points.is_empty() {
+        // A game whose tree was not built: say so rather than draw empty axes.
+        let title = run_title(report);
+        return svg_text((1100, 200), |root| {
+            let root = root.titled(&title, TITLE_FONT).map_err(text_err)?;
+            let note = "No exact NashConv: the game's tree was not built (past the node limit), so the \
+                        reports leave it out; mixtures.svg and payoffs.svg show the run.";
+            root.draw(&Text::new(note, (40, 60), DESC_FONT.into_font())).map_err(text_err)
+        });
+    }
     let y = LogAxis::with_zero_below(points.iter().map(|p| p.2), NASH_CONV_ZERO);
     let t = LogAxis::new(points.iter().map(|p| p.1));
     let x_max = points.iter().map(|p| p.0).fold(1.0, f64::max);

@@ -341,7 +341,7 @@ fn trained_response_oracle_answers_a_weighted_mixture() {
     for mut oracle in oracles {
         let response = oracle.respond(&request).unwrap();
         assert_eq!(response.stats.episodes, 100_000);
-        let g = gap(&tree, 0, &mixed, &response.policy);
+        let g = gap(&tree, 0, &mixed, response.policy.as_table().unwrap());
         assert!(g < 0.01 * payoff_range(&tree, 0), "{}: gap {g}", oracle.name());
         assert!(oracle.last_values().is_some());
         // Same request, same answer.
@@ -399,10 +399,10 @@ fn psro_with_trained_responses_approaches_equilibrium_on_kuhn() {
     // Each iteration trains one response per seat within the config's budget.
     assert_eq!(last.episodes, 2 * 50_000, "{last:?}");
     assert!(
-        last.nash_conv < 0.05 && last.nash_conv < first.nash_conv / 10.0,
+        last.nash_conv.unwrap() < 0.05 && last.nash_conv.unwrap() < first.nash_conv.unwrap() / 10.0,
         "{} -> {}",
-        first.nash_conv,
-        last.nash_conv
+        first.nash_conv.unwrap(),
+        last.nash_conv.unwrap()
     );
 }
 
@@ -429,7 +429,7 @@ fn psro_members(tree: &GameTree, seat: usize, iterations: &[usize]) -> Vec<(Stri
         .iter()
         .map(|&k| {
             let member = &population.members(metagame::games::PlayerId(seat))[k];
-            (format!("PSRO member {k}"), member.policy.clone())
+            (format!("PSRO member {k}"), member.policy.as_table().unwrap().clone())
         })
         .collect()
 }

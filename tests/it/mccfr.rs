@@ -81,7 +81,7 @@ fn curve(tree: &GameTree, spread: &Spread, seed: u64, checkpoints: &[u64]) -> Ve
         }
         let report = mccfr.step().unwrap().clone();
         assert_eq!(report.details.get::<MccfrReport>().unwrap().traversals, at);
-        out.push(report.nash_conv);
+        out.push(report.nash_conv.unwrap());
         reports.push(report);
         state = Some(mccfr.state().clone());
         done = at;
@@ -236,7 +236,7 @@ fn the_loop_reports_through_the_training_loop_trait() {
     let mut mccfr = Mccfr::new(&three, config(Sampling::Outcome, None, 200, 5)).unwrap();
     assert_eq!(TrainingLoop::name(&mccfr), "mccfr");
     let run = run_loop(&mut mccfr, &RunLimits::iterations(20), &mut ()).unwrap();
-    let nash_conv: Vec<f64> = run.reports.iter().map(|r| r.nash_conv).collect();
+    let nash_conv: Vec<f64> = run.reports.iter().map(|r| r.nash_conv.unwrap()).collect();
     assert!(nash_conv[20] < nash_conv[0] / 4.0, "{nash_conv:?}");
     let last = run.reports.last().unwrap();
     assert_eq!(last.population_sizes, vec![1; 3]);
@@ -250,7 +250,7 @@ fn the_loop_reports_through_the_training_loop_trait() {
     let kuhn = tree("kuhn_poker");
     let mut two = Mccfr::new(&kuhn, config(Sampling::External, None, 100, 0)).unwrap();
     let last = run_loop(&mut two, &RunLimits::iterations(2), &mut ()).unwrap().reports.pop().unwrap();
-    assert_eq!(last.exploitability, Some(last.nash_conv / 2.0));
+    assert_eq!(last.exploitability, Some(last.nash_conv.unwrap() / 2.0));
 }
 
 #[test]

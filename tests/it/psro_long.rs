@@ -29,7 +29,7 @@ fn leduc_psro_nash_stays_at_its_equilibrium_and_stops_converged() {
     let p_run = run_loop(&mut p, &RunLimits::iterations(400), &mut ()).unwrap();
     let reason = p_run.stop_reason;
     assert_eq!(reason, StopReason::Converged);
-    let curve: Vec<f64> = p_run.reports.iter().map(|r| r.nash_conv).collect();
+    let curve: Vec<f64> = p_run.reports.iter().map(|r| r.nash_conv.unwrap()).collect();
     let reached = curve.iter().position(|&x| x <= 1e-9).expect("NashConv reaches 1e-9");
     assert!(curve[reached..].iter().all(|&x| x <= 1e-9), "NashConv rose again after iteration {reached}");
     assert!(p_run.reports.len() < 400, "converged runs stop early");

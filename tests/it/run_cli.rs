@@ -498,7 +498,7 @@ fn a_running_run_refreshes_its_report_and_a_killed_one_keeps_it() {
             .unwrap();
     assert_eq!(resumed.stop_reason, reference.stop_reason);
     let strip = |r: &metagame::RunReport| {
-        r.iterations.iter().map(|i| (i.iteration, i.nash_conv.to_bits())).collect::<Vec<_>>()
+        r.iterations.iter().map(|i| (i.iteration, i.nash_conv.unwrap().to_bits())).collect::<Vec<_>>()
     };
     assert_eq!(strip(&resumed), strip(&reference));
 }

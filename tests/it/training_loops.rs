@@ -287,17 +287,18 @@ impl Oracle for Inspecting {
     }
     fn respond(&mut self, request: &ResponseRequest<'_>) -> metagame::populations::Result<Response> {
         assert!(request.opponents.iter().all(|m| m.player != request.player && m.weight > 0.0));
-        for seat in (0..request.tree.num_players()).map(PlayerId).filter(|&q| q != request.player) {
+        for seat in (0..request.arena.num_players()).map(PlayerId).filter(|&q| q != request.player) {
             let total: f64 = request.opponents.iter().filter(|m| m.player == seat).map(|m| m.weight).sum();
             assert!((total - 1.0).abs() < 1e-9, "weights of seat {seat:?} sum to {total}");
         }
         assert!(request.warm_start.is_some(), "the player's newest member is the warm start");
         self.seeds.push(request.seed);
         let mut exact = ExactBestResponse::default();
-        let response = exact.respond(request)?;
+        let mut response = exact.respond(request)?;
         let mut stats = TrainingStats::default();
         stats.episodes = 10;
-        Ok(Response::new(response.policy, stats))
+        response.stats = stats;
+        Ok(response)
     }
 }
 

@@ -64,7 +64,7 @@
 //! let config = CfrConfig::builder().variant(CfrVariant::CfrPlus).build()?;
 //! let mut cfr = Cfr::new(&tree, config)?;
 //! run_loop(&mut cfr, &RunLimits::iterations(100), &mut ())?;
-//! assert!((cfr.last_report().nash_conv - 0.002388808202223369).abs() < 1e-9);
+//! assert!((cfr.last_report().nash_conv.unwrap() - 0.002388808202223369).abs() < 1e-9);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -457,7 +457,7 @@ impl<'t> Cfr<'t> {
         let started = Instant::now();
         let m = tree.num_sequences();
         let state = CfrState { iteration: 0, regrets: vec![0.0; m], cumulative_policy: vec![0.0; m] };
-        let placeholder = IterationReport::new(0, vec![1; tree.num_players()], 0.0, None);
+        let placeholder = IterationReport::new(0, vec![1; tree.num_players()], Some(0.0), None);
         let mut cfr = Self::with_state(tree, config, state, placeholder);
         let mut report = cfr.report(0, &cfr.state.cumulative_policy, &cfr.current, 0.0)?;
         report.elapsed_s = started.elapsed().as_secs_f64();
@@ -676,7 +676,7 @@ impl<'t> Cfr<'t> {
         let current_nash_conv = nash_conv_report(self.tree, &vec![&current; n])?.nash_conv;
         let times =
             PhaseTimes { oracle_s, nash_conv_s: started.elapsed().as_secs_f64(), ..PhaseTimes::default() };
-        let mut report = IterationReport::new(iteration, vec![1; n], r.nash_conv, r.exploitability);
+        let mut report = IterationReport::new(iteration, vec![1; n], Some(r.nash_conv), r.exploitability);
         report.times = times;
         report.details = Details::of(&CfrReport { current_nash_conv });
         Ok(report)
@@ -842,7 +842,7 @@ mod tests {
         }
         let mut worst = 0.0f64;
         for &(it, value) in reference.average.iter().filter(|r| r.0 <= max_iteration) {
-            worst = worst.max((reports[it].nash_conv - value).abs());
+            worst = worst.max((reports[it].nash_conv.unwrap() - value).abs());
         }
         for &(it, value) in reference.current.iter().filter(|r| r.0 <= max_iteration) {
             worst =
@@ -904,7 +904,7 @@ mod tests {
         for _ in 0..500 {
             reports.push(cfr.step().unwrap().clone());
         }
-        let ours = reports[500].nash_conv;
+        let ours = reports[500].nash_conv.unwrap();
         assert!((ours - SIMULTANEOUS_500).abs() < 1e-9, "{ours}");
     }
 
@@ -924,7 +924,7 @@ mod tests {
             reports.push(cfr.step().unwrap().clone());
         }
         for &(it, value) in AVERAGE {
-            let ours = reports[it].nash_conv;
+            let ours = reports[it].nash_conv.unwrap();
             eprintln!("leduc_poker(players=3) cfr it {it}: ours {ours:.17}, OpenSpiel {value:.17}");
             assert!((ours - value).abs() < 1e-9, "iteration {it}: {ours} vs {value}");
         }
@@ -967,7 +967,7 @@ mod tests {
     fn the_lane_walk_is_the_history_walk_bit_for_bit() {
         let bits = |cfr: &Cfr| {
             let f = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
-            (f(&cfr.state.regrets), f(&cfr.state.cumulative_policy), cfr.last.nash_conv.to_bits())
+            (f(&cfr.state.regrets), f(&cfr.state.cumulative_policy), cfr.last.nash_conv.unwrap().to_bits())
         };
         let pool = |threads| rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         // The small games fork at every position with two children (the default plans no

@@ -261,7 +261,7 @@ impl DoubleOracle {
         let mut report = IterationReport::new(
             iteration,
             next.iter().map(Vec::len).collect(),
-            nash_conv,
+            Some(nash_conv),
             Some(nash_conv / 2.0),
         );
         report.times = PhaseTimes { meta_solve_s, ..PhaseTimes::default() };

@@ -78,7 +78,7 @@
 //! let mut mccfr = Mccfr::new(&tree, config)?;
 //! run_loop(&mut mccfr, &RunLimits::iterations(10), &mut ())?;
 //! assert_eq!(mccfr.state().traversals, 10_000);
-//! assert!(mccfr.last_report().nash_conv < 0.1);
+//! assert!(mccfr.last_report().nash_conv.is_some_and(|x| x < 0.1));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -593,7 +593,7 @@ impl<'t> Mccfr<'t> {
             regrets: vec![INITIAL_TABLE_VALUE; m],
             cumulative_policy: vec![INITIAL_TABLE_VALUE; m],
         };
-        let placeholder = IterationReport::new(0, vec![1; tree.num_players()], 0.0, None);
+        let placeholder = IterationReport::new(0, vec![1; tree.num_players()], Some(0.0), None);
         let mut mccfr = Self::with_state(tree, config, state, placeholder);
         let mut report = mccfr.report(0, 0, &mccfr.state.cumulative_policy, 0.0)?;
         report.elapsed_s = started.elapsed().as_secs_f64();
@@ -764,7 +764,7 @@ impl<'t> Mccfr<'t> {
         let r = nash_conv_report(self.tree, &vec![&average; n])?;
         let times =
             PhaseTimes { oracle_s, nash_conv_s: started.elapsed().as_secs_f64(), ..PhaseTimes::default() };
-        let mut report = IterationReport::new(iteration, vec![1; n], r.nash_conv, r.exploitability);
+        let mut report = IterationReport::new(iteration, vec![1; n], Some(r.nash_conv), r.exploitability);
         report.times = times;
         report.details = Details::of(&MccfrReport { traversals });
         Ok(report)

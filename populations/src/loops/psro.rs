@@ -20,6 +20,7 @@
 //! member with positive probability, so its population (which used to double every
 //! iteration with copies) holds only distinct members.
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use metagame_games::philox::derive_seed;
@@ -31,6 +32,7 @@ use metagame_solvers::{Copies, MetaSolver, Solution, SolverMemory};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::member_policy::MemberPolicy;
 use crate::oracle::{Oracle, ResponseRequest, response_gap};
 use crate::payoff_table::PayoffTable;
 use crate::population::{PolicyId, Population, Provenance, Reuse, same_rows};
@@ -199,16 +201,17 @@ impl PsroState {
     /// # Complexity
     ///
     /// One exact NashConv of the meta-mixture, plus a pass over the population and table.
-    pub fn check(&self, tree: &GameTree, reports: &[IterationReport]) -> Result<()> {
+    pub fn check(&self, arena: Arena<'_>, reports: &[IterationReport]) -> Result<()> {
         let bad = |why: String| Error::SavedState(why);
-        let n = tree.num_players();
+        let n = arena.num_players();
+        let tree = arena.game_tree();
         let pop = &self.population;
         if pop.num_players() != n {
             return Err(bad(format!(
                 "{} players in the population, {} in {}",
                 pop.num_players(),
                 n,
-                tree.name()
+                arena.name()
             )));
         }
         let sizes = pop.sizes();
@@ -223,14 +226,23 @@ impl PsroState {
         }
         let mut ids = std::collections::HashSet::new();
         for p in players(n) {
-            let infosets = tree.infosets_of(PlayerId(p.0));
             let members = pop.members(p);
             for (k, m) in members.iter().enumerate() {
                 let who = format!("member {} of player {}", m.id.0, p.0);
                 if m.player != p || !ids.insert(m.id) {
                     return Err(bad(format!("{who} is listed twice or under another player")));
                 }
-                m.policy.validate(tree).map_err(|e| bad(format!("{who}: {e}")))?;
+                match (m.policy.as_table(), tree) {
+                    (Some(table), Some(tree)) => {
+                        table.validate(tree).map_err(|e| bad(format!("{who}: {e}")))?
+                    }
+                    (Some(_), None) => {
+                        return Err(bad(format!("{who} is a table, and the game has no tree")));
+                    }
+                    (None, _) => {
+                        m.policy.policy().map_err(|e| bad(format!("{who}: {e}")))?;
+                    }
+                }
                 let prov = &m.provenance;
                 let iterations =
                     std::iter::once(prov.iteration).chain(prov.reused.iter().map(|r| r.iteration));
@@ -239,15 +251,18 @@ impl PsroState {
                 {
                     return Err(bad(format!("{who} has a provenance from iterations that did not happen")));
                 }
-                if let Some(j) =
-                    members[..k].iter().position(|o| same_rows(&o.policy, &m.policy, infosets.clone()))
-                {
+                // Copies are looked for among tables only (as the loop does).
+                let copy = match (m.policy.as_table(), tree) {
+                    (Some(table), Some(tree)) => pop.position_of(p, table, tree.infosets_of(PlayerId(p.0))),
+                    _ => None,
+                };
+                if let Some(j) = copy.filter(|&j| j < k) {
                     return Err(bad(format!("{who} is a copy of member {}", members[j].id.0)));
                 }
             }
         }
-        let range = payoff_range(tree);
-        let tolerance = crate::checkpoint::STATE_TOLERANCE * payoff_scale(tree);
+        let range = tree.map_or_else(|| vec![(f64::NEG_INFINITY, f64::INFINITY); n], payoff_range);
+        let tolerance = crate::checkpoint::STATE_TOLERANCE * tree.map_or(1.0, payoff_scale);
         if let Some(profile) = self.table.missing().first() {
             return Err(bad(format!("payoff entry {profile:?} is not estimated")));
         }
@@ -312,8 +327,14 @@ impl PsroState {
         if last.meta_game.as_ref().map(|m| &m.meta_strategies) != Some(&self.meta_strategies) {
             return Err(bad("the last report's meta-strategies are not the state's".into()));
         }
-        let policies: Vec<Vec<&TabularPolicy>> = players(n).map(|p| pop.policies(p)).collect();
-        let policy = aggregated(tree, &policies, &self.meta_strategies)?;
+        let Some(tree) = tree else {
+            return match last.nash_conv {
+                None => Ok(()),
+                Some(x) => Err(bad(format!("the last report has NashConv {x}, and the game has no tree"))),
+            };
+        };
+        let tables = member_tables(tree, pop)?;
+        let policy = aggregated(tree, &views(&tables), &self.meta_strategies)?;
         let computed = metagame_games::nash_conv_report(tree, &vec![&policy; n])?.nash_conv;
         crate::checkpoint::check_nash_conv(self.iteration, last.nash_conv, computed, payoff_scale(tree))
     }
@@ -322,7 +343,7 @@ impl PsroState {
 /// A response produced this iteration, before it joins the population.
 struct NewMember {
     player: PlayerId,
-    policy: TabularPolicy,
+    policy: MemberPolicy,
     /// The opponents it answered, with their weights.
     answered: Vec<(PolicyId, f64)>,
 }
@@ -360,11 +381,11 @@ struct Staged {
 /// assert!(run.reports[10].nash_conv < run.reports[0].nash_conv);
 /// // The answer: the meta-mixture as one behaviour policy, whose NashConv the report gave.
 /// let policy = psro.aggregated_policy()?;
-/// assert!((nash_conv(&tree, &[&policy, &policy])? - run.reports[10].nash_conv).abs() < 1e-12);
+/// assert!((nash_conv(&tree, &[&policy, &policy])? - run.reports[10].nash_conv.unwrap()).abs() < 1e-12);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct Psro<'t> {
-    tree: &'t GameTree,
+    arena: Arena<'t>,
     config: PsroConfig,
     meta_solver: Box<dyn MetaSolver>,
     oracle: Box<dyn Oracle>,
@@ -372,7 +393,8 @@ pub struct Psro<'t> {
     state: PsroState,
     /// The last committed iteration's report.
     last: IterationReport,
-    /// The game's largest absolute terminal utility, for `convergence_tolerance`.
+    /// The game's largest absolute terminal utility, for `convergence_tolerance` (1 where the
+    /// tree was not built: NashConv is then not computed).
     payoff_scale: f64,
     /// When a step (or the construction) in progress gives up.
     cutoff: Cutoff,
@@ -428,7 +450,7 @@ impl<'t> Psro<'t> {
         oracle: Box<dyn Oracle>,
         evaluator: Box<dyn MatchEvaluator>,
     ) -> Result<Self> {
-        Self::new_until(tree, config, meta_solver, oracle, evaluator, Cutoff::never())
+        Self::new_until(Arena::tree(tree), config, meta_solver, oracle, evaluator, Cutoff::never())
     }
 
     /// [`Psro::new`], whose evaluation of the initial entry gives up once `cutoff` has passed
@@ -439,7 +461,7 @@ impl<'t> Psro<'t> {
     ///
     /// As [`Psro::new`]; [`Error::CutOff`] when the cutoff passed first.
     pub fn new_until(
-        tree: &'t GameTree,
+        arena: impl Into<Arena<'t>>,
         config: PsroConfig,
         meta_solver: Box<dyn MetaSolver>,
         oracle: Box<dyn Oracle>,
@@ -448,23 +470,30 @@ impl<'t> Psro<'t> {
     ) -> Result<Self> {
         // Iteration 0 is the construction: its wall time is the report's.
         let started = Instant::now();
-        let n = tree.num_players();
+        let arena = arena.into();
+        let n = arena.num_players();
+        // Uniform: a table where the tree is built (the exact algorithms read it), else the
+        // policy of any game.
+        let uniform = match arena.game_tree() {
+            Some(tree) => MemberPolicy::Table(TabularPolicy::uniform(tree)),
+            None => MemberPolicy::new(std::sync::Arc::new(metagame_games::Uniform))?,
+        };
         let state = PsroState {
             iteration: 0,
-            population: Population::new(vec![TabularPolicy::uniform(tree); n]),
+            population: Population::new(vec![uniform; n]),
             table: PayoffTable::new(n),
             meta_strategies: vec![vec![1.0]; n],
             meta_solver_memory: None,
         };
-        let placeholder = IterationReport::new(0, vec![1; n], 0.0, None);
-        let mut psro = Self::with_state(tree, config, meta_solver, oracle, evaluator, state, placeholder)?;
+        let placeholder = IterationReport::new(0, vec![1; n], Some(0.0), None);
+        let mut psro = Self::with_state(arena, config, meta_solver, oracle, evaluator, state, placeholder)?;
         psro.cutoff = cutoff;
         let mut table = PayoffTable::new(n);
         for p in players(n) {
             table.grow(p);
         }
-        let policies: Vec<Vec<&TabularPolicy>> =
-            players(n).map(|p| psro.state.population.policies(p)).collect();
+        let policies: Vec<Vec<&dyn Policy>> =
+            players(n).map(|p| psro.state.population.policies(p)).collect::<Result<_>>()?;
         let copies: Vec<Vec<usize>> = players(n).map(|p| psro.state.population.responses(p)).collect();
         let (meta_strategies, mut report) =
             psro.evaluate_and_solve(&mut table, &policies, &copies, 0, 0, PhaseTimes::default())?;
@@ -485,7 +514,7 @@ impl<'t> Psro<'t> {
     /// [`Error::SavedState`] when the state does not belong to this tree or contradicts
     /// itself; [`Error::Config`] as [`Psro::new`].
     pub fn resume(
-        tree: &'t GameTree,
+        arena: impl Into<Arena<'t>>,
         config: PsroConfig,
         meta_solver: Box<dyn MetaSolver>,
         oracle: Box<dyn Oracle>,
@@ -493,7 +522,8 @@ impl<'t> Psro<'t> {
         state: PsroState,
         reports: &[IterationReport],
     ) -> Result<Self> {
-        state.check(tree, reports)?;
+        let arena = arena.into();
+        state.check(arena, reports)?;
         if let Some(memory) = &state.meta_solver_memory {
             let solver = meta_solver.name();
             let game = state.table.to_normal_form()?;
@@ -503,11 +533,11 @@ impl<'t> Psro<'t> {
         }
         // INVARIANT: the check saw iteration + 1 ≥ 1 reports.
         let last = reports.last().expect("a report").clone();
-        Self::with_state(tree, config, meta_solver, oracle, evaluator, state, last)
+        Self::with_state(arena, config, meta_solver, oracle, evaluator, state, last)
     }
 
     fn with_state(
-        tree: &'t GameTree,
+        arena: Arena<'t>,
         config: PsroConfig,
         meta_solver: Box<dyn MetaSolver>,
         oracle: Box<dyn Oracle>,
@@ -516,20 +546,23 @@ impl<'t> Psro<'t> {
         last: IterationReport,
     ) -> Result<Self> {
         if config.symmetric {
-            check_symmetric(tree)?;
+            check_symmetric(arena.need_tree("symmetric = true")?)?;
         }
-        if config.rectified && tree.num_players() != 2 {
+        if config.rectified && arena.num_players() != 2 {
             return Err(Error::Config("rectified = true needs a 2-player game".into()));
         }
+        if config.rectified {
+            arena.need_tree("rectified = true")?;
+        }
         Ok(Self {
-            tree,
+            arena,
             config,
             meta_solver,
             oracle,
             evaluator,
             state,
             last,
-            payoff_scale: payoff_scale(tree),
+            payoff_scale: arena.game_tree().map_or(1.0, payoff_scale),
             cutoff: Cutoff::never(),
         })
     }
@@ -557,10 +590,9 @@ impl<'t> Psro<'t> {
     ///
     /// Aggregation errors (a meta-mixture that is not a distribution).
     pub fn aggregated_policy(&self) -> Result<TabularPolicy> {
-        let n = self.tree.num_players();
-        let policies: Vec<Vec<&TabularPolicy>> =
-            players(n).map(|p| self.state.population.policies(p)).collect();
-        aggregated(self.tree, &policies, &self.state.meta_strategies)
+        let tree = self.arena.need_tree("the aggregated meta-mixture")?;
+        let tables = member_tables(tree, &self.state.population)?;
+        aggregated(tree, &views(&tables), &self.state.meta_strategies)
     }
 
     /// One PSRO iteration: oracles, new payoff entries, meta-solve, NashConv. Nothing is
@@ -600,10 +632,10 @@ impl<'t> Psro<'t> {
     fn stage(&mut self, iteration: usize) -> Result<Staged> {
         let t = Instant::now();
         let Responses { members: responses, episodes: oracle_episodes, gaps } =
-            respond(self.tree, &self.config, &self.state, self.oracle.as_mut(), iteration, &self.cutoff)?;
+            respond(self.arena, &self.config, &self.state, self.oracle.as_mut(), iteration, &self.cutoff)?;
         let times = PhaseTimes { oracle_s: t.elapsed().as_secs_f64(), ..PhaseTimes::default() };
 
-        let n = self.tree.num_players();
+        let n = self.arena.num_players();
         let pop = &self.state.population;
         // Each response is a new member, or a reuse of a member (an old one or one this
         // iteration added), whose index is recorded in `placed` for the meta-game's copies.
@@ -612,14 +644,22 @@ impl<'t> Psro<'t> {
         let mut placed: Vec<Vec<usize>> = vec![Vec::new(); n];
         for response in responses {
             let player = response.player;
-            let infosets = self.tree.infosets_of(PlayerId(player.0));
             let old = pop.members(player).len();
-            let mut mine = members.iter().filter(|m| m.player == player);
-            let index = match pop.position_of(player, &response.policy, infosets.clone()) {
-                Some(k) => Some(k),
-                None => mine
-                    .position(|m| same_rows(&m.policy, &response.policy, infosets.clone()))
-                    .map(|j| old + j),
+            // Duplicates are found among tables only (a network is never a copy).
+            let index = match (response.policy.as_table(), self.arena.game_tree()) {
+                (Some(table), Some(tree)) => {
+                    let infosets = tree.infosets_of(PlayerId(player.0));
+                    let mut mine = members.iter().filter(|m| m.player == player);
+                    match pop.position_of(player, table, infosets.clone()) {
+                        Some(k) => Some(k),
+                        None => mine
+                            .position(|m| {
+                                m.policy.as_table().is_some_and(|t| same_rows(t, table, infosets.clone()))
+                            })
+                            .map(|j| old + j),
+                    }
+                }
+                _ => None,
             };
             match index {
                 Some(k) => {
@@ -634,10 +674,11 @@ impl<'t> Psro<'t> {
         }
 
         let mut table = self.state.table.clone();
-        let mut policies: Vec<Vec<&TabularPolicy>> = players(n).map(|p| pop.policies(p)).collect();
+        let mut policies: Vec<Vec<&dyn Policy>> =
+            players(n).map(|p| pop.policies(p)).collect::<Result<_>>()?;
         for m in &members {
             table.grow(m.player);
-            policies[m.player.0].push(&m.policy);
+            policies[m.player.0].push(m.policy.policy()?);
         }
         // This iteration's responses come after every earlier one, ordered by member as
         // `Population::responses` orders them.
@@ -662,7 +703,7 @@ impl<'t> Psro<'t> {
     fn evaluate_and_solve(
         &self,
         table: &mut PayoffTable,
-        policies: &[Vec<&TabularPolicy>],
+        policies: &[Vec<&dyn Policy>],
         copies: &[Vec<usize>],
         iteration: usize,
         oracle_episodes: u64,
@@ -677,15 +718,27 @@ impl<'t> Psro<'t> {
             table.with_normal_form(|meta_game| self.meta_solve(meta_game, copies))??;
         times.meta_solve_s = t.elapsed().as_secs_f64();
 
+        // Exact NashConv where the tree was built (members that are not tables tabulated over
+        // it); none where it was not.
         let t = Instant::now();
-        let policy = aggregated(self.tree, policies, &meta_strategies)?;
-        let nash_conv = metagame_games::nash_conv_report(self.tree, &vec![&policy; self.tree.num_players()])?;
+        let (nash_conv, exploitability) = match self.arena.game_tree() {
+            Some(tree) => {
+                let tables: Vec<Vec<Cow<'_, TabularPolicy>>> = policies
+                    .iter()
+                    .map(|list| list.iter().map(|&p| TabularPolicy::of(tree, p)).collect())
+                    .collect::<std::result::Result<_, _>>()?;
+                let policy = aggregated(tree, &views(&tables), &meta_strategies)?;
+                let report = metagame_games::nash_conv_report(tree, &vec![&policy; tree.num_players()])?;
+                (Some(report.nash_conv), report.exploitability)
+            }
+            None => (None, None),
+        };
         times.nash_conv_s = t.elapsed().as_secs_f64();
         let report = IterationReport {
             iteration,
             population_sizes: table.shape().to_vec(),
-            nash_conv: nash_conv.nash_conv,
-            exploitability: nash_conv.exploitability,
+            nash_conv,
+            exploitability,
             episodes: episodes + oracle_episodes,
             response_gap: Vec::new(),
             elapsed_s: 0.0,
@@ -705,26 +758,18 @@ impl<'t> Psro<'t> {
     fn fill_missing(
         &self,
         table: &mut PayoffTable,
-        policies: &[Vec<&TabularPolicy>],
+        policies: &[Vec<&dyn Policy>],
         iteration: usize,
     ) -> Result<(usize, u64)> {
         let mut flat: Vec<&dyn Policy> = Vec::new();
         let mut offsets = Vec::with_capacity(policies.len());
         for list in policies {
             offsets.push(flat.len());
-            flat.extend(list.iter().map(|&p| p as &dyn Policy));
+            flat.extend(list.iter().copied());
         }
         let seed = derive_seed(self.config.seed, ENTRIES, &[iteration as u64]);
         let episodes = self.config.episodes_per_entry;
-        table.fill_missing(
-            Arena::tree(self.tree),
-            self.evaluator.as_ref(),
-            &flat,
-            &offsets,
-            episodes,
-            seed,
-            &self.cutoff,
-        )
+        table.fill_missing(self.arena, self.evaluator.as_ref(), &flat, &offsets, episodes, seed, &self.cutoff)
     }
 
     /// The meta-solve of `meta_game` (one strategy per member) as the meta-game of one
@@ -750,7 +795,7 @@ impl<'t> Psro<'t> {
             // raise a strategy that starts at 0): a member's old weight scaled down, plus
             // 1/K per new response that is a copy of it. The solver splits each member's
             // start evenly over its copies.
-            players(self.tree.num_players())
+            players(self.arena.num_players())
                 .zip(copies.expanded_shape())
                 .map(|(p, k)| {
                     let old = &self.state.meta_strategies[p.0];
@@ -820,8 +865,8 @@ impl TrainingLoop for Psro<'_> {
     fn stop_reason(&self) -> Option<StopReason> {
         let last = &self.last;
         (self.config.convergence_tolerance > 0.0
-            && last.nash_conv <= self.config.convergence_tolerance * self.payoff_scale)
-            .then_some(StopReason::Converged)
+            && last.nash_conv.is_some_and(|x| x <= self.config.convergence_tolerance * self.payoff_scale))
+        .then_some(StopReason::Converged)
     }
     fn meta_game(&self) -> Result<Option<NormalFormGame>> {
         self.state.table.to_normal_form().map(Some)
@@ -833,6 +878,10 @@ impl TrainingLoop for Psro<'_> {
     /// evaluator between chunks of blocks.
     fn set_cutoff(&mut self, cutoff: Cutoff) {
         self.cutoff = cutoff;
+    }
+    /// The members that are not tables, made this run.
+    fn member_files(&self) -> Vec<(&str, &[u8])> {
+        self.state.population.pending_files().collect()
     }
 }
 
@@ -849,50 +898,66 @@ struct Responses {
 /// The new members of iteration `iteration`, the episodes their training played and their
 /// response gaps.
 fn respond(
-    tree: &GameTree,
+    arena: Arena<'_>,
     config: &PsroConfig,
     state: &PsroState,
     oracle: &mut dyn Oracle,
     iteration: usize,
     cutoff: &Cutoff,
 ) -> Result<Responses> {
-    let n = tree.num_players();
+    let n = arena.num_players();
     let pop = &state.population;
     let sigma = &state.meta_strategies;
-    let policies: Vec<Vec<&TabularPolicy>> = players(n).map(|p| pop.policies(p)).collect();
-    let profile = aggregated(tree, &policies, sigma)?;
+    // Where the tree was built: the members as tables of it and their aggregate, for exact
+    // oracles and the response gaps.
+    let tree = arena.game_tree();
+    let tables = tree.map(|tree| member_tables(tree, pop)).transpose()?;
+    let profile = match (tree, &tables) {
+        (Some(tree), Some(tables)) => Some(aggregated(tree, &views(tables), sigma)?),
+        _ => None,
+    };
     let mut requests = 0;
     let mut episodes = 0;
     let mut gaps = Vec::new();
     // One request for `player` against the opponents weighted by `weights[q]` (seat q),
     // whose aggregate is `profile`.
-    let mut ask = |player: PlayerId, weights: &[&[f64]], profile: &TabularPolicy| -> Result<NewMember> {
-        let opponents: Vec<_> =
-            players(n).filter(|&q| q != player).flat_map(|q| pop.weighted_members(q, weights[q.0])).collect();
-        let answered = opponents.iter().map(|m| (m.id, m.weight)).collect();
-        let mut request = ResponseRequest::new(
-            tree,
-            player,
-            opponents,
-            profile,
-            derive_seed(config.seed, RESPONSES, &[iteration as u64, requests as u64]),
-        )
-        .with_cutoff(cutoff.clone());
-        if let Some(last) = pop.members(player).last() {
-            request = request.with_warm_start(&last.policy);
-        }
-        requests += 1;
-        let response = oracle.respond(&request)?;
-        episodes += response.stats.episodes;
-        gaps.push(response_gap(tree, player, profile, &response.policy, oracle.is_exact())?);
-        Ok(NewMember { player, policy: response.policy, answered })
-    };
+    let mut ask =
+        |player: PlayerId, weights: &[&[f64]], profile: Option<&TabularPolicy>| -> Result<NewMember> {
+            let mut opponents = Vec::new();
+            for q in players(n).filter(|&q| q != player) {
+                opponents.extend(pop.weighted_members(q, weights[q.0])?);
+            }
+            let answered = opponents.iter().map(|m| (m.id, m.weight)).collect();
+            let mut request = ResponseRequest::in_arena(
+                arena,
+                player,
+                opponents,
+                profile,
+                derive_seed(config.seed, RESPONSES, &[iteration as u64, requests as u64]),
+            )
+            .with_cutoff(cutoff.clone());
+            if let Some(last) = pop.members(player).last() {
+                request = request.with_warm_start(last.policy.policy()?);
+            }
+            requests += 1;
+            let response = oracle.respond(&request)?;
+            episodes += response.stats.episodes;
+            if let (Some(tree), Some(profile)) = (tree, profile) {
+                let answer = TabularPolicy::of(tree, response.policy.policy()?)?;
+                gaps.push(response_gap(tree, player, profile, &answer, oracle.is_exact())?);
+            }
+            Ok(NewMember { player, policy: response.policy, answered })
+        };
     let full: Vec<&[f64]> = sigma.iter().map(Vec::as_slice).collect();
     let mut out = Vec::new();
     if config.symmetric {
-        // One response, mirrored into the other seat.
-        let first = ask(PlayerId(0), &full, &profile)?;
-        let mirrored = mirror_one_shot(tree, &first.policy);
+        // One response, mirrored into the other seat (a one-shot game: its tree is built).
+        let tree = arena.need_tree("symmetric = true")?;
+        let first = ask(PlayerId(0), &full, profile.as_ref())?;
+        let mirrored = MemberPolicy::Table(mirror_one_shot(
+            tree,
+            TabularPolicy::of(tree, first.policy.policy()?)?.as_ref(),
+        ));
         let answered = first.answered;
         out.push(NewMember { player: PlayerId(0), policy: mirrored.clone(), answered: answered.clone() });
         out.push(NewMember { player: PlayerId(1), policy: mirrored, answered });
@@ -900,9 +965,12 @@ fn respond(
     }
     for player in players(n) {
         if !config.rectified {
-            out.push(ask(player, &full, &profile)?);
+            out.push(ask(player, &full, profile.as_ref())?);
             continue;
         }
+        // INVARIANT: rectified runs are checked at construction to have a tree.
+        let (tree, tables) =
+            (arena.need_tree("rectified = true")?, tables.as_ref().expect("tables of the tree"));
         // PSRO-rN for a 2-player game: every member `k` of `player` with positive meta
         // probability answers the opponents' mixture restricted to members it beats or ties
         // (`u_player(k, j) ≥ u_other(k, j)`). If no member beats anyone, answer the full
@@ -930,13 +998,14 @@ fn respond(
                 continue;
             }
             let mut restricted = TabularPolicy::uniform(tree);
-            aggregate_into(tree, PlayerId(other.0), &pop.policies(other), &beaten, &mut restricted)?;
+            let others: Vec<&TabularPolicy> = tables[other.0].iter().map(AsRef::as_ref).collect();
+            aggregate_into(tree, PlayerId(other.0), &others, &beaten, &mut restricted)?;
             let mut weights = full.clone();
             weights[other.0] = &beaten;
-            out.push(ask(player, &weights, &restricted)?);
+            out.push(ask(player, &weights, Some(&restricted))?);
         }
         if out.len() == before {
-            out.push(ask(player, &full, &profile)?);
+            out.push(ask(player, &full, profile.as_ref())?);
         }
     }
     Ok(Responses { members: out, episodes, gaps })
@@ -961,6 +1030,23 @@ fn payoff_range(tree: &GameTree) -> Vec<(f64, f64)> {
         }
     }
     range
+}
+
+/// Every player's members as tables of `tree`: borrowed where they are tables, tabulated
+/// where not.
+///
+/// # Errors
+///
+/// A member not loaded from the run folder; a member that fails to answer.
+fn member_tables<'p>(tree: &GameTree, pop: &'p Population) -> Result<Vec<Vec<Cow<'p, TabularPolicy>>>> {
+    players(pop.num_players())
+        .map(|p| pop.policies(p)?.into_iter().map(|policy| Ok(TabularPolicy::of(tree, policy)?)).collect())
+        .collect()
+}
+
+/// Tables as the borrowed lists the aggregation takes.
+fn views<'a>(tables: &'a [Vec<Cow<'_, TabularPolicy>>]) -> Vec<Vec<&'a TabularPolicy>> {
+    tables.iter().map(|list| list.iter().map(AsRef::as_ref).collect()).collect()
 }
 
 /// Every player's members (`policies[p]`) mixed with its meta-strategy, in one policy.

@@ -42,7 +42,7 @@ impl<'t> Xfp<'t> {
         let started = Instant::now();
         let average = TabularPolicy::uniform(tree);
         let state = XfpState { iteration: 0, average };
-        let placeholder = IterationReport::new(0, vec![1; tree.num_players()], 0.0, None);
+        let placeholder = IterationReport::new(0, vec![1; tree.num_players()], Some(0.0), None);
         let mut xfp = Self { tree, state, last: placeholder };
         let mut report = xfp.report(0, &xfp.state.average, PhaseTimes::default())?;
         report.elapsed_s = started.elapsed().as_secs_f64();
@@ -144,7 +144,7 @@ impl<'t> Xfp<'t> {
         let r = nash_conv_report(self.tree, &vec![average; n])?;
         times.nash_conv_s = t.elapsed().as_secs_f64();
         let mut report =
-            IterationReport::new(iteration, vec![iteration + 1; n], r.nash_conv, r.exploitability);
+            IterationReport::new(iteration, vec![iteration + 1; n], Some(r.nash_conv), r.exploitability);
         report.times = times;
         Ok(report)
     }

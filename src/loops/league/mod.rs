@@ -1,7 +1,7 @@
 //! The `league` loop: an AlphaStar league ([`League`]) of learning agents and their
 //! snapshots, with its own figures (`figures.rs`).
 
-use metagame_games::GameTree;
+use metagame_games::Arena;
 use metagame_populations::{League, LeagueConfig, LeagueConfigBuilder};
 use toml::{Table, Value};
 
@@ -84,10 +84,11 @@ impl LoopSection for LeagueSection {
 
     fn run<D: Drive>(
         &self,
-        tree: &GameTree,
+        arena: Arena<'_>,
         mut driver: D,
         components: Components,
     ) -> Result<D::Output> {
+        let tree = arena.need_tree(Self::NAME)?;
         let evaluator = match components.evaluator {
             Some(e) => e,
             None => self.evaluator.build()?,

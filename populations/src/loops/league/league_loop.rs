@@ -115,7 +115,7 @@ impl<'t> League<'t> {
             snapshot_sums: Vec::new(),
         };
         state.snapshot_sums = snapshot_sums_of_members(tree, &state)?;
-        let last = IterationReport::new(0, vec![state.members.len()], 0.0, None);
+        let last = IterationReport::new(0, vec![state.members.len()], Some(0.0), None);
         let mut league = Self::with_parts(tree, wins, config, state, learners, last)?;
         let mut report = league.report(0, 0, PhaseTimes::default(), RoundEvents::default())?;
         report.elapsed_s = started.elapsed().as_secs_f64();

@@ -394,7 +394,7 @@ impl League<'_> {
         let mut report = IterationReport::new(
             round,
             vec![self.state.members.len()],
-            main_average_nash_conv[0],
+            Some(main_average_nash_conv[0]),
             exploitability,
         );
         report.episodes = episodes;
