@@ -523,6 +523,9 @@ fn gpu_evaluator() -> Result<Box<dyn MatchEvaluator>> {
     })
 }
 
+/// A policy back from the bytes of its file in a run folder.
+type ReadPolicyFile = fn(&[u8]) -> Result<Arc<dyn Policy>>;
+
 /// A kind of policy that commands and configs name: by a word, or by a file they read.
 struct PolicyKind {
     info: Registered,
@@ -532,7 +535,7 @@ struct PolicyKind {
     read: fn(Arena<'_>, &str) -> Result<Box<dyn Policy>>,
     /// For a kind whose policies a run folder keeps as files ([`Policy::to_file`]): the
     /// [`Policy::kind`] it writes, and the policy back from the file's bytes.
-    from_file: Option<(&'static str, fn(&[u8]) -> Result<Arc<dyn Policy>>)>,
+    from_file: Option<(&'static str, ReadPolicyFile)>,
 }
 
 /// The tree for a policy kind that needs one, or the error saying so.
