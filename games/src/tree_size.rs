@@ -78,7 +78,7 @@ impl std::fmt::Display for TreeSize {
 
 /// The size of `game`'s tree without building it: the game's own count
 /// ([`Game::count_histories`]) where it has one and the count is within `max_nodes`;
-/// otherwise [`PROBES`] random probes (fewer once `budget` has passed), and, where those put the
+/// otherwise 20 000 random probes (fewer once `budget` has passed), and, where those put the
 /// tree within twice `max_nodes`, an exact count by a depth-first walk that stops past
 /// `max_nodes`.
 ///
