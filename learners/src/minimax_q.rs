@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::error::Result;
 use crate::learner::Start;
 use crate::q_learning::QLearningConfig;
-use crate::registry::{LearnerConfig, Registrable, SeatLearner, from_fields, type_str};
+use crate::registry::{LearnerConfig, Registrable, SeatLearner, from_fields, type_str, without_nulls};
 use crate::shaping::MinimaxConfig;
 
 /// Settings of Minimax-shaped Q-learning: the Q-learner's and the shaping's. As a
@@ -47,7 +47,8 @@ impl LearnerConfig for MinimaxQConfig {
         let mut fields = self.learner.to_value();
         if let Value::Object(map) = &mut fields {
             // INVARIANT: settings are scalars and an enum name.
-            map.insert("shaping".into(), serde_json::to_value(&self.shaping).expect("shaping serialises"));
+            let shaping = serde_json::to_value(&self.shaping).expect("shaping serialises");
+            map.insert("shaping".into(), without_nulls(shaping));
         }
         fields
     }

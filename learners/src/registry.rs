@@ -53,7 +53,8 @@ pub trait LearnerConfig: Send + Sync + fmt::Debug {
     ///
     /// [`Error::Config`] naming the first field out of range.
     fn validate(&self) -> Result<()>;
-    /// The fields as a JSON object (a `[learner]` table without `kind`), defaults written out.
+    /// The fields as a JSON object (a `[learner]` table without `kind`), defaults written out
+    /// and no null fields (an absent field is `None`).
     fn to_value(&self) -> Value;
     /// Episodes per trained response when a request sets no budget.
     fn episodes_per_response(&self) -> u64;
@@ -115,6 +116,18 @@ pub trait Registrable: LearnerConfig + Default + Sized + 'static {
 /// The serde message: unknown fields, wrong types.
 pub fn from_fields<T: DeserializeOwned>(fields: Value, prefix: &str) -> std::result::Result<T, String> {
     serde_json::from_value(fields).map_err(|e| format!("{prefix}: {e}"))
+}
+
+/// `value` without its null fields, at any depth: settings as a table, where an absent field
+/// is its default (`None`) and TOML has no null.
+pub(crate) fn without_nulls(value: Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k, without_nulls(v))).collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(without_nulls).collect()),
+        other => other,
+    }
 }
 
 /// The TOML name of a value's type ("string", "table"), for messages about settings tables.
@@ -343,7 +356,7 @@ macro_rules! plain_config {
         }
         fn to_value(&self) -> serde_json::Value {
             // INVARIANT: settings are scalars and schedule tables.
-            serde_json::to_value(self).expect("learner settings serialise")
+            $crate::registry::without_nulls(serde_json::to_value(self).expect("learner settings serialise"))
         }
         fn episodes_per_response(&self) -> u64 {
             self.episodes_per_response
@@ -431,7 +444,12 @@ mod tests {
             let back: LearnerChoice = serde_json::from_str(&text).unwrap();
             assert_eq!(back, choice, "{}: {text}", e.name);
             assert_eq!(back.config().to_value(), choice.config().to_value());
+            assert!(!text.contains("null"), "{}: a table has no nulls: {text}", e.name);
         }
+        let mut shaped = LearnerChoice::defaults("minimax-q").unwrap();
+        shaped.config_mut().shaping_mut().unwrap().main_seat = Some(1);
+        let back: LearnerChoice = serde_json::from_str(&serde_json::to_string(&shaped).unwrap()).unwrap();
+        assert_eq!(back.config().shaping().unwrap().main_seat, Some(1));
     }
 
     /// Every registered learner saved (through JSON) and restored trains on exactly as the
