@@ -2,11 +2,15 @@
 
 use metagame_games::{Cutoff, GameTree, InfosetId, TabularPolicy};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::episodes::{Layout, OpponentSampler, Trajectory};
 use crate::error::{Error, Result};
 use crate::learner::{
     Core, Learner, ShapedLearner, Start, Trainer, TrainingStats, base_policy, write_behaviour,
+};
+use crate::learner_config::{
+    LearnerConfig, Registrable, SavedLearner, SeatLearner, from_fields, plain_config, state_of,
 };
 use crate::q_learning::check_common;
 use crate::schedule::Schedule;
@@ -337,5 +341,29 @@ impl Learner for ActorCritic {
 impl ShapedLearner for ActorCritic {
     fn set_reward_shaping(&mut self, shaping: Option<MinimaxShaping>) {
         self.trainer.set_shaping(shaping);
+    }
+}
+
+impl LearnerConfig for ActorCriticConfig {
+    plain_config!(ActorCriticConfig, ActorCritic);
+}
+
+impl Registrable for ActorCriticConfig {
+    const NAME: &'static str = "actor-critic";
+    const ABOUT: &'static str = "tabular actor-critic: a softmax policy trained against a learned critic";
+    fn restore(tree: &GameTree, state: Value) -> Result<Box<dyn SeatLearner>> {
+        Ok(Box::new(ActorCritic::restore(tree, state_of::<ActorCriticState>(Self::NAME, state)?)?))
+    }
+    fn parse(fields: Value) -> std::result::Result<Self, String> {
+        from_fields(fields, "learner")
+    }
+}
+
+impl SeatLearner for ActorCritic {
+    fn clone_box(&self) -> Box<dyn SeatLearner> {
+        Box::new(self.clone())
+    }
+    fn save(&self) -> SavedLearner {
+        SavedLearner::new(ActorCriticConfig::NAME, &ActorCritic::save(self))
     }
 }

@@ -45,6 +45,7 @@ mod critic;
 pub mod episodes;
 mod error;
 mod learner;
+mod learner_config;
 mod minimax;
 mod minimax_q;
 mod q_learning;
@@ -58,13 +59,13 @@ pub use critic::Critic;
 pub use episodes::{Opponent, OpponentSampler};
 pub use error::{Error, Result};
 pub use learner::{Learner, ShapedLearner, Start, TrainingStats};
+pub use learner_config::{
+    DEFAULT_LEARNER, LearnerConfig, Registrable, SavedLearner, SeatLearner, from_fields, type_str,
+};
 pub use minimax::MinimaxExploiter;
 pub use minimax_q::MinimaxQConfig;
 pub use q_learning::{QLearner, QLearnerState, QLearningConfig};
-pub use registry::{
-    DEFAULT_LEARNER, LEARNERS, LearnerChoice, LearnerConfig, LearnerEntry, Registrable, SavedLearner,
-    SeatLearner, entry, from_fields, learner_entry, restore, type_str,
-};
+pub use registry::{LEARNERS, LearnerChoice, LearnerEntry, entry, learner_entry, restore};
 pub use schedule::Schedule;
 pub use shaping::{MinimaxConfig, MinimaxShaping, Shift};
 pub use values::ValueTable;

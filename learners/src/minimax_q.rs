@@ -7,8 +7,8 @@ use serde_json::Value;
 
 use crate::error::Result;
 use crate::learner::Start;
+use crate::learner_config::{LearnerConfig, Registrable, SeatLearner, from_fields, type_str, without_nulls};
 use crate::q_learning::QLearningConfig;
-use crate::registry::{LearnerConfig, Registrable, SeatLearner, from_fields, type_str, without_nulls};
 use crate::shaping::MinimaxConfig;
 
 /// Settings of Minimax-shaped Q-learning: the Q-learner's and the shaping's. As a
