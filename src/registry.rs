@@ -30,10 +30,9 @@ use metagame_games::{
     TabularPolicy,
 };
 use metagame_learners::{
-    ActorCritic, ActorCriticConfig, Learner, MinimaxConfig, MinimaxExploiter, QLearner, QLearningConfig,
-    Start, ValueTable,
+    LEARNERS, Learner, LearnerChoice, MinimaxConfig, MinimaxShaping, Start, ValueTable, learner_entry,
 };
-use metagame_populations::{ExactBestResponse, MinimaxQConfig, Oracle, TrainedResponse};
+use metagame_populations::{ExactBestResponse, Oracle, TrainedResponse};
 use metagame_solvers::MetaSolver;
 use metagame_solvers::alpha_rank::AlphaRank;
 use metagame_solvers::correlated::CorrelatedEquilibrium;
@@ -48,9 +47,8 @@ use metagame_solvers::replicator::{ProjectedReplicator, Replicator};
 use metagame_solvers::support_enumeration::SupportEnumeration;
 use metagame_solvers::uniform::Uniform;
 use metagame_solvers::vertex_enumeration::VertexEnumeration;
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use toml::{Table, Value};
+use toml::Table;
 
 use crate::error::{BoxError, Error, Result};
 
@@ -173,7 +171,7 @@ pub fn meta_solver(name: &str, iterations: Option<usize>) -> Result<Box<dyn Meta
 fn unknown(kind: &'static str, name: &str) -> Error {
     let known: Vec<&str> = match kind {
         "meta-solver" => meta_solvers().map(|r| r.name).collect(),
-        "oracle" => OracleName::ALL.iter().map(|o| o.as_str()).collect(),
+        "oracle" => oracles().map(|r| r.name).collect(),
         _ => EvaluatorName::ALL.iter().map(|e| e.as_str()).collect(),
     };
     let hint = match name {
@@ -217,56 +215,74 @@ impl FromStr for MetaSolverName {
     }
 }
 
-/// Which oracle answers a response request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+/// An oracle that needs no learner: what it builds from the tremble probability.
+struct ExactOracle {
+    info: Registered,
+    build: fn(f64) -> Box<dyn Oracle>,
+}
+
+/// The oracles that compute their responses; the learned ones are the learners of
+/// [`metagame_learners::LEARNERS`], one oracle each, under the learner's name.
+const EXACT_ORACLES: &[ExactOracle] = &[
+    ExactOracle {
+        info: Registered {
+            name: "exact-br",
+            about: "exact best response on the game tree, ties to the lowest action (OpenSpiel's rule)",
+        },
+        build: |_| Box::new(ExactBestResponse::default()),
+    },
+    ExactOracle {
+        info: Registered {
+            name: "exact-br-trembling",
+            about: "exact best response, ties and unreached information sets decided against opponents who tremble with probability `tremble`",
+        },
+        build: |tremble| Box::new(ExactBestResponse::trembling(tremble)),
+    },
+];
+
+/// Every oracle: the exact ones, then one per registered learner.
+pub fn oracles() -> impl Iterator<Item = Registered> {
+    EXACT_ORACLES
+        .iter()
+        .map(|o| o.info)
+        .chain(LEARNERS.iter().map(|l| Registered { name: l.name, about: l.about }))
+}
+
+/// Which oracle answers a response request: `exact-br`, `exact-br-trembling`, or a learner's
+/// name (a response learned from sampled episodes by that learner, [`LearnerSettings`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
-#[non_exhaustive]
-pub enum OracleName {
-    /// Exact best response on the game tree, ties to the lowest action (OpenSpiel's rule).
-    #[default]
-    ExactBr,
-    /// Exact best response, ties and unreached information sets decided against opponents
-    /// who tremble with probability `tremble`.
-    ExactBrTrembling,
-    /// A response learned by tabular Q-learning from sampled episodes ([`LearnerSettings`]).
-    QLearning,
-    /// A response learned by tabular actor-critic from sampled episodes.
-    ActorCritic,
-    /// Q-learning with the Minimax Exploiter's reward shaping by the main agent's values (in
-    /// PSRO: the other seat's last learned response).
-    MinimaxQ,
+pub struct OracleName(&'static str);
+
+impl Default for OracleName {
+    /// `exact-br`.
+    fn default() -> Self {
+        OracleName("exact-br")
+    }
 }
 
 impl OracleName {
-    /// Every oracle.
-    pub const ALL: &[OracleName] = &[
-        OracleName::ExactBr,
-        OracleName::ExactBrTrembling,
-        OracleName::QLearning,
-        OracleName::ActorCritic,
-        OracleName::MinimaxQ,
-    ];
-    /// The oracles that learn from sampled episodes (and read a `[learner]` table).
-    pub const LEARNED: &[OracleName] =
-        &[OracleName::QLearning, OracleName::ActorCritic, OracleName::MinimaxQ];
+    /// Every oracle, in the registry's order.
+    pub fn all() -> impl Iterator<Item = OracleName> {
+        oracles().map(|r| OracleName(r.name))
+    }
+    /// The oracles that learn from sampled episodes (and read a `[learner]` table): one per
+    /// registered learner.
+    pub fn learned() -> impl Iterator<Item = OracleName> {
+        LEARNERS.iter().map(|l| OracleName(l.name))
+    }
 
     /// The name.
     pub fn as_str(self) -> &'static str {
-        match self {
-            OracleName::ExactBr => "exact-br",
-            OracleName::ExactBrTrembling => "exact-br-trembling",
-            OracleName::QLearning => "q-learning",
-            OracleName::ActorCritic => "actor-critic",
-            OracleName::MinimaxQ => "minimax-q",
-        }
+        self.0
     }
     /// True for the oracles that learn from sampled episodes.
     pub fn is_learned(self) -> bool {
-        Self::LEARNED.contains(&self)
+        learner_entry(self.0).is_ok()
     }
     /// True when the oracle reads `tremble`.
     pub fn reads_tremble(self) -> bool {
-        self == OracleName::ExactBrTrembling
+        self.0 == "exact-br-trembling"
     }
     /// The oracle; `tremble` is the opponents' tremble probability for
     /// `exact-br-trembling`, `learner` the learned oracles' settings (their defaults when
@@ -278,82 +294,61 @@ impl OracleName {
     pub fn build(self, tremble: f64, learner: Option<&LearnerSettings>) -> Result<Box<dyn Oracle>> {
         let component =
             |source: BoxError| Error::Component { kind: "oracle", name: self.as_str().into(), source };
-        let settings = match (self.is_learned(), learner) {
-            (false, _) => None,
-            (true, Some(l)) if l.oracle() == self => Some(l.clone()),
-            (true, Some(l)) => {
-                return Err(component(format!("learner settings of `{}` given", l.oracle()).into()));
+        if let Some(exact) = EXACT_ORACLES.iter().find(|o| o.info.name == self.0) {
+            return Ok((exact.build)(tremble));
+        }
+        let settings = match learner {
+            Some(l) if l.oracle() == self => l.clone(),
+            Some(l) => return Err(component(format!("learner settings of `{}` given", l.oracle()).into())),
+            None => {
+                LearnerSettings::defaults(self).ok_or_else(|| component("not a learned oracle".into()))?
             }
-            // INVARIANT: every learned oracle has default settings.
-            (true, None) => Some(LearnerSettings::defaults(self).expect("a learned oracle")),
         };
-        Ok(match (self, settings) {
-            (OracleName::ExactBr, _) => Box::new(ExactBestResponse::default()),
-            (OracleName::ExactBrTrembling, _) => Box::new(ExactBestResponse::trembling(tremble)),
-            (_, Some(LearnerSettings::QLearning(c))) => {
-                Box::new(TrainedResponse::q_learning(c).map_err(|e| component(e.into()))?)
-            }
-            (_, Some(LearnerSettings::ActorCritic(c))) => {
-                Box::new(TrainedResponse::actor_critic(c).map_err(|e| component(e.into()))?)
-            }
-            (_, Some(LearnerSettings::MinimaxQ(c))) => {
-                Box::new(TrainedResponse::minimax_q_against_responses(c).map_err(|e| component(e.into()))?)
-            }
-            (_, None) => unreachable!("learned oracles have settings"),
-        })
+        Ok(Box::new(TrainedResponse::against_responses(settings.0).map_err(|e| component(e.into()))?))
     }
 }
 
-/// A learned oracle's settings: the `[learner]` table of a PSRO config, or what
-/// `metagame respond --learner NAME` uses (the defaults).
+/// A learned oracle's settings: the `[learner]` table of a PSRO config (the oracle's name
+/// says the learner), or what `metagame respond --learner NAME` uses (the defaults). Any
+/// learner of [`metagame_learners::LEARNERS`].
 ///
 /// | oracle | `[learner]` fields |
 /// |---|---|
-/// | `q-learning` | [`QLearningConfig`]'s: `episodes_per_response`, `batch_size`, `discount`, `epsilon`, `step_size`, `warm_start` |
-/// | `actor-critic` | [`ActorCriticConfig`]'s: `episodes_per_response`, `batch_size`, `discount`, `actor_step_size`, `critic_step_size`, `epsilon`, `output`, `warm_start` |
+/// | `q-learning` | [`QLearningConfig`](metagame_learners::QLearningConfig)'s: `episodes_per_response`, `batch_size`, `discount`, `epsilon`, `step_size`, `warm_start` |
+/// | `actor-critic` | [`ActorCriticConfig`](metagame_learners::ActorCriticConfig)'s: `episodes_per_response`, `batch_size`, `discount`, `actor_step_size`, `critic_step_size`, `epsilon`, `output`, `warm_start` |
 /// | `minimax-q` | `q-learning`'s, and a `[learner.shaping]` table: [`MinimaxConfig`]'s `alpha`, `discount`, `main_seat`, `shift` (`"auto"`, `"reward-min"`, `"value-min"`) |
 ///
 /// Schedules are tables: `epsilon = { kind = "per-visit", power = 0.5, floor = 0.01 }`,
 /// `{ kind = "constant", value = 0.1 }`, `{ kind = "linear", start = 0.2, end = 0.01,
 /// episodes = 10000 }`, `{ kind = "inverse-time", start = 0.1, scale = 1000 }`.
 #[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub enum LearnerSettings {
-    /// `q-learning`.
-    QLearning(QLearningConfig),
-    /// `actor-critic`.
-    ActorCritic(ActorCriticConfig),
-    /// `minimax-q`.
-    MinimaxQ(MinimaxQConfig),
-}
+pub struct LearnerSettings(LearnerChoice);
 
 impl LearnerSettings {
     /// The default settings of a learned oracle; `None` for the exact ones.
     pub fn defaults(oracle: OracleName) -> Option<Self> {
-        match oracle {
-            OracleName::QLearning => Some(Self::QLearning(QLearningConfig::default())),
-            OracleName::ActorCritic => Some(Self::ActorCritic(ActorCriticConfig::default())),
-            OracleName::MinimaxQ => Some(Self::MinimaxQ(MinimaxQConfig::default())),
-            _ => None,
-        }
+        LearnerChoice::defaults(oracle.as_str()).ok().map(Self)
     }
 
     /// The oracle these settings are for.
     pub fn oracle(&self) -> OracleName {
-        match self {
-            Self::QLearning(_) => OracleName::QLearning,
-            Self::ActorCritic(_) => OracleName::ActorCritic,
-            Self::MinimaxQ(_) => OracleName::MinimaxQ,
-        }
+        OracleName(self.0.name())
+    }
+
+    /// The learner's settings.
+    pub fn choice(&self) -> &LearnerChoice {
+        &self.0
+    }
+
+    /// The Minimax Exploiter's shaping of a shaped learner (`minimax-q`), to change; `None`
+    /// for the others.
+    pub fn shaping_mut(&mut self) -> Option<&mut MinimaxConfig> {
+        self.0.config_mut().shaping_mut()
     }
 
     /// Episodes per trained response (when the request sets no budget).
     pub fn episodes_per_response(&self) -> u64 {
-        match self {
-            Self::QLearning(c) => c.episodes_per_response,
-            Self::ActorCritic(c) => c.episodes_per_response,
-            Self::MinimaxQ(c) => c.learner.episodes_per_response,
-        }
+        self.0.config().episodes_per_response()
     }
 
     /// Settings of `oracle` from a `[learner]` table, checked.
@@ -362,36 +357,19 @@ impl LearnerSettings {
     ///
     /// A message naming the field: unknown fields, wrong types, values out of range.
     pub fn from_table(oracle: OracleName, table: &Table) -> std::result::Result<Self, String> {
-        fn parse<T: DeserializeOwned>(table: Table, prefix: &str) -> std::result::Result<T, String> {
-            Value::Table(table)
-                .try_into()
-                .map_err(|e: toml::de::Error| format!("{prefix}: {}", e.message().trim().replace('\n', " ")))
+        if !oracle.is_learned() {
+            let learned: Vec<&str> = OracleName::learned().map(OracleName::as_str).collect();
+            return Err(format!(
+                "field `learner` is not read by oracle `{oracle}` (only by the learned oracles: {})",
+                learned.join(", ")
+            ));
         }
-        let settings = match oracle {
-            OracleName::QLearning => Self::QLearning(parse(table.clone(), "learner")?),
-            OracleName::ActorCritic => Self::ActorCritic(parse(table.clone(), "learner")?),
-            OracleName::MinimaxQ => {
-                let mut table = table.clone();
-                let shaping = match table.remove("shaping") {
-                    None => MinimaxConfig::default(),
-                    Some(Value::Table(t)) => parse(t, "learner.shaping")?,
-                    Some(other) => {
-                        return Err(format!("learner.shaping: expected a table, got {}", other.type_str()));
-                    }
-                };
-                let mut config = MinimaxQConfig::default();
-                config.learner = parse(table, "learner")?;
-                config.shaping = shaping;
-                Self::MinimaxQ(config)
-            }
-            other => {
-                return Err(format!(
-                    "field `learner` is not read by oracle `{other}` (only by the learned oracles: q-learning, actor-critic, minimax-q)"
-                ));
-            }
-        };
-        settings.validate().map_err(|e| format!("learner: {e}"))?;
-        Ok(settings)
+        let fields = serde_json::to_value(table).map_err(|e| format!("learner: {e}"))?;
+        match LearnerChoice::parse(oracle.as_str(), fields) {
+            Ok(choice) => Ok(Self(choice)),
+            Err(metagame_learners::Error::Fields(message)) => Err(message),
+            Err(e) => Err(format!("learner: {e}")),
+        }
     }
 
     /// Check every field's range.
@@ -400,37 +378,22 @@ impl LearnerSettings {
     ///
     /// The learners crate's [`metagame_learners::Error::Config`] naming the field.
     pub fn validate(&self) -> std::result::Result<(), metagame_learners::Error> {
-        match self {
-            Self::QLearning(c) => c.validate(),
-            Self::ActorCritic(c) => c.validate(),
-            Self::MinimaxQ(c) => c.learner.validate().and_then(|()| c.shaping.validate()),
-        }
+        self.0.config().validate()
     }
 
     /// The settings as a `[learner]` table, defaults written out.
     pub fn to_table(&self) -> Table {
-        fn table<T: Serialize>(value: &T) -> Table {
-            // INVARIANT: the settings are structs of scalars and schedule tables.
-            Table::try_from(value).expect("learner settings serialise to a table")
-        }
-        match self {
-            Self::QLearning(c) => table(c),
-            Self::ActorCritic(c) => table(c),
-            Self::MinimaxQ(c) => {
-                let mut t = table(&c.learner);
-                t.insert("shaping".into(), Value::Table(table(&c.shaping)));
-                t
-            }
-        }
+        // INVARIANT: the settings are structs of scalars and schedule tables.
+        Table::try_from(self.0.config().to_value()).expect("learner settings serialise to a table")
     }
 
-    /// A fresh learner for `seat` of `tree` with these settings (`metagame respond`);
-    /// `minimax-q` shapes with `main_values`, which it requires.
+    /// A fresh learner for `seat` of `tree` with these settings (`metagame respond`); a
+    /// shaped learner (`minimax-q`) shapes with `main_values`, which it requires.
     ///
     /// # Errors
     ///
-    /// Learner errors: a seat the game lacks, main values of another game or seat,
-    /// `minimax-q` without main values.
+    /// Learner errors: a seat the game lacks, main values of another game or seat, a shaped
+    /// learner without main values.
     pub fn learner(
         &self,
         tree: &GameTree,
@@ -438,17 +401,15 @@ impl LearnerSettings {
         seed: u64,
         main_values: Option<&ValueTable>,
     ) -> std::result::Result<Box<dyn Learner>, metagame_learners::Error> {
-        Ok(match self {
-            Self::QLearning(c) => Box::new(QLearner::new(tree, seat, seed, c.clone(), Start::Fresh)?),
-            Self::ActorCritic(c) => Box::new(ActorCritic::new(tree, seat, seed, c.clone(), Start::Fresh)?),
-            Self::MinimaxQ(c) => {
-                let values = main_values.ok_or_else(|| {
-                    metagame_learners::Error::Config("minimax-q needs the main agent's values".into())
-                })?;
-                let q = QLearner::new(tree, seat, seed, c.learner.clone(), Start::Fresh)?;
-                Box::new(MinimaxExploiter::new(tree, q, values, &c.shaping)?)
-            }
-        })
+        let config = self.0.config();
+        let mut learner = config.build(tree, seat, seed, Start::Fresh)?;
+        if let Some(shaping) = config.shaping() {
+            let values = main_values.ok_or_else(|| {
+                metagame_learners::Error::Config(format!("{} needs the main agent's values", self.0.name()))
+            })?;
+            learner.set_reward_shaping(Some(MinimaxShaping::new(tree, seat, values, shaping)?));
+        }
+        Ok(learner)
     }
 }
 
@@ -689,7 +650,7 @@ by_name!(EvaluatorName);
 impl FromStr for OracleName {
     type Err = Error;
     fn from_str(name: &str) -> Result<Self> {
-        OracleName::ALL.iter().copied().find(|v| v.as_str() == name).ok_or_else(|| unknown("oracle", name))
+        OracleName::all().find(|v| v.as_str() == name).ok_or_else(|| unknown("oracle", name))
     }
 }
 
@@ -717,16 +678,47 @@ mod tests {
             // The solvers name themselves; the registry's name is the one users write.
             assert!(!solver.name().is_empty(), "{}", r.name);
         }
-        for o in OracleName::ALL {
+        for o in OracleName::all() {
             assert_eq!(o.build(1e-2, None).unwrap().name(), o.as_str());
-            assert_eq!(o.as_str().parse::<OracleName>().unwrap(), *o);
+            assert_eq!(o.as_str().parse::<OracleName>().unwrap(), o);
         }
+        let names: Vec<&str> = OracleName::all().map(OracleName::as_str).collect();
+        assert_eq!(names, ["exact-br", "exact-br-trembling", "q-learning", "actor-critic", "minimax-q"]);
         for e in EvaluatorName::ALL {
             assert_eq!(e.as_str().parse::<EvaluatorName>().unwrap(), *e);
         }
+        let err = "sarsa".parse::<OracleName>().unwrap_err().to_string();
+        assert!(err.contains("exact-br, exact-br-trembling, q-learning, actor-critic, minimax-q"), "{err}");
         let err = meta_solver("regret-matching", None).err().unwrap().to_string();
         assert!(err.contains("rm+") && err.contains("plain regret matching"), "{err}");
         assert!(meta_solver("lp", Some(0)).is_err());
         assert!("magic".parse::<EvaluatorName>().unwrap_err().to_string().contains("exact, cpu, gpu"));
+    }
+
+    /// Every registered learner is a learned oracle whose settings survive the `[learner]`
+    /// table, and whose table with a typo or a value out of range is refused naming it.
+    #[test]
+    fn every_learner_settings_round_trip_through_the_learner_table() {
+        let learned: Vec<OracleName> = OracleName::learned().collect();
+        assert_eq!(learned.len(), LEARNERS.len());
+        for oracle in learned {
+            assert!(oracle.is_learned() && !oracle.reads_tremble());
+            let settings = LearnerSettings::defaults(oracle).unwrap();
+            assert_eq!(settings.oracle(), oracle);
+            let table = settings.to_table();
+            assert_eq!(LearnerSettings::from_table(oracle, &table).unwrap(), settings, "{oracle}");
+            let mut typo = table.clone();
+            typo.insert("epsilom".into(), toml::Value::Float(0.1));
+            let err = LearnerSettings::from_table(oracle, &typo).unwrap_err();
+            assert!(err.starts_with("learner: unknown field `epsilom`"), "{oracle}: {err}");
+            let mut out = table.clone();
+            out.insert("discount".into(), toml::Value::Float(2.0));
+            let err = LearnerSettings::from_table(oracle, &out).unwrap_err();
+            assert!(err.contains("learner: invalid config: discount: 2 is not in [0, 1]"), "{oracle}: {err}");
+        }
+        let exact: OracleName = "exact-br".parse().unwrap();
+        assert!(LearnerSettings::defaults(exact).is_none() && !exact.is_learned());
+        let err = LearnerSettings::from_table(exact, &Table::new()).unwrap_err();
+        assert!(err.contains("(only by the learned oracles: q-learning, actor-critic, minimax-q)"), "{err}");
     }
 }

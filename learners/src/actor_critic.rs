@@ -1,12 +1,16 @@
 //! Tabular actor-critic: a softmax policy trained by policy gradient against a learned critic.
 
-use metagame_games::{Cutoff, GameTree, TabularPolicy};
+use metagame_games::{Cutoff, GameTree, InfosetId, TabularPolicy};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::episodes::{Layout, OpponentSampler, Trajectory};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::learner::{
     Core, Learner, ShapedLearner, Start, Trainer, TrainingStats, base_policy, write_behaviour,
+};
+use crate::learner_config::{
+    LearnerConfig, Registrable, SavedLearner, SeatLearner, from_fields, plain_config, state_of,
 };
 use crate::q_learning::check_common;
 use crate::schedule::Schedule;
@@ -234,6 +238,77 @@ impl ActorCritic {
     pub fn config(&self) -> &ActorCriticConfig {
         &self.trainer.core.config
     }
+
+    /// Everything training has changed, for a checkpoint (reward shaping is not part of it:
+    /// set it again after [`ActorCritic::restore`]).
+    pub fn save(&self) -> ActorCriticState {
+        let t = &self.trainer;
+        ActorCriticState {
+            game: t.layout.game.clone(),
+            seat: t.seat(),
+            seed: t.engine.seed(),
+            config: t.core.config.clone(),
+            base: t.base.as_slice().to_vec(),
+            logits: t.core.logits.clone(),
+            q: t.core.q.clone(),
+            visits: t.core.visits.clone(),
+            average: t.core.average.clone(),
+            stats: t.stats.clone(),
+        }
+    }
+
+    /// The learner `state` was saved from, on `tree`: it trains on exactly as the saved one
+    /// would have.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Values`] for a state of another game, with tables of the wrong size or with
+    /// numbers that are not finite; [`Error::Config`] for settings out of range.
+    pub fn restore(tree: &GameTree, state: ActorCriticState) -> Result<Self> {
+        let s = tree.num_sequences();
+        let mut base = TabularPolicy::uniform(tree);
+        let sizes_fit = state.game == tree.name()
+            && state.base.len() == base.as_slice().len()
+            && [state.logits.len(), state.q.len(), state.visits.len(), state.average.len()] == [s; 4];
+        if !sizes_fit {
+            return Err(Error::Values(format!(
+                "an actor-critic saved on `{}` cannot be restored on `{}` (or its tables were altered)",
+                state.game,
+                tree.name()
+            )));
+        }
+        if state.logits.iter().chain(&state.q).chain(&state.average).any(|v| !v.is_finite()) {
+            return Err(Error::Values("a saved actor-critic number is not finite".into()));
+        }
+        let n = base.num_actions();
+        for i in 0..tree.num_infosets() {
+            base.row_mut(InfosetId(i)).copy_from_slice(&state.base[i * n..(i + 1) * n]);
+        }
+        base.validate(tree)?;
+        let mut learner = Self::new(tree, state.seat, state.seed, state.config, Start::From(&base))?;
+        learner.trainer.core.logits = state.logits;
+        learner.trainer.core.q = state.q;
+        learner.trainer.core.visits = state.visits;
+        learner.trainer.core.average = state.average;
+        learner.trainer.stats = state.stats;
+        Ok(learner)
+    }
+}
+
+/// An [`ActorCritic`] as data ([`ActorCritic::save`]), for checkpoints.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ActorCriticState {
+    game: String,
+    seat: usize,
+    seed: u64,
+    config: ActorCriticConfig,
+    base: Vec<f64>,
+    logits: Vec<f64>,
+    q: Vec<f64>,
+    visits: Vec<u64>,
+    average: Vec<f64>,
+    stats: TrainingStats,
 }
 
 impl Learner for ActorCritic {
@@ -266,5 +341,29 @@ impl Learner for ActorCritic {
 impl ShapedLearner for ActorCritic {
     fn set_reward_shaping(&mut self, shaping: Option<MinimaxShaping>) {
         self.trainer.set_shaping(shaping);
+    }
+}
+
+impl LearnerConfig for ActorCriticConfig {
+    plain_config!(ActorCriticConfig, ActorCritic);
+}
+
+impl Registrable for ActorCriticConfig {
+    const NAME: &'static str = "actor-critic";
+    const ABOUT: &'static str = "tabular actor-critic: a softmax policy trained against a learned critic";
+    fn restore(tree: &GameTree, state: Value) -> Result<Box<dyn SeatLearner>> {
+        Ok(Box::new(ActorCritic::restore(tree, state_of::<ActorCriticState>(Self::NAME, state)?)?))
+    }
+    fn parse(fields: Value) -> std::result::Result<Self, String> {
+        from_fields(fields, "learner")
+    }
+}
+
+impl SeatLearner for ActorCritic {
+    fn clone_box(&self) -> Box<dyn SeatLearner> {
+        Box::new(self.clone())
+    }
+    fn save(&self) -> SavedLearner {
+        SavedLearner::new(ActorCriticConfig::NAME, &ActorCritic::save(self))
     }
 }

@@ -28,6 +28,18 @@ pub enum Error {
     /// Value estimates that were not made for this game or seat.
     #[error("value estimates do not fit: {0}")]
     Values(String),
+    /// Settings fields that do not read: an unknown field, a wrong type (the message names
+    /// the field, prefixed `learner`).
+    #[error("{0}")]
+    Fields(String),
+    /// A learner name no learner is registered as.
+    #[error("unknown learner `{name}`; learners: {known}")]
+    UnknownLearner {
+        /// The name asked for.
+        name: String,
+        /// The registered names.
+        known: String,
+    },
     /// Training given a [`Cutoff`](metagame_games::Cutoff) stopped because it passed; the
     /// learner keeps the whole batches it trained before.
     #[error("training cut off before its budget was spent")]

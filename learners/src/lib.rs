@@ -16,6 +16,9 @@
 //!   learner. The values are the main agent's own learned critic ([`ValueTable::learned`], the
 //!   paper's) or its exact values ([`ValueTable::exact`]), as [`Critic`] names them; the shift
 //!   of the term follows the paper's rule ([`Shift`]).
+//! - [`LEARNERS`]: the one list of learners, one line each; a learner's settings are a
+//!   [`LearnerConfig`] (chosen by name in configs as a [`LearnerChoice`]), a league's learner
+//!   a [`SeatLearner`] that saves itself tagged with its name ([`SavedLearner`]).
 //!
 //! Episodes are played on the game's flat tree with all randomness from Philox keyed by
 //! (seed, seat, episode), in parallel batches applied in episode order: a run is
@@ -42,19 +45,27 @@ mod critic;
 pub mod episodes;
 mod error;
 mod learner;
+mod learner_config;
 mod minimax;
+mod minimax_q;
 mod q_learning;
+mod registry;
 mod schedule;
 mod shaping;
 mod values;
 
-pub use actor_critic::{ActorCritic, ActorCriticConfig, PolicyOutput};
+pub use actor_critic::{ActorCritic, ActorCriticConfig, ActorCriticState, PolicyOutput};
 pub use critic::Critic;
 pub use episodes::{Opponent, OpponentSampler};
 pub use error::{Error, Result};
 pub use learner::{Learner, ShapedLearner, Start, TrainingStats};
+pub use learner_config::{
+    DEFAULT_LEARNER, LearnerConfig, Registrable, SavedLearner, SeatLearner, from_fields, type_str,
+};
 pub use minimax::MinimaxExploiter;
+pub use minimax_q::MinimaxQConfig;
 pub use q_learning::{QLearner, QLearnerState, QLearningConfig};
+pub use registry::{LEARNERS, LearnerChoice, LearnerEntry, entry, learner_entry, restore};
 pub use schedule::Schedule;
 pub use shaping::{MinimaxConfig, MinimaxShaping, Shift};
 pub use values::ValueTable;

@@ -2,11 +2,15 @@
 
 use metagame_games::{Cutoff, GameTree, InfosetId, TabularPolicy};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::episodes::{Layout, OpponentSampler, Trajectory};
 use crate::error::{Error, Result};
 use crate::learner::{
     Core, Learner, ShapedLearner, Start, Trainer, TrainingStats, base_policy, write_behaviour,
+};
+use crate::learner_config::{
+    LearnerConfig, Registrable, SavedLearner, SeatLearner, from_fields, plain_config, state_of,
 };
 use crate::schedule::Schedule;
 use crate::shaping::MinimaxShaping;
@@ -312,6 +316,30 @@ impl Learner for QLearner {
 impl ShapedLearner for QLearner {
     fn set_reward_shaping(&mut self, shaping: Option<MinimaxShaping>) {
         self.trainer.set_shaping(shaping);
+    }
+}
+
+impl LearnerConfig for QLearningConfig {
+    plain_config!(QLearningConfig, QLearner);
+}
+
+impl Registrable for QLearningConfig {
+    const NAME: &'static str = "q-learning";
+    const ABOUT: &'static str = "tabular Q-learning over information states (epsilon-greedy)";
+    fn restore(tree: &GameTree, state: Value) -> Result<Box<dyn SeatLearner>> {
+        Ok(Box::new(QLearner::restore(tree, state_of::<QLearnerState>(Self::NAME, state)?)?))
+    }
+    fn parse(fields: Value) -> std::result::Result<Self, String> {
+        from_fields(fields, "learner")
+    }
+}
+
+impl SeatLearner for QLearner {
+    fn clone_box(&self) -> Box<dyn SeatLearner> {
+        Box::new(self.clone())
+    }
+    fn save(&self) -> SavedLearner {
+        SavedLearner::new(QLearningConfig::NAME, &QLearner::save(self))
     }
 }
 

@@ -51,17 +51,18 @@ pub use loops::league::rating::{self, OnlineRating, Rating};
 pub use loops::league::win_rates::{WinRates, WinRatesConfig, WinRatesConfigBuilder};
 pub use loops::league::{
     League, LeagueConfig, LeagueConfigBuilder, LeagueMatch, LeagueMember, LeagueReport, LeagueState,
-    LeagueTrainer, LocalTrainer, MinimaxTraining, Outcome, PfspHardness, Role, RoleMatchmaking, TrainingJob,
-    TrainingJobData,
+    LeagueTrainer, LocalTrainer, MinimaxTraining, Outcome, PfspHardness, Role, RoleMatchmaking, SeatLearners,
+    TrainingJob, TrainingJobData, restore_pair,
 };
 pub use loops::psro::{Psro, PsroConfig, PsroConfigBuilder, PsroState};
 pub use loops::xfp::{Xfp, XfpState};
 pub use member_policy::{MEMBERS_FOLDER, MemberPolicy, StoredPolicy};
+pub use metagame_learners::MinimaxQConfig;
 pub use oracle::{Budget, ExactBestResponse, Oracle, Response, ResponseRequest, TrainingStats, response_gap};
 pub use payoff_table::{Entry, PayoffTable};
 pub use population::{Member, PolicyId, Population, Provenance, Reuse, WeightedMember};
 pub use report::{Details, IterationReport, MetaGameReport, Observer, PhaseTimes, StopReason};
-pub use trained_response::{MinimaxQConfig, TrainedResponse};
+pub use trained_response::TrainedResponse;
 pub use training_loop::{
     Committed, Cutoff, Run, RunLimits, RunLimitsBuilder, TrainingLoop, run_loop, run_loop_with,
 };

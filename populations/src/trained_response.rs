@@ -1,5 +1,6 @@
-//! `TrainedResponse`: an [`Oracle`] whose responses are learned from sampled episodes by a
-//! learner of `metagame-learners` (Q-learning, actor-critic, or a Minimax-shaped Q-learner).
+//! `TrainedResponse`: an [`Oracle`] whose responses are learned from sampled episodes by any
+//! learner registered in `metagame-learners` (Q-learning, actor-critic, a Minimax-shaped
+//! Q-learner, …), chosen by its settings.
 
 use std::borrow::Cow;
 use std::time::Instant;
@@ -7,26 +8,14 @@ use std::time::Instant;
 use metagame_games::TabularPolicy;
 
 use metagame_learners::{
-    ActorCritic, ActorCriticConfig, Learner, MinimaxConfig, MinimaxExploiter, Opponent, OpponentSampler,
-    QLearner, QLearningConfig, Start, ValueTable,
+    LearnerChoice, LearnerConfig, MinimaxConfig, MinimaxShaping, Opponent, OpponentSampler, SeatLearner,
+    Start, ValueTable,
 };
-use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::oracle::{Budget, Oracle, Response, ResponseRequest, TrainingStats};
 
-/// Settings of the Minimax-shaped Q-learning oracle: the learner's and the shaping's.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-#[non_exhaustive]
-pub struct MinimaxQConfig {
-    /// The Q-learner (its `episodes_per_response` and `warm_start` apply).
-    pub learner: QLearningConfig,
-    /// α, γ and the main agent's seat.
-    pub shaping: MinimaxConfig,
-}
-
-/// Whose values shape a `minimax-q` response.
+/// Whose values shape the responses of a learner with reward shaping (`minimax-q`).
 #[derive(Clone, Debug)]
 enum MainAgent {
     /// A frozen main agent's values, given once.
@@ -34,13 +23,6 @@ enum MainAgent {
     /// The learned values of the last response this oracle trained for the main seat (in
     /// PSRO: the newest member of the opponent's population).
     LastResponse,
-}
-
-#[derive(Clone, Debug)]
-enum Method {
-    QLearning(QLearningConfig),
-    ActorCritic(ActorCriticConfig),
-    MinimaxQ(MinimaxQConfig, MainAgent),
 }
 
 /// An oracle that trains a fresh learner per request (or one warm started from the
@@ -64,14 +46,16 @@ enum Method {
 /// let opponents = vec![WeightedMember::new(PlayerId(1), PolicyId(0), &uniform, 1.0)];
 /// let request = ResponseRequest::new(&tree, PlayerId(0), opponents, &uniform, 7)
 ///     .with_budget(Budget::Episodes(20_000));
-/// let mut oracle = TrainedResponse::q_learning(QLearningConfig::default())?;
+/// let mut oracle = TrainedResponse::new(QLearningConfig::default())?;
 /// let response = oracle.respond(&request)?;
 /// assert_eq!(response.stats.episodes, 20_000);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct TrainedResponse {
-    method: Method,
+    config: LearnerChoice,
+    /// Whose values shape the responses, for a learner with reward shaping.
+    main: MainAgent,
     last_values: Option<ValueTable>,
     /// The values of the last response per seat (kept for [`MainAgent::LastResponse`]).
     values_by_seat: Vec<Option<ValueTable>>,
@@ -88,59 +72,53 @@ fn learner_error(e: metagame_learners::Error) -> Error {
 }
 
 impl TrainedResponse {
-    fn with(method: Method) -> Self {
-        Self { method, last_values: None, values_by_seat: Vec::new() }
-    }
-
-    /// Responses learned by tabular Q-learning (config name `q-learning`).
+    /// Responses learned by the learner whose settings are `config` (`QLearningConfig`:
+    /// config name `q-learning`, `ActorCriticConfig`: `actor-critic`, …). A learner with
+    /// reward shaping (`MinimaxQConfig`, `minimax-q`) is shaped as
+    /// [`against_responses`](TrainedResponse::against_responses) says.
     ///
     /// # Errors
     ///
     /// [`Error::Learner`] for settings out of range.
-    pub fn q_learning(config: QLearningConfig) -> Result<Self> {
-        config.validate().map_err(learner_error)?;
-        Ok(Self::with(Method::QLearning(config)))
+    pub fn new(config: impl LearnerConfig + 'static) -> Result<Self> {
+        Self::against_responses(LearnerChoice::new(config))
     }
 
-    /// Responses learned by tabular actor-critic (config name `actor-critic`).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Learner`] for settings out of range.
-    pub fn actor_critic(config: ActorCriticConfig) -> Result<Self> {
-        config.validate().map_err(learner_error)?;
-        Ok(Self::with(Method::ActorCritic(config)))
-    }
-
-    /// Responses learned by Q-learning with the Minimax Exploiter's reward shaping from a
-    /// frozen main agent's values (config name `minimax-q`); the values are checked against
-    /// the game at each request.
+    /// Responses learned by the chosen learner; a learner with reward shaping (`minimax-q`
+    /// in PSRO) is shaped by the other seat's newest response: each response by the learned
+    /// values of the response this oracle trained last for the main seat (the other seat of
+    /// a 2-player game, or `shaping.main_seat`); in PSRO, player 1's response of an iteration
+    /// is shaped by player 0's response of the same iteration, the policy it will face next.
+    /// Until the main seat has a learned response (player 0 in PSRO's first iteration, and in
+    /// the first iteration after a resume: the values are not checkpointed), the response is
+    /// the unshaped learner's.
     ///
     /// # Errors
     ///
     /// [`Error::Learner`] for settings out of range (α or γ outside [0, 1] included).
-    pub fn minimax_q(config: MinimaxQConfig, main_values: ValueTable) -> Result<Self> {
-        config.learner.validate().map_err(learner_error)?;
-        config.shaping.validate().map_err(learner_error)?;
-        Ok(Self::with(Method::MinimaxQ(config, MainAgent::Fixed(main_values))))
+    pub fn against_responses(config: LearnerChoice) -> Result<Self> {
+        Self::with(config, MainAgent::LastResponse)
     }
 
-    /// Minimax-shaped Q-learning where the main agent is the other seat's newest response
-    /// (config name `minimax-q` in PSRO): each response is shaped by the learned values of
-    /// the response this oracle trained last for the main seat (the other seat of a 2-player
-    /// game, or `shaping.main_seat`); in PSRO, player 1's response of an iteration is shaped
-    /// by player 0's response of the same iteration, the policy it will face next. Until the
-    /// main seat has a learned response (player 0 in PSRO's first iteration, and in the first
-    /// iteration after a resume: the values are not checkpointed), the response is plain
-    /// Q-learning.
+    /// Responses learned by the chosen learner, a learner with reward shaping (`minimax-q`)
+    /// shaped by a frozen main agent's values (checked against the game at each request);
+    /// other learners ignore them.
     ///
     /// # Errors
     ///
     /// [`Error::Learner`] for settings out of range (α or γ outside [0, 1] included).
-    pub fn minimax_q_against_responses(config: MinimaxQConfig) -> Result<Self> {
-        config.learner.validate().map_err(learner_error)?;
-        config.shaping.validate().map_err(learner_error)?;
-        Ok(Self::with(Method::MinimaxQ(config, MainAgent::LastResponse)))
+    pub fn with_main_values(config: LearnerChoice, main_values: ValueTable) -> Result<Self> {
+        Self::with(config, MainAgent::Fixed(main_values))
+    }
+
+    fn with(config: LearnerChoice, main: MainAgent) -> Result<Self> {
+        config.config().validate().map_err(learner_error)?;
+        Ok(Self { config, main, last_values: None, values_by_seat: Vec::new() })
+    }
+
+    /// The learner's settings.
+    pub fn config(&self) -> &LearnerChoice {
+        &self.config
     }
 
     /// The value estimates of the learner that answered the last request, if any.
@@ -149,32 +127,20 @@ impl TrainedResponse {
     }
 
     /// The main agent's values for a response at `seat` of a `num_players` game, if any.
-    fn main_values<'s>(
-        &'s self,
-        main: &'s MainAgent,
-        config: &MinimaxQConfig,
-        seat: usize,
-        num_players: usize,
-    ) -> Option<&'s ValueTable> {
-        match main {
+    fn main_values(&self, shaping: &MinimaxConfig, seat: usize, num_players: usize) -> Option<&ValueTable> {
+        match &self.main {
             MainAgent::Fixed(values) => Some(values),
             MainAgent::LastResponse => {
-                let main_seat = config.shaping.main_seat.unwrap_or(if num_players == 2 {
-                    1 - seat.min(1)
-                } else {
-                    usize::MAX
-                });
+                let main_seat =
+                    shaping.main_seat.unwrap_or(if num_players == 2 { 1 - seat.min(1) } else { usize::MAX });
                 self.values_by_seat.get(main_seat).and_then(Option::as_ref)
             }
         }
     }
 
-    fn train(&self, request: &ResponseRequest<'_>) -> metagame_learners::Result<(Box<dyn Learner>, u64)> {
-        let (per_response, warm) = match &self.method {
-            Method::QLearning(c) => (c.episodes_per_response, c.warm_start),
-            Method::ActorCritic(c) => (c.episodes_per_response, c.warm_start),
-            Method::MinimaxQ(c, _) => (c.learner.episodes_per_response, c.learner.warm_start),
-        };
+    fn train(&self, request: &ResponseRequest<'_>) -> metagame_learners::Result<(Box<dyn SeatLearner>, u64)> {
+        let config = self.config.config();
+        let (per_response, warm) = (config.episodes_per_response(), config.warm_start());
         let episodes = match request.budget {
             Budget::Unlimited => per_response,
             Budget::Episodes(n) => n,
@@ -195,17 +161,12 @@ impl TrainedResponse {
         let tables: Vec<Cow<'_, TabularPolicy>> =
             request.opponents.iter().map(|m| TabularPolicy::of(tree, m.policy)).collect::<Result<_, _>>()?;
         let (seat, seed) = (request.player.0, request.seed);
-        let mut learner: Box<dyn Learner> = match &self.method {
-            Method::QLearning(c) => Box::new(QLearner::new(tree, seat, seed, c.clone(), start)?),
-            Method::ActorCritic(c) => Box::new(ActorCritic::new(tree, seat, seed, c.clone(), start)?),
-            Method::MinimaxQ(c, main) => {
-                let q = QLearner::new(tree, seat, seed, c.learner.clone(), start)?;
-                match self.main_values(main, c, seat, tree.num_players()) {
-                    Some(values) => Box::new(MinimaxExploiter::new(tree, q, values, &c.shaping)?),
-                    None => Box::new(q),
-                }
-            }
-        };
+        let mut learner = config.build(tree, seat, seed, start)?;
+        if let Some(shaping) = config.shaping()
+            && let Some(values) = self.main_values(shaping, seat, tree.num_players())
+        {
+            learner.set_reward_shaping(Some(MinimaxShaping::new(tree, seat, values, shaping)?));
+        }
         let opponents = OpponentSampler::new(
             request
                 .opponents
@@ -221,19 +182,15 @@ impl TrainedResponse {
 
 impl Oracle for TrainedResponse {
     fn name(&self) -> &'static str {
-        match self.method {
-            Method::QLearning(_) => "q-learning",
-            Method::ActorCritic(_) => "actor-critic",
-            Method::MinimaxQ(..) => "minimax-q",
-        }
+        self.config.name()
     }
 
     fn respond(&mut self, request: &ResponseRequest<'_>) -> Result<Response> {
         let started = Instant::now();
         let (learner, episodes) = self.train(request).map_err(learner_error)?;
         let values = learner.values();
-        // Only `minimax-q` against the other seat's responses reads them back.
-        if matches!(self.method, Method::MinimaxQ(_, MainAgent::LastResponse)) {
+        // Only a shaped learner against the other seat's responses reads them back.
+        if self.config.config().shaping().is_some() && matches!(self.main, MainAgent::LastResponse) {
             let seat = request.player.0;
             if self.values_by_seat.len() <= seat {
                 self.values_by_seat.resize(seat + 1, None);

@@ -9,8 +9,8 @@ use metagame::games::{
     ExactEvaluator, GameTree, MatchEvaluator, MatchTotals, Matchup, SampledEvaluator, TabularPolicy,
     flat::FlatTree,
 };
-use metagame::learners::{QLearner, QLearnerState};
-use metagame::populations::{LeagueTrainer, TrainingJob, TrainingJobData};
+use metagame::learners::SavedLearner;
+use metagame::populations::{LeagueTrainer, SeatLearners, TrainingJob, TrainingJobData, restore_pair};
 use numpy::{IntoPyArray, PyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -167,7 +167,7 @@ impl LeagueTrainer for PythonTrainer {
         &self,
         tree: &GameTree,
         jobs: Vec<TrainingJob>,
-    ) -> metagame::populations::Result<Vec<[QLearner; 2]>> {
+    ) -> metagame::populations::Result<Vec<SeatLearners>> {
         let failed =
             |e: String| metagame::populations::Error::Config(format!("distributed league training: {e}"));
         let texts: Vec<String> = jobs
@@ -185,12 +185,9 @@ impl LeagueTrainer for PythonTrainer {
         answers
             .iter()
             .map(|text| {
-                let [a, b]: [QLearnerState; 2] =
+                let saved: [SavedLearner; 2] =
                     serde_json::from_str(text).map_err(|e| failed(e.to_string()))?;
-                Ok([
-                    QLearner::restore(tree, a).map_err(metagame::populations::Error::Learner)?,
-                    QLearner::restore(tree, b).map_err(metagame::populations::Error::Learner)?,
-                ])
+                restore_pair(tree, &saved)
             })
             .collect()
     }

@@ -69,14 +69,24 @@ fn read_policy(tree: &GameTree, spec: &str, what: &str) -> anyhow::Result<Tabula
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let Some(mut settings) = args.learner.parse().ok().and_then(LearnerSettings::defaults) else {
-        let learners: Vec<&str> = OracleName::LEARNED.iter().map(|o| o.as_str()).collect();
+        let learners: Vec<&str> = OracleName::learned().map(OracleName::as_str).collect();
         bail!("--learner: unknown learner `{}`; learners: {}", args.learner, learners.join(", "));
     };
-    match (&mut settings, args.alpha, &args.main) {
-        (LearnerSettings::MinimaxQ(c), Some(alpha), _) => c.shaping.alpha = alpha,
-        (LearnerSettings::MinimaxQ(_), None, _) => {}
-        (_, Some(_), _) => bail!("--alpha is read only by --learner minimax-q"),
-        (_, None, Some(_)) => bail!("--main is read only by --learner minimax-q"),
+    // The learners with reward shaping by a main agent's values read --alpha and --main.
+    let shaped = || {
+        let names: Vec<&str> = OracleName::learned()
+            .filter(|o| {
+                LearnerSettings::defaults(*o).is_some_and(|s| s.choice().config().shaping().is_some())
+            })
+            .map(OracleName::as_str)
+            .collect();
+        names.join(", --learner ")
+    };
+    match (settings.shaping_mut(), args.alpha, &args.main) {
+        (Some(shaping), Some(alpha), _) => shaping.alpha = alpha,
+        (Some(_), None, _) => {}
+        (None, Some(_), _) => bail!("--alpha is read only by --learner {}", shaped()),
+        (None, None, Some(_)) => bail!("--main is read only by --learner {}", shaped()),
         _ => {}
     }
     settings.validate().map_err(|e| anyhow::anyhow!("--alpha: {e}"))?;
@@ -95,16 +105,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bail!("--seat {} does not exist in {} ({n} players: 0..{})", args.seat, args.game, n - 1);
     }
     let against = read_policy(tree, &args.against, "--against")?;
-    let main_values = match &settings {
-        LearnerSettings::MinimaxQ(c) => {
+    let main_values = match settings.choice().config().shaping() {
+        Some(shaping) => {
             let main = match &args.main {
                 Some(spec) => read_policy(tree, spec, "--main")?,
                 None => against.clone(),
             };
-            let main_seat = c.shaping.main_seat.unwrap_or(1 - args.seat.min(1));
+            let main_seat = shaping.main_seat.unwrap_or(1 - args.seat.min(1));
             Some(ValueTable::exact(tree, main_seat, &vec![&main; n])?)
         }
-        _ => None,
+        None => None,
     };
     let mut learner = settings.learner(tree, args.seat, args.seed, main_values.as_ref())?;
     // Before anything is printed: from the first line on, Ctrl-C stops between batches.

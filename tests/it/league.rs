@@ -2,6 +2,7 @@
 //! NashConv, determinism across thread counts, checkpoints.
 
 use metagame::games::{GameTree, registry};
+use metagame::learners::ActorCriticConfig;
 use metagame::populations::{League, LeagueConfig, LeagueConfigBuilder, Role};
 
 fn tree(game: &str) -> GameTree {
@@ -179,6 +180,13 @@ fn bad_league_configs_fail_in_one_line() {
             "max_members: 6 leaves no snapshot to evict; it must be at least 7",
         ),
         ("max_members = -3", "-3"),
+        (
+            "[learner]\nkind = \"sarsa\"",
+            "unknown learner `sarsa`; learners: q-learning, actor-critic, minimax-q",
+        ),
+        ("[learner]\nkind = \"minimax-q\"", "learner.kind: `minimax-q` is not a league learner"),
+        ("[learner]\nkind = \"actor-critic\"\nstep_size = 0.1", "unknown field `step_size`"),
+        ("[learner]\nkind = \"actor-critic\"\ndiscount = 2.0", "discount: 2 is not in [0, 1]"),
     ] {
         let path = dir.join("bad.toml");
         std::fs::write(&path, format!("game = \"kuhn_poker\"\nalgorithm = \"league\"\n{extra}\n")).unwrap();
@@ -674,6 +682,90 @@ fn a_league_checkpoint_from_before_the_cap_resumes() {
         League::resume(&tree, small(7), serde_json::from_value(state).unwrap(), &reports).unwrap();
     reports.extend(rounds(&mut resumed, 6).into_iter().skip(1));
     assert_eq!(whole, reports.iter().map(|r| r.without_times()).collect::<Vec<_>>());
+}
+
+/// A league checkpoint written before learners were tagged with their kind (bare Q-learner
+/// states) resumes to the same run: an untagged learner reads as `q-learning`.
+#[test]
+fn a_league_checkpoint_with_untagged_learners_resumes() {
+    let tree = tree("kuhn_poker");
+    let mut league = League::new(&tree, small(7)).unwrap();
+    let whole: Vec<_> = rounds(&mut league, 8).iter().map(|r| r.without_times()).collect();
+    let mut league = League::new(&tree, small(7)).unwrap();
+    let mut reports = rounds(&mut league, 4);
+    let mut state = serde_json::to_value(league.state()).unwrap();
+    for agent in state["agents"].as_array_mut().unwrap() {
+        for learner in agent["learners"].as_array_mut().unwrap() {
+            assert_eq!(learner["kind"], "q-learning");
+            *learner = learner["state"].take();
+        }
+    }
+    let mut resumed =
+        League::resume(&tree, small(7), serde_json::from_value(state).unwrap(), &reports).unwrap();
+    reports.extend(rounds(&mut resumed, 4).into_iter().skip(1));
+    assert_eq!(whole, reports.iter().map(|r| r.without_times()).collect::<Vec<_>>());
+}
+
+fn actor_critic(seed: u64) -> LeagueConfig {
+    small_builder(seed).learner(ActorCriticConfig::default()).build().unwrap()
+}
+
+/// A league of actor-critic learners runs, its saved learners say their kind, it is the same
+/// on one and two threads, and a checkpoint (through JSON) resumes to the same run; it is
+/// not the Q-learners' league.
+#[test]
+fn an_actor_critic_league_runs_and_resumes_bit_identically() {
+    let tree = tree("kuhn_poker");
+    let run = |threads: usize| {
+        on_threads(threads, || {
+            let mut league = League::new(&tree, actor_critic(7)).unwrap();
+            rounds(&mut league, 8).iter().map(|r| r.without_times()).collect::<Vec<_>>()
+        })
+    };
+    let one = run(1);
+    assert_eq!(one, run(2));
+    assert!(one.last().unwrap().nash_conv.unwrap() < one[0].nash_conv.unwrap(), "the main agent learns");
+    let mut q = League::new(&tree, small(7)).unwrap();
+    let q_reports: Vec<_> = rounds(&mut q, 8).iter().map(|r| r.without_times()).collect();
+    assert_ne!(one, q_reports, "the learner kind changes the run");
+
+    let mut league = League::new(&tree, actor_critic(7)).unwrap();
+    let mut reports = rounds(&mut league, 3);
+    let json = serde_json::to_string(league.state()).unwrap();
+    let saved: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(saved["agents"].as_array().unwrap().iter().all(|a| a["learners"][0]["kind"] == "actor-critic"));
+    let mut resumed =
+        League::resume(&tree, actor_critic(7), serde_json::from_str(&json).unwrap(), &reports).unwrap();
+    reports.extend(rounds(&mut resumed, 5).into_iter().skip(1));
+    assert_eq!(one, reports.iter().map(|r| r.without_times()).collect::<Vec<_>>());
+}
+
+/// From the CLI: an actor-critic league run killed after a checkpoint resumes to the
+/// uninterrupted run's report, the `[learner]` kind kept through the run folder's config.
+#[test]
+fn an_actor_critic_league_run_resumes_from_the_cli() {
+    use crate::cli::{metagame, temp_dir};
+    use crate::run_cli::report;
+    let dir = temp_dir("league-actor-critic-resume");
+    let config = dir.join("actor_critic.toml");
+    std::fs::write(
+        &config,
+        "game = \"kuhn_poker\"\nalgorithm = \"league\"\nepisodes_per_round = 4096\neval_every = 2\n\
+         max_iterations = 6\nseed = 5\n[learner]\nkind = \"actor-critic\"\nbatch_size = 512\n",
+    )
+    .unwrap();
+    let (whole, killed) = (dir.join("whole"), dir.join("killed"));
+    let cfg = config.to_str().unwrap();
+    assert!(metagame(&["run", cfg, "--out", whole.to_str().unwrap()]).status.success());
+    let o = metagame(&["run", cfg, "--out", killed.to_str().unwrap(), "--stop-after", "3"]);
+    assert_eq!(o.status.code(), Some(130));
+    let o = metagame(&["run", "--resume", killed.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(report(&killed), report(&whole));
+    let written = std::fs::read_to_string(whole.join("config.toml")).unwrap();
+    assert!(written.contains("kind = \"actor-critic\""), "{written}");
+    let checkpoint = std::fs::read_to_string(killed.join("checkpoint.json")).unwrap();
+    assert!(checkpoint.contains("\"kind\":\"actor-critic\""), "the saved learners say their kind");
 }
 
 /// From the CLI: a capped league run killed after a checkpoint resumes to the uninterrupted

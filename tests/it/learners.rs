@@ -335,8 +335,8 @@ fn trained_response_oracle_answers_a_weighted_mixture() {
     let request = ResponseRequest::new(&tree, PlayerId(0), opponents.clone(), &mixed, 3)
         .with_budget(Budget::Episodes(100_000));
     let oracles = [
-        TrainedResponse::q_learning(QLearningConfig::default()).unwrap(),
-        TrainedResponse::actor_critic(ActorCriticConfig::default()).unwrap(),
+        TrainedResponse::new(QLearningConfig::default()).unwrap(),
+        TrainedResponse::new(ActorCriticConfig::default()).unwrap(),
     ];
     for mut oracle in oracles {
         let response = oracle.respond(&request).unwrap();
@@ -349,14 +349,14 @@ fn trained_response_oracle_answers_a_weighted_mixture() {
     }
     let mut small = QLearningConfig::default();
     small.episodes_per_response = 2_048;
-    let mut oracle = TrainedResponse::q_learning(small).unwrap();
+    let mut oracle = TrainedResponse::new(small).unwrap();
     let unlimited = ResponseRequest::new(&tree, PlayerId(0), opponents.clone(), &mixed, 3);
     assert_eq!(oracle.respond(&unlimited).unwrap().stats.episodes, 2_048);
     let zero = unlimited.clone().with_budget(Budget::Episodes(0));
     assert!(matches!(oracle.respond(&zero), Err(PopError::Learner(Error::ZeroBudget))));
     let mut bad = QLearningConfig::default();
     bad.discount = 2.0;
-    assert!(matches!(TrainedResponse::q_learning(bad), Err(PopError::Learner(Error::Config(_)))));
+    assert!(matches!(TrainedResponse::new(bad), Err(PopError::Learner(Error::Config(_)))));
 }
 
 #[test]
@@ -385,7 +385,7 @@ fn psro_with_trained_responses_approaches_equilibrium_on_kuhn() {
     let tree = tree("kuhn_poker");
     let mut config = QLearningConfig::default();
     config.episodes_per_response = 50_000;
-    let oracle = Box::new(TrainedResponse::q_learning(config).unwrap());
+    let oracle = Box::new(TrainedResponse::new(config).unwrap());
     let mut psro =
         Psro::new(&tree, PsroConfig::default(), Box::new(Nash::default()), oracle, Box::new(ExactEvaluator))
             .unwrap();

@@ -15,7 +15,7 @@ use crate::registry::EvaluatorName;
 mod figures;
 
 /// The league section: the [`LeagueConfig`] fields (the `[learner]` table holds the
-/// agents' Q-learning settings, `[matchmaking]` a matchmaker per role) and the evaluator of
+/// agents' learner, `kind` and its settings, `[matchmaking]` a matchmaker per role) and the evaluator of
 /// the payoff table at evaluation points.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
@@ -49,7 +49,7 @@ impl LoopSection for LeagueSection {
             )));
         }
         // The league trains every round for `episodes_per_round` from the learners it keeps:
-        // these Q-learning fields (a PSRO oracle's) mean nothing here.
+        // these learner fields (a PSRO oracle's) mean nothing here.
         if let Some(Value::Table(learner)) = table.get("learner") {
             for field in ["episodes_per_response", "warm_start"] {
                 if learner.contains_key(field) {
@@ -67,7 +67,7 @@ impl LoopSection for LeagueSection {
         table.insert("evaluator".into(), Value::String(self.evaluator.into()));
         let mut league = table_of(LeagueConfigBuilder::from(self.league.clone()));
         // Written as read: without the fields the league refuses (episodes per entry with an
-        // exact evaluator, two Q-learning fields).
+        // exact evaluator, two learner fields).
         if !self.evaluator.samples() {
             league.remove("episodes_per_entry");
         }

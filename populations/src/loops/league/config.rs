@@ -2,7 +2,7 @@
 //! the match [`Outcome`] and the roles' configured matchmakers ([`RoleMatchmaking`]).
 
 use metagame_games::GameTree;
-use metagame_learners::{Critic, QLearningConfig, Shift};
+use metagame_learners::{Critic, LearnerChoice, LearnerConfig, Shift};
 use serde::{Deserialize, Serialize};
 
 use super::matchmaking::MatchmakingConfig;
@@ -54,7 +54,7 @@ pub struct LeagueConfig {
     pub(super) eval_every: usize,
     pub(super) episodes_per_entry: u64,
     pub(super) max_members: Option<usize>,
-    pub(super) learner: QLearningConfig,
+    pub(super) learner: LearnerChoice,
     pub(super) matchmaking: RoleMatchmaking,
 }
 /// Builder and serde form of [`LeagueConfig`]; every field optional with its default.
@@ -124,8 +124,11 @@ pub struct LeagueConfigBuilder {
     /// (AlphaStar's league).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_members: Option<usize>,
-    /// The learners' settings (a `[learner]` table). Default Q-learning's defaults.
-    pub learner: Option<QLearningConfig>,
+    /// The learners' settings (a `[learner]` table): `kind`, a registered learner's name
+    /// (`"q-learning"`, `"actor-critic"`; not `"minimax-q"`, whose shaping the league does
+    /// itself with `exploiter_alpha`), and that learner's fields. Default Q-learning's
+    /// defaults.
+    pub learner: Option<LearnerChoice>,
     /// Per role, a matchmaker that replaces AlphaStar's rule for that role's opponents
     /// (`[matchmaking.main_exploiter] kind = "elo"`, …). Default: the rule for every role.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -175,9 +178,14 @@ impl LeagueConfigBuilder {
         eval_every: usize,
         episodes_per_entry: u64,
         max_members: usize,
-        learner: QLearningConfig,
         matchmaking: RoleMatchmaking,
     );
+
+    /// Set `learner`: any registered learner's settings (`QLearningConfig`, `ActorCriticConfig`).
+    pub fn learner(mut self, config: impl LearnerConfig + 'static) -> Self {
+        self.learner = Some(LearnerChoice::new(config));
+        self
+    }
 
     /// Validate.
     ///
@@ -321,7 +329,7 @@ impl LeagueConfig {
     }
     /// Training episodes per match (see [`LeagueConfigBuilder::episodes_per_match`]).
     pub fn episodes_per_match(&self) -> u64 {
-        let batch = 2 * self.learner.batch_size as u64;
+        let batch = 2 * self.learner.config().batch_size() as u64;
         self.episodes_per_match.unwrap_or(self.episodes_per_round.min(batch))
     }
     /// Matches per learning agent per round.
@@ -349,7 +357,7 @@ impl LeagueConfig {
         self.main_agents + self.main_exploiters + self.league_exploiters
     }
     /// The learners' settings.
-    pub fn learner(&self) -> &QLearningConfig {
+    pub fn learner(&self) -> &LearnerChoice {
         &self.learner
     }
     /// The matchmaker per role.
@@ -422,6 +430,12 @@ impl LeagueConfig {
                 return bad(format!("{name}: {v} is not in [0, 1]"));
             }
         }
-        self.learner.validate().map_err(Error::Learner)
+        if self.learner.config().shaping().is_some() {
+            return bad(format!(
+                "learner.kind: `{}` is not a league learner (the league shapes its main exploiters itself: exploiter_alpha)",
+                self.learner.name()
+            ));
+        }
+        self.learner.config().validate().map_err(Error::Learner)
     }
 }

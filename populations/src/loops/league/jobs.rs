@@ -5,8 +5,7 @@
 use metagame_games::philox::derive_seed;
 use metagame_games::{GameTree, PlayerId, TabularPolicy};
 use metagame_learners::{
-    Learner, MinimaxConfig, MinimaxShaping, OpponentSampler, QLearner, QLearnerState, ShapedLearner, Start,
-    ValueTable,
+    MinimaxConfig, MinimaxShaping, OpponentSampler, SavedLearner, SeatLearner, Start, ValueTable,
 };
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -22,22 +21,18 @@ pub(super) const LEARNERS: u32 = u32::from_be_bytes(*b"lrnr");
 pub fn learner_seed(seed: u64, agent: usize, seat: usize, generation: u64) -> u64 {
     derive_seed(seed, LEARNERS, &[agent as u64, seat as u64, generation])
 }
+/// A learning agent's learners: seat 0's and seat 1's, of the league's learner kind.
+pub type SeatLearners = [Box<dyn SeatLearner>; 2];
 /// Fresh learners for both seats of agent `agent` at reset `generation`.
 pub(super) fn fresh_learners(
     tree: &GameTree,
     config: &LeagueConfig,
     agent: usize,
     generation: u64,
-) -> Result<[QLearner; 2]> {
+) -> Result<SeatLearners> {
     let make = |seat| {
-        QLearner::new(
-            tree,
-            seat,
-            learner_seed(config.seed, agent, seat, generation),
-            config.learner.clone(),
-            Start::Fresh,
-        )
-        .map_err(Error::Learner)
+        let seed = learner_seed(config.seed, agent, seat, generation);
+        config.learner.config().build(tree, seat, seed, Start::Fresh).map_err(Error::Learner)
     };
     Ok([make(0)?, make(1)?])
 }
@@ -49,7 +44,7 @@ pub(super) fn fresh_learners(
 #[non_exhaustive]
 pub struct TrainingJob {
     /// The agent's learners, seat 0 and seat 1.
-    pub learners: [QLearner; 2],
+    pub learners: SeatLearners,
     /// The opponent's policy.
     pub opponent: TabularPolicy,
     /// A Minimax Exploiter's shaping, if any.
@@ -74,8 +69,9 @@ pub struct MinimaxTraining {
 /// A [`TrainingJob`] as data (the learners saved), for sending to another process.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TrainingJobData {
-    /// The learners, saved.
-    pub learners: [QLearnerState; 2],
+    /// The learners, saved (tagged with their kind; a bare Q-learner's state reads as
+    /// `q-learning`).
+    pub learners: [SavedLearner; 2],
     /// The opponent's policy.
     pub opponent: TabularPolicy,
     /// A Minimax Exploiter's shaping, if any.
@@ -92,7 +88,7 @@ impl TrainingJob {
     /// # Errors
     ///
     /// Learner errors.
-    pub fn run(self, tree: &GameTree) -> Result<[QLearner; 2]> {
+    pub fn run(self, tree: &GameTree) -> Result<SeatLearners> {
         self.run_until(tree, &Cutoff::never())
     }
 
@@ -102,7 +98,7 @@ impl TrainingJob {
     /// # Errors
     ///
     /// Learner errors; [`Error::CutOff`].
-    pub fn run_until(mut self, tree: &GameTree, cutoff: &Cutoff) -> Result<[QLearner; 2]> {
+    pub fn run_until(mut self, tree: &GameTree, cutoff: &Cutoff) -> Result<SeatLearners> {
         let opponent = &self.opponent;
         for (seat, learner) in self.learners.iter_mut().enumerate() {
             if let Some(minimax) = &self.minimax {
@@ -136,14 +132,10 @@ impl TrainingJob {
     ///
     /// # Errors
     ///
-    /// Learners of another game.
+    /// Learners of another game or of a kind no learner is registered as.
     pub fn restore(tree: &GameTree, data: TrainingJobData) -> Result<Self> {
-        let [a, b] = data.learners;
         Ok(TrainingJob {
-            learners: [
-                QLearner::restore(tree, a).map_err(Error::Learner)?,
-                QLearner::restore(tree, b).map_err(Error::Learner)?,
-            ],
+            learners: restore_pair(tree, &data.learners)?,
             opponent: data.opponent,
             minimax: data.minimax,
             episodes: data.episodes,
@@ -159,7 +151,7 @@ pub trait LeagueTrainer: Send {
     /// # Errors
     ///
     /// Learner errors, or the failure of wherever the jobs ran.
-    fn train(&self, tree: &GameTree, jobs: Vec<TrainingJob>) -> Result<Vec<[QLearner; 2]>>;
+    fn train(&self, tree: &GameTree, jobs: Vec<TrainingJob>) -> Result<Vec<SeatLearners>>;
 
     /// [`train`](LeagueTrainer::train), giving up with [`Error::CutOff`] once `cutoff` has
     /// passed (the time budget, Ctrl-C). The default ignores it: jobs that run elsewhere
@@ -173,7 +165,7 @@ pub trait LeagueTrainer: Send {
         tree: &GameTree,
         jobs: Vec<TrainingJob>,
         cutoff: &Cutoff,
-    ) -> Result<Vec<[QLearner; 2]>> {
+    ) -> Result<Vec<SeatLearners>> {
         let _ = cutoff;
         self.train(tree, jobs)
     }
@@ -182,7 +174,7 @@ pub trait LeagueTrainer: Send {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LocalTrainer;
 impl LeagueTrainer for LocalTrainer {
-    fn train(&self, tree: &GameTree, jobs: Vec<TrainingJob>) -> Result<Vec<[QLearner; 2]>> {
+    fn train(&self, tree: &GameTree, jobs: Vec<TrainingJob>) -> Result<Vec<SeatLearners>> {
         self.train_until(tree, jobs, &Cutoff::never())
     }
 
@@ -191,12 +183,24 @@ impl LeagueTrainer for LocalTrainer {
         tree: &GameTree,
         jobs: Vec<TrainingJob>,
         cutoff: &Cutoff,
-    ) -> Result<Vec<[QLearner; 2]>> {
+    ) -> Result<Vec<SeatLearners>> {
         jobs.into_par_iter().map(|job| job.run_until(tree, cutoff)).collect()
     }
 }
+/// A pair of seat learners from their saved states, whichever kind saved them.
+///
+/// # Errors
+///
+/// Learners of another game or of a kind no learner is registered as.
+pub fn restore_pair(tree: &GameTree, saved: &[SavedLearner]) -> Result<SeatLearners> {
+    let [a, b] = saved else {
+        return Err(Error::Config(format!("a learning agent has 2 saved learners, not {}", saved.len())));
+    };
+    let restore = |s| metagame_learners::restore(tree, s).map_err(Error::Learner);
+    Ok([restore(a)?, restore(b)?])
+}
 /// One policy from a pair of seat learners.
-pub(super) fn combined(tree: &GameTree, pair: &[QLearner; 2]) -> TabularPolicy {
+pub(super) fn combined(tree: &GameTree, pair: &SeatLearners) -> TabularPolicy {
     let mut policy = pair[0].policy();
     policy.copy_player_rows(tree, PlayerId(1), &pair[1].policy());
     policy

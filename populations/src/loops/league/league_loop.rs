@@ -7,10 +7,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use metagame_games::{ExactEvaluator, GameTree, MatchEvaluator, NormalFormGame, TabularPolicy};
-use metagame_learners::QLearner;
 
 use super::config::{LeagueConfig, Role};
-use super::jobs::{LeagueTrainer, LocalTrainer, combined, fresh_learners};
+use super::jobs::{LeagueTrainer, LocalTrainer, SeatLearners, combined, fresh_learners, restore_pair};
 use super::rating::{Elo, EloConfig, Rating};
 use super::report::{LeagueReport, RoundEvents};
 use super::state::{AgentState, LeagueMember, LeagueState, snapshot_sums_of_members};
@@ -43,7 +42,7 @@ pub struct League<'t> {
     pub(super) wins: Option<GameTree>,
     pub(super) config: LeagueConfig,
     pub(super) state: LeagueState,
-    pub(super) learners: Vec<[QLearner; 2]>,
+    pub(super) learners: Vec<SeatLearners>,
     pub(super) evaluator: Box<dyn MatchEvaluator>,
     pub(super) trainer: Box<dyn LeagueTrainer>,
     /// When a round in progress gives up (checked between matches).
@@ -84,7 +83,7 @@ impl<'t> League<'t> {
             agents.push(AgentState {
                 role,
                 member: i,
-                learners: pair.iter().map(QLearner::save).collect(),
+                learners: pair.iter().map(|l| l.save()).collect(),
                 episodes_since_snapshot: 0,
                 generation: 0,
             });
@@ -184,18 +183,8 @@ impl<'t> League<'t> {
         }
         let wins = config.outcome.own_tree(tree);
         let play = wins.as_ref().unwrap_or(tree);
-        let learners = state
-            .agents
-            .iter()
-            .map(|a| {
-                let mut it =
-                    a.learners.iter().cloned().map(|s| QLearner::restore(play, s).map_err(Error::Learner));
-                Ok([
-                    it.next().ok_or_else(|| Error::Config("a saved agent without learners".into()))??,
-                    it.next().ok_or_else(|| Error::Config("a saved agent without learners".into()))??,
-                ])
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let learners =
+            state.agents.iter().map(|a| restore_pair(play, &a.learners)).collect::<Result<Vec<_>>>()?;
         Self::with_parts(tree, wins, config, state, learners, last)
     }
     /// A league of these parts with the default evaluator and trainer.
@@ -204,7 +193,7 @@ impl<'t> League<'t> {
         wins: Option<GameTree>,
         config: LeagueConfig,
         state: LeagueState,
-        learners: Vec<[QLearner; 2]>,
+        learners: Vec<SeatLearners>,
         last: IterationReport,
     ) -> Result<Self> {
         let (evaluator, trainer) = (Box::new(ExactEvaluator), Box::new(LocalTrainer));

@@ -1,5 +1,5 @@
 //! League training after AlphaStar (Vinyals et al. 2019, Nature 575, and its pseudocode `multiagent.py`): main agents, main exploiters and
-//! league exploiters learn from sampled episodes (tabular Q-learning, one learner per seat),
+//! league exploiters learn from sampled episodes (any registered learner, tabular Q-learning by default, one learner per seat),
 //! each round against opponents chosen by their role's rule with prioritised fictitious
 //! self-play (PFSP); snapshots of them join the league as frozen historical players.
 //!
@@ -65,7 +65,7 @@
 //! eval_every = 10                   # rounds between evaluation points (0: none)
 //! episodes_per_entry = 1000         # sampled evaluators only
 //! # max_members = 200               # a cap on members (default: none)
-//! [learner]                         # Q-learning settings (episodes_per_response unused)
+//! [learner]                         # kind = "q-learning" (default) or "actor-critic", and its settings
 //! ```
 
 mod config;
@@ -81,7 +81,10 @@ mod state;
 pub mod win_rates;
 
 pub use config::{LeagueConfig, LeagueConfigBuilder, MAX_MATCHES_PER_ROUND, Outcome, Role, RoleMatchmaking};
-pub use jobs::{LeagueTrainer, LocalTrainer, MinimaxTraining, TrainingJob, TrainingJobData, learner_seed};
+pub use jobs::{
+    LeagueTrainer, LocalTrainer, MinimaxTraining, SeatLearners, TrainingJob, TrainingJobData, learner_seed,
+    restore_pair,
+};
 pub use league_loop::League;
 pub use report::{Branch, LeagueMatch, LeagueReport, PfspHardness};
 pub use state::{LeagueMember, LeagueState};

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use metagame_games::philox::derive_seed;
 use metagame_games::{Arena, GameTree, Matchup, MixtureSum, PlayerId, Policy, TabularPolicy};
-use metagame_learners::{Critic, MinimaxConfig, QLearner, ValueTable};
+use metagame_learners::{Critic, MinimaxConfig, ValueTable};
 
 use super::config::Role;
 use super::jobs::{MinimaxTraining, TrainingJob, combined, fresh_learners};
@@ -110,7 +110,7 @@ impl League<'_> {
             k += 1;
         }
         for (agent, pair) in self.state.agents.iter_mut().zip(&self.learners) {
-            agent.learners = pair.iter().map(QLearner::save).collect();
+            agent.learners = pair.iter().map(|l| l.save()).collect();
         }
         let mut times = PhaseTimes { oracle_s: t.elapsed().as_secs_f64(), ..PhaseTimes::default() };
         if evaluates {
@@ -138,7 +138,7 @@ impl League<'_> {
         let critic = |seat: usize| -> Result<ValueTable> {
             let main = 1 - seat;
             match (self.config.exploiter_critic, &member.policy) {
-                (Critic::Learned, None) => Ok(ValueTable::learned(&self.learners[member.agent][main])),
+                (Critic::Learned, None) => Ok(ValueTable::learned(&*self.learners[member.agent][main])),
                 _ => ValueTable::exact(play, main, &[policy, policy]).map_err(Error::Learner),
             }
         };

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use metagame_games::{GameTree, MixtureSum, TabularPolicy};
-use metagame_learners::QLearnerState;
+use metagame_learners::SavedLearner;
 use serde::{Deserialize, Serialize};
 
 use super::config::Role;
@@ -33,13 +33,14 @@ pub struct LeagueMember {
     /// checkpoint's copy of the state costs O(members), not O(members · policy).
     pub policy: Option<Arc<TabularPolicy>>,
 }
-/// A learning agent: one Q-learner per seat.
+/// A learning agent: one learner per seat, saved with its kind (checkpoints from before
+/// learners had kinds hold bare Q-learners, read as `q-learning`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(super) struct AgentState {
     pub(super) role: Role,
     /// Its member id.
     pub(super) member: usize,
-    pub(super) learners: Vec<QLearnerState>,
+    pub(super) learners: Vec<SavedLearner>,
     pub(super) episodes_since_snapshot: u64,
     /// Resets so far (each starts fresh learners with new seeds).
     pub(super) generation: u64,
