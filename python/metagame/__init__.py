@@ -12,12 +12,15 @@ OpenSpiel ``TabularPolicy``. Bad input raises ``ValueError`` (or ``TypeError`` f
 of the wrong kind) with the CLI's one-line message.
 """
 
-from __future__ import annotations
-
-import functools
-import os
-from pathlib import Path
-from typing import Any, Iterator, Mapping, Optional, Union
+# Imported under private names, so that dir(metagame) lists only the package's own names.
+import functools as _functools
+import os as _os
+from pathlib import Path as _Path
+from typing import Any as _Any
+from typing import Iterator as _Iterator
+from typing import Mapping as _Mapping
+from typing import Optional as _Optional
+from typing import Union as _Union
 
 from ._metagame import (
     Game,
@@ -74,7 +77,7 @@ __all__ = [
     "tabulate",
 ]
 
-@functools.lru_cache(maxsize=16)
+@_functools.lru_cache(maxsize=16)
 def _game_from_source(kind: str, name: str) -> Game:
     """A game rebuilt from where it came from (what a pickled Game holds), once per process."""
     if kind == "registry":
@@ -84,27 +87,27 @@ def _game_from_source(kind: str, name: str) -> Game:
     return from_pyspiel(name, progress=False)
 
 
-Config = Union[Mapping[str, Any], str, "os.PathLike[str]"]
+Config = _Union[_Mapping[str, _Any], str, "_os.PathLike[str]"]
 
 _CONFIG_FILE = "config.toml"
 
 
-def _read_config(config: Config) -> tuple[Any, Path, str]:
+def _read_config(config: Config) -> tuple[_Any, _Path, str]:
     """The config as a dict or TOML text, the path messages name, and a run-folder stem."""
-    if isinstance(config, Mapping):
+    if isinstance(config, _Mapping):
         stem = f"{config.get('algorithm', 'run')}_{config.get('game', 'game')}"
-        return dict(config), Path("<config>"), stem
-    if isinstance(config, os.PathLike) or (
+        return dict(config), _Path("<config>"), stem
+    if isinstance(config, _os.PathLike) or (
         isinstance(config, str) and "\n" not in config and "=" not in config
     ):
-        path = Path(config)
+        path = _Path(config)
         try:
             text = path.read_text()
         except OSError as e:
             raise ValueError(f"{path}: cannot read: {e.strerror}") from None
         return text, path, path.stem
     if isinstance(config, str):
-        return config, Path("<config>"), "run"
+        return config, _Path("<config>"), "run"
     raise TypeError(f"config: a dict, TOML text or a path, not {type(config).__name__}")
 
 
@@ -112,12 +115,12 @@ def _safe_stem(stem: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in stem).strip("_") or "run"
 
 
-def _check_out_dir(out: Path, overwrite: bool) -> None:
+def _check_out_dir(out: _Path, overwrite: bool) -> None:
     """A fresh run goes into a new or empty folder, or replaces a run with overwrite=True."""
     if not out.is_dir():
         return
     entries = [
-        e for e in os.listdir(out) if not e.startswith(".metagame.lock") and ".tmp-" not in e
+        e for e in _os.listdir(out) if not e.startswith(".metagame.lock") and ".tmp-" not in e
     ]
     if not entries:
         return
@@ -137,7 +140,8 @@ class Experiment:
     ``runs/<config name>``, as the CLI); ``game`` a ``Game`` to run on instead of the
     registry game the config names (an OpenSpiel game, say: the config's ``game`` may then
     be left out); ``oracle`` any object with ``respond(request) -> policy`` (a
-    ``ResponseRequest``; any policy form) for the loops that ask an oracle (PSRO, FXP).
+    ``ResponseRequest``; any policy form) for the loop that asks an oracle (PSRO; the
+    others train their own responses and refuse one).
     ``resume=True`` continues the run in ``out`` from its checkpoint; ``overwrite=True``
     replaces a previous run there.
 
@@ -150,14 +154,14 @@ class Experiment:
     def __init__(
         self,
         config: Config,
-        out: Optional[Union[str, "os.PathLike[str]"]] = None,
-        game: Optional[Game] = None,
-        oracle: Any = None,
+        out: _Optional[_Union[str, "_os.PathLike[str]"]] = None,
+        game: _Optional[Game] = None,
+        oracle: _Any = None,
         resume: bool = False,
         overwrite: bool = False,
-        _evaluator: Any = None,
-        _trainer: Any = None,
-        _builtin_oracle: Any = None,
+        _evaluator: _Any = None,
+        _trainer: _Any = None,
+        _builtin_oracle: _Any = None,
     ) -> None:
         if game is not None and not isinstance(game, Game):
             raise TypeError(
@@ -166,7 +170,7 @@ class Experiment:
         if resume and config is None:
             raise ValueError("resume: give the config of the run to continue")
         body, source, stem = _read_config(config)
-        self.out = Path(out) if out is not None else Path("runs") / _safe_stem(stem)
+        self.out = _Path(out) if out is not None else _Path("runs") / _safe_stem(stem)
         if not resume:
             _check_out_dir(self.out, overwrite)
         self._native = _NativeExperiment(
@@ -175,7 +179,7 @@ class Experiment:
         )
         self.reports: list[dict] = []
 
-    def __iter__(self) -> Iterator[dict]:
+    def __iter__(self) -> _Iterator[dict]:
         return self
 
     def __next__(self) -> dict:
@@ -183,27 +187,27 @@ class Experiment:
         self.reports.append(report)
         return report
 
-    def close(self) -> Optional[dict]:
+    def close(self) -> _Optional[dict]:
         """Stop after the iteration in progress; the final report (``report.json``)."""
         return self._native.close()
 
     @property
-    def result(self) -> Optional[dict]:
+    def result(self) -> _Optional[dict]:
         """The final report (``report.json``'s content) once the run has ended, else None."""
         return self._native.result
 
     def __enter__(self) -> "Experiment":
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: _Any) -> None:
         self._native.close()
 
 
 def run(
     config: Config,
-    out: Optional[Union[str, "os.PathLike[str]"]] = None,
-    game: Optional[Game] = None,
-    oracle: Any = None,
+    out: _Optional[_Union[str, "_os.PathLike[str]"]] = None,
+    game: _Optional[Game] = None,
+    oracle: _Any = None,
     resume: bool = False,
     overwrite: bool = False,
 ) -> dict:
