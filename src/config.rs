@@ -19,7 +19,7 @@
 
 use std::path::Path;
 
-use metagame_games::GameTree;
+use metagame_games::{Game, GameTree};
 use metagame_populations::{RunLimits, RunLimitsBuilder};
 use serde::{Deserialize, Serialize};
 use toml::{Table, Value};
@@ -113,7 +113,7 @@ impl ExperimentConfig {
     fn parse_table(mut table: Table, on: Option<&str>) -> Result<Self, FieldError> {
         let game = match (string_field(&table, "game")?, on) {
             (None, None) => return Err(FieldError("missing field `game`".into())),
-            (Some(game), Some(given)) if game != given => {
+            (Some(game), Some(given)) if !names_the_game(game, given) => {
                 return Err(FieldError(format!(
                     "game: the config names `{game}`, but the run is on the game `{given}`"
                 )));
@@ -244,4 +244,11 @@ impl TryFrom<Table> for ExperimentConfig {
     fn try_from(table: Table) -> Result<Self, String> {
         ExperimentConfig::parse_table(table, None).map_err(|FieldError(reason)| reason)
     }
+}
+
+/// Whether the game string `spec` names the game called `name`: the same string, or a
+/// registry game string that spells out a default (`kuhn_poker(players=2)` names
+/// `kuhn_poker`), as `load_game`, the CLI and pyspiel read it.
+pub(crate) fn names_the_game(spec: &str, name: &str) -> bool {
+    spec == name || metagame_games::registry::load(spec).is_ok_and(|g| g.name() == name)
 }

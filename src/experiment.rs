@@ -111,7 +111,7 @@ pub fn run_experiment_on(
     components: Components,
     observer: &mut dyn FnMut(&IterationReport) -> ControlFlow<()>,
 ) -> Result<Option<RunReport>> {
-    if config.game() != tree.name() {
+    if !crate::config::names_the_game(config.game(), tree.name()) {
         return Err(Error::Game(metagame_games::Error::Unsupported(format!(
             "game: the config names `{}`, but the tree is of `{}`",
             config.game(),

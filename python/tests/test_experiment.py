@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -56,6 +57,23 @@ def test_dict_toml_text_and_path_configs_are_the_same_run(tmp_path):
     # CFR+ on Kuhn after 30 iterations (OpenSpiel's values: 0.0653742 at 10, 0.00238881 at 100).
     nash_conv = [it["nash_conv"] for it in runs[0]["iterations"]]
     assert 0.00238881 < nash_conv[-1] < 0.0653742
+
+
+@pytest.mark.parametrize(
+    "spelled, canonical",
+    [("kuhn_poker(players=2)", "kuhn_poker"),
+     ("goofspiel(imp_info=True,num_cards=4,points_order=random)", "goofspiel(imp_info=True,num_cards=4)")],
+)
+def test_a_game_string_that_spells_out_a_default_runs_as_the_game(tmp_path, spelled, canonical):
+    # load_game, the CLI and pyspiel accept such strings; so does run, with the same report.
+    config = {"algorithm": "cfr", "max_iterations": 3}
+    ours = metagame.run({"game": spelled, **config}, out=tmp_path / "spelled")
+    plain = metagame.run({"game": canonical, **config}, out=tmp_path / "plain")
+    assert [it["nash_conv"] for it in ours["iterations"]] == [it["nash_conv"] for it in plain["iterations"]]
+    given = metagame.run({"game": spelled, **config}, out=tmp_path / "given", game=metagame.load_game(spelled))
+    assert [it["nash_conv"] for it in given["iterations"]] == [it["nash_conv"] for it in plain["iterations"]]
+    with pytest.raises(ValueError, match=re.escape(f"the config names `leduc_poker`, but the run is on the game `{canonical}`")):
+        metagame.run({"game": "leduc_poker", **config}, out=tmp_path / "other", game=metagame.load_game(spelled))
 
 
 def test_a_python_oracle_is_asked_and_equals_the_built_in_best_response(tmp_path):

@@ -136,3 +136,25 @@ fn every_loop_writes_the_run_folder_its_row_in_the_book_lists() {
         assert!(folders.contains(&row), "{name}: docs/src/run-folders.md's run-folder table lacks\n{row}");
     }
 }
+
+#[test]
+fn a_config_on_a_given_game_accepts_its_name_with_defaults_spelled_out() {
+    let on = |game: &str, given: &str| {
+        let text = format!("game = \"{game}\"\nalgorithm = \"cfr\"\n");
+        ExperimentConfig::from_toml_str_on(&text, Path::new("<test>"), given).map(|c| c.game().to_string())
+    };
+    assert_eq!(on("kuhn_poker(players=2)", "kuhn_poker").unwrap(), "kuhn_poker(players=2)");
+    assert!(
+        on(
+            "goofspiel(imp_info=True,num_cards=4,points_order=random)",
+            "goofspiel(imp_info=True,num_cards=4)"
+        )
+        .is_ok()
+    );
+    let err = on("kuhn_poker(players=3)", "kuhn_poker").unwrap_err().to_string();
+    assert!(
+        err.contains("the config names `kuhn_poker(players=3)`, but the run is on the game `kuhn_poker`"),
+        "{err}"
+    );
+    assert!(on("leduc_poker", "kuhn_poker").is_err());
+}
