@@ -34,6 +34,7 @@
 
 mod aggregate;
 mod arena;
+mod board;
 mod connect_four;
 mod cutoff;
 mod error;
@@ -66,6 +67,7 @@ pub mod testing;
 mod tic_tac_toe;
 mod tree;
 mod tree_size;
+mod vec_env;
 
 pub use aggregate::{MixtureSum, aggregate, aggregate_into};
 pub use arena::Arena;
@@ -100,3 +102,4 @@ pub use teams::{MAX_TEAM_STRATEGIES, Teams, team_nash_conv};
 pub use tic_tac_toe::{TicTacToe, TicTacToeState};
 pub use tree::{GameTree, InfosetId, MAX_NODES, NodeKind};
 pub use tree_size::{TreeSize, quick_tree_size, tree_size};
+pub use vec_env::{LaneStep, SeatMixture, VecEnv};

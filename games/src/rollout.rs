@@ -25,19 +25,18 @@
 //! and with tables on a tree they equal [`SampledEvaluator`](crate::SampledEvaluator)'s bit
 //! for bit. On a tree and on the same game's states the outcomes are the same.
 
-use ndarray::{ArrayView2, ArrayViewMut2};
 use rayon::prelude::*;
 
 use crate::arena::Arena;
+use crate::board::{Board, Lane, Scratch, StateBoard, TreeBoard, decide, pick};
 use crate::cutoff::Cutoff;
 use crate::error::{Error, Result};
 use crate::evaluator::{MAX_EPISODES, MatchEvaluator, MatchTotals, Matchup};
 use crate::flat::{EPISODES_PER_BLOCK, cumulate, fold_block_partials, reduce_block};
-use crate::game::{ActionId, Game, PlayerId, State, Turn};
+use crate::game::{Game, PlayerId, Turn};
 use crate::philox::{EpisodeStream, derive_seed};
-use crate::policy::{Decisions, Policy, check_probabilities};
+use crate::policy::Policy;
 use crate::tabular_policy::ROW_SUM_TOLERANCE;
-use crate::tree::{GameTree, InfosetId, NodeKind};
 
 /// The purpose ([`derive_seed`]) of the seed of the streams that draw mixture seats'
 /// policies, apart from the episodes' chance and action draws so that they never shift them.
@@ -316,115 +315,6 @@ fn block_len(block: u64, episodes: u64) -> u64 {
     (episodes - block * EPISODES_PER_BLOCK).min(EPISODES_PER_BLOCK)
 }
 
-/// How rollouts step a game: on its states, or on its tree's nodes.
-trait Board: Sync {
-    /// Where an episode is.
-    type Cursor: Clone + Send;
-    /// The start of an episode.
-    fn root(&self) -> Self::Cursor;
-    /// Who moves.
-    fn turn(&self, at: &Self::Cursor) -> Turn;
-    /// Move a chance cursor to the outcome drawn by `u` (`cum` is scratch space).
-    fn chance(&self, at: &mut Self::Cursor, u: f64, cum: &mut Vec<f64>);
-    /// The legal actions at a decision, ascending, into `out`.
-    fn legal(&self, at: &Self::Cursor, out: &mut Vec<ActionId>);
-    /// The tensor of `player` at a decision into `out`.
-    fn tensor(&self, at: &Self::Cursor, player: PlayerId, out: &mut [f32]);
-    /// The information set of a decision, on a tree.
-    fn infoset(&self, at: &Self::Cursor) -> Option<InfosetId>;
-    /// Take the `k`-th legal action, `action`.
-    fn apply(&self, at: &mut Self::Cursor, k: usize, action: ActionId);
-    /// The returns at a terminal into `out`.
-    fn returns(&self, at: &Self::Cursor, out: &mut [f64]);
-}
-
-/// The index of the first entry of `cum` (a [`cumulate`]d row) above `u`.
-#[inline]
-fn pick(cum: &[f64], u: f64) -> usize {
-    cum[..cum.len() - 1].iter().map(|&c| usize::from(c <= u)).sum()
-}
-
-/// Rollouts on a game's states, each episode a clone of the initial state.
-struct StateBoard<S> {
-    root: S,
-}
-
-impl<S: State + Sync> Board for StateBoard<S> {
-    type Cursor = S;
-    fn root(&self) -> S {
-        self.root.clone()
-    }
-    fn turn(&self, at: &S) -> Turn {
-        at.turn()
-    }
-    fn chance(&self, at: &mut S, u: f64, cum: &mut Vec<f64>) {
-        let outcomes = at.chance_outcomes();
-        cum.clear();
-        cum.resize(outcomes.len(), 0.0);
-        cumulate(outcomes.iter().map(|o| o.1), cum);
-        at.apply_action(outcomes[pick(cum, u)].0);
-    }
-    fn legal(&self, at: &S, out: &mut Vec<ActionId>) {
-        *out = at.legal_actions();
-    }
-    fn tensor(&self, at: &S, player: PlayerId, out: &mut [f32]) {
-        at.write_tensor(player, out);
-    }
-    fn infoset(&self, _: &S) -> Option<InfosetId> {
-        None
-    }
-    fn apply(&self, at: &mut S, _: usize, action: ActionId) {
-        at.apply_action(action);
-    }
-    fn returns(&self, at: &S, out: &mut [f64]) {
-        out.copy_from_slice(&at.returns());
-    }
-}
-
-/// Rollouts on a built tree's nodes, tensors read from its per-infoset cache.
-struct TreeBoard<'a> {
-    tree: &'a GameTree,
-}
-
-impl Board for TreeBoard<'_> {
-    type Cursor = u32;
-    fn root(&self) -> u32 {
-        0
-    }
-    fn turn(&self, &at: &u32) -> Turn {
-        match self.tree.kind[at as usize] {
-            NodeKind::Decision => Turn::Player(PlayerId(self.tree.player[at as usize] as usize)),
-            NodeKind::Chance => Turn::Chance,
-            NodeKind::Terminal => Turn::Terminal,
-        }
-    }
-    fn chance(&self, at: &mut u32, u: f64, cum: &mut Vec<f64>) {
-        let children = self.tree.children(*at as usize);
-        cum.clear();
-        cum.resize(children.len(), 0.0);
-        cumulate(self.tree.chance_prob[children.clone()].iter().copied(), cum);
-        *at = (children.start + pick(cum, u)) as u32;
-    }
-    fn legal(&self, &at: &u32, out: &mut Vec<ActionId>) {
-        out.clear();
-        out.extend_from_slice(self.tree.legal_actions(self.tree.node_infoset(at as usize)));
-    }
-    fn tensor(&self, &at: &u32, _: PlayerId, out: &mut [f32]) {
-        if let Some(t) = self.tree.infoset_tensor(self.tree.node_infoset(at as usize)) {
-            out.copy_from_slice(t);
-        }
-    }
-    fn infoset(&self, &at: &u32) -> Option<InfosetId> {
-        Some(self.tree.node_infoset(at as usize))
-    }
-    fn apply(&self, at: &mut u32, k: usize, _: ActionId) {
-        *at = self.tree.first_child[*at as usize] + k as u32;
-    }
-    fn returns(&self, &at: &u32, out: &mut [f64]) {
-        out.copy_from_slice(self.tree.terminal_utilities(at as usize));
-    }
-}
-
 /// What every worker of one call shares.
 struct Setup<'s, B> {
     board: &'s B,
@@ -436,16 +326,6 @@ struct Setup<'s, B> {
     num_actions: usize,
     tensor_size: usize,
     lanes: usize,
-}
-
-/// One episode in flight.
-struct Lane<C> {
-    at: C,
-    stream: EpisodeStream,
-    /// The episode's index in the chunk (its row of the returns).
-    slot: usize,
-    /// The policy at each seat this episode.
-    seated: Vec<usize>,
 }
 
 impl<B: Board> Setup<'_, B> {
@@ -549,102 +429,18 @@ impl<B: Board> Setup<'_, B> {
         lanes: &mut [Lane<B::Cursor>],
         s: &mut Scratch,
     ) -> Result<()> {
-        let failed = |source: Error| Error::PolicyFailed {
-            policy,
-            kind: self.policies[policy].kind().to_string(),
-            source: Box::new(source),
-        };
-        let (a, d) = (self.num_actions, self.tensor_size);
-        let table = self.policies[policy].as_tabular();
-        if let Some(table) = table.filter(|_| self.board.infoset(&lanes[who[0]].at).is_some()) {
-            for &l in who {
-                let lane = &mut lanes[l];
-                // INVARIANT: the filter above saw a tree board, whose decisions all have one.
-                let infoset = self.board.infoset(&lane.at).expect("a tree's decision");
-                self.board.legal(&lane.at, &mut s.legal);
-                if infoset.0 >= table.num_infosets() || table.num_actions() != a {
-                    return Err(failed(Error::Shape("a table of another game tree".into())));
-                }
-                s.cum.clear();
-                s.cum.resize(s.legal.len(), 0.0);
-                let row = table.row(infoset);
-                let sum = cumulate(s.legal.iter().map(|x| row[x.0]), &mut s.cum);
-                let negative = s.legal.iter().any(|x| row[x.0].is_nan() || row[x.0] < 0.0);
-                if negative || (sum - 1.0).abs().is_nan() || (sum - 1.0).abs() > ROW_SUM_TOLERANCE {
-                    return Err(failed(Error::BadProbabilities {
-                        row: 0,
-                        reason: format!(
-                            "the table's row of information set {} is not a distribution over its legal actions (sum {sum})",
-                            infoset.0
-                        ),
-                    }));
-                }
-                let k = pick(&s.cum, lane.stream.next_uniform());
-                let action = s.legal[k];
-                self.board.apply(&mut lane.at, k, action);
-            }
-            return Ok(());
-        }
-        let b = who.len();
-        s.tensors.clear();
-        s.tensors.resize(b * d, 0.0);
-        s.mask.clear();
-        s.mask.resize(b * a, false);
-        s.infosets.clear();
-        for (r, &l) in who.iter().enumerate() {
-            let at = &lanes[l].at;
-            if d > 0 {
-                self.board.tensor(at, player, &mut s.tensors[r * d..(r + 1) * d]);
-            }
-            self.board.legal(at, &mut s.legal);
-            for x in &s.legal {
-                s.mask[r * a + x.0] = true;
-            }
-            if let Some(i) = self.board.infoset(at) {
-                s.infosets.push(i);
-            }
-        }
-        let tensors = ArrayView2::from_shape((b, d), &s.tensors).map_err(|e| Error::Shape(e.to_string()))?;
-        let legal = ArrayView2::from_shape((b, a), &s.mask).map_err(|e| Error::Shape(e.to_string()))?;
-        let infosets = (s.infosets.len() == b).then_some(s.infosets.as_slice());
-        s.probs.clear();
-        s.probs.resize(b * a, 0.0);
-        let mut out =
-            ArrayViewMut2::from_shape((b, a), &mut s.probs).map_err(|e| Error::Shape(e.to_string()))?;
-        let decisions = Decisions { player, tensors, legal, infosets };
-        self.policies[policy].probabilities(&decisions, out.view_mut()).map_err(failed)?;
-        check_probabilities(legal, out.view()).map_err(failed)?;
-        for (r, &l) in who.iter().enumerate() {
-            let lane = &mut lanes[l];
-            self.board.legal(&lane.at, &mut s.legal);
-            let probs = &s.probs[r * a..(r + 1) * a];
-            s.cum.clear();
-            s.cum.resize(s.legal.len(), 0.0);
-            cumulate(s.legal.iter().map(|x| f64::from(probs[x.0])), &mut s.cum);
-            let k = pick(&s.cum, lane.stream.next_uniform());
-            let action = s.legal[k];
-            self.board.apply(&mut lane.at, k, action);
-        }
-        Ok(())
+        decide(self.board, self.policies, policy, player, who, lanes, (self.num_actions, self.tensor_size), s)
     }
-}
-
-/// Buffers a worker reuses from step to step.
-#[derive(Default)]
-struct Scratch {
-    legal: Vec<ActionId>,
-    cum: Vec<f64>,
-    tensors: Vec<f32>,
-    mask: Vec<bool>,
-    probs: Vec<f32>,
-    infosets: Vec<InfosetId>,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::Decisions;
     use crate::tabular_policy::TabularPolicy;
+    use crate::tree::GameTree;
     use crate::{ExactEvaluator, Uniform, registry};
+    use ndarray::ArrayViewMut2;
 
     fn all_matchups(players: usize, k: usize) -> Vec<Matchup> {
         (0..k.pow(players as u32))
