@@ -73,6 +73,51 @@ impl<'a> OpponentSampler<'a> {
     pub fn members(&self) -> &[Opponent<'a>] {
         &self.members
     }
+
+    /// Per opponent seat of a `tree` game with the learner at `seat`, in seat order: its
+    /// policies with probabilities (weights normalised; zero weights left out).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Opponents`] for a member at the learner's seat or a seat the game lacks, a
+    /// weight that is not a finite number >= 0, or a seat with no positive weight.
+    pub fn mixtures(
+        &self,
+        tree: &GameTree,
+        seat: usize,
+    ) -> Result<Vec<(usize, Vec<(&'a TabularPolicy, f64)>)>> {
+        let n = tree.num_players();
+        let mut seats: Vec<(usize, Vec<(&'a TabularPolicy, f64)>)> =
+            (0..n).filter(|&q| q != seat).map(|q| (q, Vec::new())).collect();
+        let expanded: Vec<Opponent<'a>> = match self.fixed {
+            Some(policy) => (0..n).filter(|&q| q != seat).map(|q| Opponent::new(q, policy, 1.0)).collect(),
+            None => self.members.clone(),
+        };
+        for m in expanded {
+            if !(m.weight.is_finite() && m.weight >= 0.0) {
+                return Err(Error::Opponents(format!("weight {} is not a finite number >= 0", m.weight)));
+            }
+            let entry = seats.iter_mut().find(|s| s.0 == m.seat).ok_or_else(|| {
+                Error::Opponents(format!(
+                    "an opponent at seat {} (the learner plays seat {seat} of {n})",
+                    m.seat
+                ))
+            })?;
+            if m.weight > 0.0 {
+                entry.1.push((m.policy, m.weight));
+            }
+        }
+        for (q, members) in &mut seats {
+            let total: f64 = members.iter().map(|m| m.1).sum();
+            if !(total > 0.0 && total.is_finite()) {
+                return Err(Error::Opponents(format!("seat {q} has no opponent with positive weight")));
+            }
+            for m in members.iter_mut() {
+                m.1 /= total;
+            }
+        }
+        Ok(seats)
+    }
 }
 
 /// The opponents made ready for sampling: one cumulative table per member, and per seat the

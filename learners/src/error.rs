@@ -44,6 +44,12 @@ pub enum Error {
     /// learner keeps the whole batches it trained before.
     #[error("training cut off before its budget was spent")]
     CutOff,
+    /// A network that does not fit, or a weight file that does not read.
+    #[error(transparent)]
+    Network(#[from] metagame_networks::Error),
+    /// Training diverged: a loss, gradient or weight became NaN or infinite.
+    #[error("training diverged: {0}")]
+    Diverged(String),
 }
 
 /// `Result` with this crate's [`Error`].

@@ -4,13 +4,15 @@
 
 use std::fmt;
 
-use metagame_games::GameTree;
+use metagame_games::{Arena, GameTree};
+use metagame_networks::Mlp;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::learner::{ShapedLearner, Start};
+use crate::network_learner::NetworkLearner;
 use crate::shaping::MinimaxConfig;
 
 /// The learner configs and the league choose when none is named.
@@ -74,6 +76,20 @@ pub trait LearnerConfig: Send + Sync + fmt::Debug {
         seed: u64,
         start: Start<'_>,
     ) -> Result<Box<dyn SeatLearner>>;
+    /// For a learner that trains a network on any game ([`NetworkLearner`]): a fresh one for
+    /// `seat` of the arena's game, episodes keyed by `seed`, starting from `warm` where the
+    /// settings warm start and its sizes fit. `None` for the tabular learners, which play a
+    /// tree ([`LearnerConfig::build`]).
+    fn build_network(
+        &self,
+        arena: Arena<'_>,
+        seat: usize,
+        seed: u64,
+        warm: Option<&Mlp>,
+    ) -> Option<Result<Box<dyn NetworkLearner>>> {
+        let _ = (arena, seat, seed, warm);
+        None
+    }
     /// A copy.
     fn clone_box(&self) -> Box<dyn LearnerConfig>;
 }

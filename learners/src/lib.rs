@@ -48,6 +48,9 @@ mod learner;
 mod learner_config;
 mod minimax;
 mod minimax_q;
+mod network_learner;
+mod params;
+mod ppo;
 mod q_learning;
 mod registry;
 mod schedule;
@@ -64,6 +67,8 @@ pub use learner_config::{
 };
 pub use minimax::MinimaxExploiter;
 pub use minimax_q::MinimaxQConfig;
+pub use network_learner::NetworkLearner;
+pub use ppo::{Ppo, PpoConfig, PpoState, TreePpo};
 pub use q_learning::{QLearner, QLearnerState, QLearningConfig};
 pub use registry::{LEARNERS, LearnerChoice, LearnerEntry, entry, learner_entry, restore};
 pub use schedule::Schedule;

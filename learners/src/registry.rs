@@ -17,11 +17,16 @@ use crate::learner_config::{
     DEFAULT_LEARNER, LearnerConfig, Registrable, SavedLearner, SeatLearner, type_str,
 };
 use crate::minimax_q::MinimaxQConfig;
+use crate::ppo::PpoConfig;
 use crate::q_learning::QLearningConfig;
 
 /// Every learner, in the order names are listed: one line each.
-pub const LEARNERS: &[LearnerEntry] =
-    &[entry::<QLearningConfig>(), entry::<ActorCriticConfig>(), entry::<MinimaxQConfig>()];
+pub const LEARNERS: &[LearnerEntry] = &[
+    entry::<QLearningConfig>(),
+    entry::<ActorCriticConfig>(),
+    entry::<MinimaxQConfig>(),
+    entry::<PpoConfig>(),
+];
 
 /// One registered learner.
 #[derive(Clone, Copy)]

@@ -3,9 +3,11 @@
 //! Q-learner, …), chosen by its settings.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 use std::time::Instant;
 
-use metagame_games::TabularPolicy;
+use metagame_games::{SeatMixture, TabularPolicy};
+use metagame_networks::Mlp;
 
 use metagame_learners::{
     LearnerChoice, LearnerConfig, MinimaxConfig, MinimaxShaping, Opponent, OpponentSampler, SeatLearner,
@@ -180,6 +182,51 @@ impl TrainedResponse {
     }
 }
 
+impl TrainedResponse {
+    /// For a learner that trains a network (`ppo`): trained on the request's arena (its tree
+    /// not needed) against the opponents as they are, the network the response. `None` for
+    /// the tabular learners.
+    fn train_network(&mut self, request: &ResponseRequest<'_>, started: Instant) -> Option<Result<Response>> {
+        let config = self.config.config();
+        let episodes = match request.budget {
+            Budget::Unlimited => config.episodes_per_response(),
+            Budget::Episodes(n) => n,
+        };
+        // A warm start is a network where the previous response was one.
+        let warm = request
+            .warm_start
+            .and_then(|p| p.to_file().ok().flatten())
+            .filter(|f| f.kind == "mlp")
+            .and_then(|f| Mlp::from_bytes(&f.bytes).ok());
+        let (seat, seed) = (request.player.0, request.seed);
+        let mut learner = match config.build_network(request.arena, seat, seed, warm.as_ref())? {
+            Ok(l) => l,
+            Err(e) => return Some(Err(learner_error(e))),
+        };
+        let mut seats: Vec<SeatMixture<'_>> = Vec::new();
+        for m in &request.opponents {
+            match seats.iter_mut().find(|s| s.seat == m.player.0) {
+                Some(s) => s.members.push((m.policy, m.weight)),
+                None => seats.push(SeatMixture { seat: m.player.0, members: vec![(m.policy, m.weight)] }),
+            }
+        }
+        let trained = learner
+            .train_in(request.arena, &seats, episodes, &request.cutoff)
+            .and_then(|()| learner.network())
+            .map_err(learner_error);
+        self.last_values = None;
+        Some(trained.and_then(|mlp| {
+            Response::of(
+                Arc::new(mlp),
+                TrainingStats {
+                    episodes: learner.stats().episodes,
+                    seconds: started.elapsed().as_secs_f64(),
+                },
+            )
+        }))
+    }
+}
+
 impl Oracle for TrainedResponse {
     fn name(&self) -> &'static str {
         self.config.name()
@@ -187,6 +234,9 @@ impl Oracle for TrainedResponse {
 
     fn respond(&mut self, request: &ResponseRequest<'_>) -> Result<Response> {
         let started = Instant::now();
+        if let Some(response) = self.train_network(request, started) {
+            return response;
+        }
         let (learner, episodes) = self.train(request).map_err(learner_error)?;
         let values = learner.values();
         // Only a shaped learner against the other seat's responses reads them back.
