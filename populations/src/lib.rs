@@ -28,6 +28,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod approximate;
 pub mod checkpoint;
 mod error;
 pub mod loops;
@@ -40,6 +41,7 @@ mod settings;
 mod trained_response;
 mod training_loop;
 
+pub use approximate::{ApproximateNashConv, approximate_nash_conv};
 pub use error::{Error, Result};
 pub use loops::double_oracle::{
     DoubleOracle, DoubleOracleConfig, DoubleOracleConfigBuilder, DoubleOracleResult, DoubleOracleState,

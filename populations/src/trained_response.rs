@@ -65,7 +65,7 @@ pub struct TrainedResponse {
 
 /// A learners error as a populations error (game errors keep their type, a cut training
 /// is a cut step).
-fn learner_error(e: metagame_learners::Error) -> Error {
+pub(crate) fn learner_error(e: metagame_learners::Error) -> Error {
     match e {
         metagame_learners::Error::Game(g) => Error::from(g),
         metagame_learners::Error::CutOff => Error::CutOff,

@@ -1,0 +1,219 @@
+//! Approximate exploitability (Timbers et al., "Approximate Exploitability: Learning a Best
+//! Response", IJCAI 2022): for a profile on a game whose tree is too big to walk, train a
+//! fresh best response per seat against the frozen profile within a budget, then play
+//! evaluation episodes. A trained response is at most a best response, so the estimate is
+//! a lower bound on the NashConv up to its sampling error.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use metagame_games::{Arena, Cutoff, MixedMatchup, Policy, RolloutEvaluator, SeatMixture};
+use metagame_learners::LearnerChoice;
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::trained_response::learner_error;
+
+/// The seed purposes of the responses' training and of the evaluation episodes.
+const TRAINING: u32 = u32::from_be_bytes(*b"axtr");
+const EVALUATION: u32 = u32::from_be_bytes(*b"axev");
+
+/// What an approximate NashConv measured.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct ApproximateNashConv {
+    /// Σ over seats of (the trained response's mean return − the profile's own value): a
+    /// lower bound on the NashConv up to sampling error.
+    pub nash_conv_estimate: f64,
+    /// Its standard error.
+    pub stderr: f64,
+    /// Evaluation episodes per seat (each seat's response against the profile; the
+    /// profile's own value from as many again unless the game is constant-sum).
+    pub episodes: u64,
+    /// Training episodes per seat's response.
+    pub training_episodes: u64,
+    /// The learner that trained the responses.
+    pub learner: String,
+    /// Per seat: the trained response's mean return against the others' mixtures.
+    pub response_values: Vec<f64>,
+    /// Per seat: the profile's own mean return (exactly the game's constant sum split when it
+    /// has one; else sampled).
+    pub profile_values: Vec<f64>,
+    /// Wall time, seconds.
+    pub seconds: f64,
+}
+
+/// The approximate NashConv of the profile `seats` (one mixture per seat, every seat) on
+/// `arena`'s game: per seat a fresh response trained by `learner` (a network learner, on the
+/// game's tensors) for `training_episodes` episodes against the others, then `episodes`
+/// evaluation episodes of it against them. Keyed by `seed`; `cutoff` is checked between the
+/// learners' updates and the evaluations' chunks.
+///
+/// # Errors
+///
+/// [`Error::Config`] for a budget of 0 or above the episode cap, for a tabular learner, or
+/// for a profile that does not give every seat a mixture; learner errors (a game without
+/// tensors, a diverging learner) and policy failures.
+pub fn approximate_nash_conv(
+    arena: Arena<'_>,
+    seats: &[SeatMixture<'_>],
+    learner: &LearnerChoice,
+    training_episodes: u64,
+    episodes: u64,
+    seed: u64,
+    cutoff: &Cutoff,
+) -> Result<ApproximateNashConv> {
+    let started = Instant::now();
+    let np = arena.num_players();
+    for (what, n) in [("training episodes", training_episodes), ("evaluation episodes", episodes)] {
+        if n == 0 || n > metagame_games::MAX_EPISODES {
+            return Err(Error::Config(format!(
+                "{what}: must be in 1..={}, got {n}",
+                metagame_games::MAX_EPISODES
+            )));
+        }
+    }
+    if seats.len() != np || seats.iter().enumerate().any(|(i, s)| s.seat != i) {
+        return Err(Error::Config(format!(
+            "a profile of {np} seats gives each seat one mixture, in seat order"
+        )));
+    }
+    // Every policy once: the profile's, then the responses'.
+    let mut policies: Vec<&dyn Policy> = Vec::new();
+    let mut profile: Vec<Vec<(usize, f64)>> = Vec::with_capacity(np);
+    for s in seats {
+        profile.push(s.members.iter().map(|&(p, w)| (push(&mut policies, p), w)).collect());
+    }
+    let mut responses: Vec<Arc<dyn Policy>> = Vec::with_capacity(np);
+    for seat in 0..np {
+        let others: Vec<SeatMixture<'_>> = seats.iter().filter(|s| s.seat != seat).cloned().collect();
+        let key = metagame_games::philox::derive_seed(seed, TRAINING, &[seat as u64]);
+        let mut trainer = match learner.config().build_network(arena, seat, key, None) {
+            Some(built) => built.map_err(learner_error)?,
+            None => {
+                return Err(Error::Config(format!(
+                    "approximate exploitability trains a network; `{}` is a tabular learner (use ppo)",
+                    learner.name()
+                )));
+            }
+        };
+        trainer.train_in(arena, &others, training_episodes, cutoff).map_err(learner_error)?;
+        responses.push(Arc::new(trainer.network().map_err(learner_error)?));
+    }
+    let first_response = policies.len();
+    policies.extend(responses.iter().map(|r| r.as_ref() as &dyn Policy));
+    // Seat i: its response against the others' mixtures; and the profile against itself.
+    let mut matchups: Vec<MixedMatchup> = (0..np)
+        .map(|i| {
+            let mut m = MixedMatchup { seats: profile.clone() };
+            m.seats[i] = vec![(first_response + i, 1.0)];
+            m
+        })
+        .collect();
+    let constant_sum = arena
+        .game_rules()
+        .and_then(metagame_games::Game::utility_sum)
+        .or_else(|| arena.game_tree().and_then(metagame_games::GameTree::utility_sum));
+    if constant_sum.is_none() {
+        matchups.push(MixedMatchup { seats: profile.clone() });
+    }
+    let key = metagame_games::philox::derive_seed(seed, EVALUATION, &[]);
+    let totals =
+        RolloutEvaluator::new().evaluate_mixed(arena, &policies, &matchups, episodes, key, cutoff)?;
+    let response_values: Vec<f64> = (0..np).map(|i| totals[i].mean()[i]).collect();
+    let mut variance: f64 = (0..np).map(|i| totals[i].stderr()[i].powi(2)).sum();
+    let profile_values = match constant_sum {
+        Some(sum) => vec![sum / np as f64; np],
+        None => {
+            let own = &totals[np];
+            // The profile's total return: its variance from the per-seat sums' covariance is
+            // not kept, so bound it by the sum of standard errors (conservative).
+            let se: f64 = own.stderr().iter().sum();
+            variance += se * se;
+            own.mean()
+        }
+    };
+    let nash_conv_estimate = response_values.iter().sum::<f64>() - profile_values.iter().sum::<f64>();
+    Ok(ApproximateNashConv {
+        nash_conv_estimate,
+        stderr: variance.sqrt(),
+        episodes,
+        training_episodes,
+        learner: learner.name().to_string(),
+        response_values,
+        profile_values,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// The index of `p` in `policies`, added if new (by address).
+fn push<'a>(policies: &mut Vec<&'a dyn Policy>, p: &'a dyn Policy) -> usize {
+    let addr = |q: &dyn Policy| std::ptr::from_ref(q).cast::<u8>();
+    match policies.iter().position(|&q| std::ptr::eq(addr(q), addr(p))) {
+        Some(i) => i,
+        None => {
+            policies.push(p);
+            policies.len() - 1
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use metagame_games::{GameTree, TabularPolicy, Uniform, nash_conv_report, registry};
+
+    fn uniform_profile(np: usize) -> Vec<SeatMixture<'static>> {
+        (0..np).map(|seat| SeatMixture { seat, members: vec![(&Uniform as &dyn Policy, 1.0)] }).collect()
+    }
+
+    /// On Kuhn and Leduc the estimate of uniform play's NashConv is below the exact value
+    /// (within 3 standard errors) and, at these budgets, most of it.
+    #[test]
+    fn the_estimate_is_a_lower_bound_near_the_exact_value() {
+        for (game, budget, share) in [("kuhn_poker", 20_000, 0.9), ("leduc_poker", 40_000, 0.8)] {
+            let rules = registry::load(game).unwrap();
+            let tree = GameTree::build(&rules).unwrap();
+            let uniform = TabularPolicy::uniform(&tree);
+            let exact = nash_conv_report(&tree, &[&uniform, &uniform]).unwrap().nash_conv;
+            let learner = LearnerChoice::defaults("ppo").unwrap();
+            let got = approximate_nash_conv(
+                Arena::rules(&rules),
+                &uniform_profile(2),
+                &learner,
+                budget,
+                20_000,
+                5,
+                &Cutoff::never(),
+            )
+            .unwrap();
+            assert!(got.nash_conv_estimate <= exact + 3.0 * got.stderr, "{game}: {got:?} vs {exact}");
+            assert!(got.nash_conv_estimate >= share * exact, "{game}: {got:?} vs {exact}");
+            assert_eq!(got.profile_values, vec![0.0, 0.0]);
+        }
+    }
+
+    #[test]
+    fn bad_budgets_tabular_learners_and_profiles_are_config_errors() {
+        let rules = registry::load("kuhn_poker").unwrap();
+        let ppo = LearnerChoice::defaults("ppo").unwrap();
+        let run = |learner: &LearnerChoice, training: u64, episodes: u64, seats: &[SeatMixture<'_>]| {
+            approximate_nash_conv(
+                Arena::rules(&rules),
+                seats,
+                learner,
+                training,
+                episodes,
+                0,
+                &Cutoff::never(),
+            )
+        };
+        let profile = uniform_profile(2);
+        assert!(matches!(run(&ppo, 0, 10, &profile), Err(Error::Config(_))));
+        assert!(matches!(run(&ppo, 10, u64::MAX, &profile), Err(Error::Config(_))));
+        assert!(matches!(run(&ppo, 10, 10, &profile[..1]), Err(Error::Config(_))));
+        let q = LearnerChoice::defaults("q-learning").unwrap();
+        let e = run(&q, 10, 10, &profile).unwrap_err().to_string();
+        assert!(e.contains("tabular learner"), "{e}");
+    }
+}
