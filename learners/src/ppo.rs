@@ -58,9 +58,9 @@ pub struct PpoConfig {
     pub learning_rate: f64,
     /// Anneal the step size linearly to 0 over the budget. Default true.
     pub anneal_lr: bool,
-    /// Discount. Default 1 (CleanRL's 0.99: a game's return is undiscounted, and so is the
+    /// Discount γ, in [0, 1]. Default 1 (CleanRL's 0.99: a game's return is undiscounted, and so is the
     /// exploitability a response is measured by).
-    pub gamma: f64,
+    pub discount: f64,
     /// GAE λ. Default 0.95.
     pub gae_lambda: f64,
     /// Minibatches per epoch. Default 4.
@@ -91,7 +91,7 @@ impl Default for PpoConfig {
             num_steps: 16,
             learning_rate: 1e-3,
             anneal_lr: true,
-            gamma: 1.0,
+            discount: 1.0,
             gae_lambda: 0.95,
             num_minibatches: 4,
             update_epochs: 4,
@@ -112,7 +112,7 @@ impl PpoConfig {
     ///
     /// [`Error::Config`] naming the first field out of range.
     pub fn validate(&self) -> Result<()> {
-        crate::q_learning::check_common(self.episodes_per_response, self.num_envs, self.gamma)?;
+        crate::q_learning::check_common(self.episodes_per_response, self.num_envs, self.discount)?;
         let bad = |field: &str, value: String, range: &str| {
             Err(Error::Config(format!("{field}: {value} is not in {range}")))
         };
@@ -372,7 +372,7 @@ impl Ppo {
         let old_values = values(&forward(&critic_vars, &x)?)?;
         let last_values = values(&forward(&critic_vars, &matrix(&r.last_obs, n, d)?)?)?;
         // Generalised advantage estimates, lane by lane backwards.
-        let (gamma, lambda) = (c.gamma as f32, c.gae_lambda as f32);
+        let (gamma, lambda) = (c.discount as f32, c.gae_lambda as f32);
         let mut adv = vec![0.0f32; rows];
         for l in 0..n {
             let mut next_adv = 0.0;

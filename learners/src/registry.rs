@@ -238,7 +238,7 @@ mod tests {
     fn an_unknown_kind_is_one_line_listing_the_learners() {
         let err = serde_json::from_str::<LearnerChoice>(r#"{"kind": "sarsa"}"#).unwrap_err().to_string();
         assert!(
-            err.contains("unknown learner `sarsa`; learners: q-learning, actor-critic, minimax-q"),
+            err.contains("unknown learner `sarsa`; learners: q-learning, actor-critic, minimax-q, ppo"),
             "{err}"
         );
         assert!(!err.contains('\n'), "{err}");

@@ -1,0 +1,122 @@
+//! Neural PSRO as a user runs it (issue 39): `oracle = "ppo"` on a game whose tree is built
+//! (exact NashConv of the networks tabulated) and on one too big for a tree (connect four),
+//! members as safetensors files read back by the commands, a killed run resumed to the
+//! uninterrupted one; and `exploitability --approximate`.
+
+use std::ops::ControlFlow;
+use std::path::Path;
+
+use metagame::populations::RunLimits;
+use metagame::{ExperimentConfig, RunOptions, RunReport, run_experiment};
+
+use crate::cli::{json_of, metagame, one_line_error, temp_dir};
+
+fn config(text: &str) -> ExperimentConfig {
+    ExperimentConfig::from_toml_str(text, Path::new("<test>")).unwrap()
+}
+
+fn run(config: &ExperimentConfig, dir: &Path, resume: bool, stop_after: Option<usize>) -> Option<RunReport> {
+    let options = RunOptions::new(dir).resume(resume).stop_after(stop_after);
+    run_experiment(config, &options, &mut |_| ControlFlow::Continue(())).unwrap()
+}
+
+/// Members written by a run, as files.
+fn member_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(dir.join("members")).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn ppo_psro_on_kuhn_lowers_the_exact_nash_conv_and_its_members_read_back() {
+    let c = config(
+        "game = \"kuhn_poker\"\nalgorithm = \"psro\"\noracle = \"ppo\"\nseed = 2\nmax_iterations = 4\n\
+         [learner]\nepisodes_per_response = 4000\n",
+    );
+    let dir = temp_dir("neural-psro-kuhn");
+    let report = run(&c, &dir, false, None).unwrap();
+    let first = report.iterations[0].nash_conv.unwrap();
+    let last = report.iterations.last().unwrap().nash_conv.unwrap();
+    assert!(last < 0.5 * first, "NashConv {first} -> {last}");
+    assert!(report.iterations[1..].iter().all(|r| r.episodes == 8000 && r.response_gap.len() == 2));
+    let files = member_files(&dir);
+    assert_eq!(files.len(), 8, "a network per response: {files:?}");
+    // Every member is a network the commands read: its exact NashConv through the CLI.
+    for file in &files {
+        assert_eq!(file.extension().unwrap(), "safetensors");
+        let v = json_of(&metagame(&[
+            "exploitability",
+            "--game",
+            "kuhn_poker",
+            "--policy",
+            file.to_str().unwrap(),
+            "--json",
+        ]));
+        assert!(v["nash_conv"].as_f64().unwrap() > 0.0);
+    }
+}
+
+#[test]
+fn ppo_psro_on_connect_four_resumes_to_the_uninterrupted_run() {
+    let c = config(
+        "game = \"connect_four\"\nalgorithm = \"psro\"\noracle = \"ppo\"\nevaluator = \"cpu\"\n\
+         episodes_per_entry = 100\nseed = 1\nmax_iterations = 10\n[learner]\nepisodes_per_response = 200\n",
+    )
+    .with_limits(RunLimits::iterations(10));
+    let whole_dir = temp_dir("neural-psro-c4-whole");
+    let whole = run(&c, &whole_dir, false, None).unwrap();
+    assert_eq!(whole.iterations.len(), 11);
+    let dir = temp_dir("neural-psro-c4-resumed");
+    assert!(run(&c, &dir, false, Some(4)).is_none(), "stopped after iteration 4");
+    let resumed = run(&c, &dir, true, None).unwrap();
+    assert_eq!(resumed.without_times(), whole.without_times());
+    let names = |d: &Path| member_files(d).iter().map(|f| f.file_name().unwrap().to_owned()).collect::<Vec<_>>();
+    assert_eq!(names(&dir), names(&whole_dir), "the same networks, bit for bit (named by hash)");
+    assert_eq!(names(&dir).len(), 21, "the first member (uniform) and 20 networks");
+}
+
+#[test]
+fn approximate_exploitability_from_the_command_line() {
+    let v = json_of(&metagame(&[
+        "exploitability",
+        "--game",
+        "kuhn_poker",
+        "--policy",
+        "uniform",
+        "--approximate",
+        "--budget",
+        "20000",
+        "--episodes",
+        "20000",
+        "--json",
+    ]));
+    let exact = 11.0 / 12.0;
+    let (estimate, stderr) = (v["nash_conv_estimate"].as_f64().unwrap(), v["stderr"].as_f64().unwrap());
+    assert!(estimate <= exact + 3.0 * stderr && estimate > 0.8 * exact, "{v}");
+    assert_eq!(v["episodes"], 20000);
+    assert_eq!(v["training_episodes"], 20000);
+    assert_eq!(v["lower_bound"], true);
+    // Connect four has no tree to walk: the estimate answers within its budget.
+    let v = json_of(&metagame(&[
+        "exploitability",
+        "--game",
+        "connect_four",
+        "--policy",
+        "uniform",
+        "--approximate",
+        "--budget",
+        "500",
+        "--episodes",
+        "500",
+        "--json",
+    ]));
+    assert!(v["nash_conv_estimate"].as_f64().unwrap() > 0.0, "{v}");
+    let zero = ["exploitability", "--game", "kuhn_poker", "--policy", "uniform", "--approximate", "--budget", "0"];
+    assert!(one_line_error(&metagame(&zero)).contains("training episodes"));
+    let tabular =
+        ["exploitability", "--game", "kuhn_poker", "--policy", "uniform", "--approximate", "--learner", "q-learning"];
+    assert!(one_line_error(&metagame(&tabular)).contains("tabular learner"));
+    let net = format!("{}/examples/networks/leduc_a.safetensors", env!("CARGO_MANIFEST_DIR"));
+    let misfit = ["exploitability", "--game", "connect_four", "--policy", &net, "--approximate"];
+    assert!(one_line_error(&metagame(&misfit)).contains("does not fit"));
+}
