@@ -5,7 +5,7 @@
 //! | kind | names |
 //! |---|---|
 //! | meta-solver | `uniform`, `nash`, `lp`, `lemke-howson`, `support-enumeration`, `vertex-enumeration`, `fictitious-play`, `rm`, `rm+`, `hedge`, `replicator`, `prd`, `alpha-rank`, `ce`, `cce`, `logit` |
-//! | oracle | `exact-br`, `exact-br-trembling`, `q-learning`, `actor-critic`, `minimax-q`, `ppo` |
+//! | oracle | `exact-br`, `exact-br-trembling`, `q-learning`, `actor-critic`, `minimax-q`, `ppo`, `dqn` |
 //! | evaluator | `exact`, `cpu`, `gpu`, `rollout` |
 //! | policy | `uniform`, `first-action`, `minimax`, `FILE.json` (an OpenSpiel tabular policy), `FILE.safetensors` (a network) |
 //!
@@ -318,6 +318,7 @@ impl OracleName {
 /// | `actor-critic` | [`ActorCriticConfig`](metagame_learners::ActorCriticConfig)'s: `episodes_per_response`, `batch_size`, `discount`, `actor_step_size`, `critic_step_size`, `epsilon`, `output`, `warm_start` |
 /// | `minimax-q` | `q-learning`'s, and a `[learner.shaping]` table: [`MinimaxConfig`]'s `alpha`, `discount`, `main_seat`, `shift` (`"auto"`, `"reward-min"`, `"value-min"`) |
 /// | `ppo` | [`PpoConfig`](metagame_learners::PpoConfig)'s: `episodes_per_response`, `hidden`, `num_envs`, `num_steps`, `learning_rate`, `anneal_lr`, `discount`, `gae_lambda`, `num_minibatches`, `update_epochs`, `clip_coef`, `ent_coef`, `vf_coef`, `max_grad_norm`, `adam_eps`, `warm_start` |
+/// | `dqn` | [`DqnConfig`](metagame_learners::DqnConfig)'s: `episodes_per_response`, `hidden`, `num_envs`, `batch_size`, `learning_rate`, `learn_every`, `update_target_every`, `target_update_coeff`, `replay_capacity`, `min_buffer_to_learn`, `epsilon_start`, `epsilon_end`, `epsilon_decay_duration`, `discount`, `warm_start` |
 ///
 /// Schedules are tables: `epsilon = { kind = "per-visit", power = 0.5, floor = 0.01 }`,
 /// `{ kind = "constant", value = 0.1 }`, `{ kind = "linear", start = 0.2, end = 0.01,
@@ -684,12 +685,18 @@ mod tests {
             assert_eq!(o.as_str().parse::<OracleName>().unwrap(), o);
         }
         let names: Vec<&str> = OracleName::all().map(OracleName::as_str).collect();
-        assert_eq!(names, ["exact-br", "exact-br-trembling", "q-learning", "actor-critic", "minimax-q", "ppo"]);
+        assert_eq!(
+            names,
+            ["exact-br", "exact-br-trembling", "q-learning", "actor-critic", "minimax-q", "ppo", "dqn"]
+        );
         for e in EvaluatorName::ALL {
             assert_eq!(e.as_str().parse::<EvaluatorName>().unwrap(), *e);
         }
         let err = "sarsa".parse::<OracleName>().unwrap_err().to_string();
-        assert!(err.contains("exact-br, exact-br-trembling, q-learning, actor-critic, minimax-q, ppo"), "{err}");
+        assert!(
+            err.contains("exact-br, exact-br-trembling, q-learning, actor-critic, minimax-q, ppo, dqn"),
+            "{err}"
+        );
         let err = meta_solver("regret-matching", None).err().unwrap().to_string();
         assert!(err.contains("rm+") && err.contains("plain regret matching"), "{err}");
         assert!(meta_solver("lp", Some(0)).is_err());
@@ -720,6 +727,9 @@ mod tests {
         let exact: OracleName = "exact-br".parse().unwrap();
         assert!(LearnerSettings::defaults(exact).is_none() && !exact.is_learned());
         let err = LearnerSettings::from_table(exact, &Table::new()).unwrap_err();
-        assert!(err.contains("(only by the learned oracles: q-learning, actor-critic, minimax-q, ppo)"), "{err}");
+        assert!(
+            err.contains("(only by the learned oracles: q-learning, actor-critic, minimax-q, ppo, dqn)"),
+            "{err}"
+        );
     }
 }

@@ -42,6 +42,7 @@
 
 mod actor_critic;
 mod critic;
+mod dqn;
 pub mod episodes;
 mod error;
 mod learner;
@@ -59,6 +60,7 @@ mod values;
 
 pub use actor_critic::{ActorCritic, ActorCriticConfig, ActorCriticState, PolicyOutput};
 pub use critic::Critic;
+pub use dqn::{Dqn, DqnConfig, DqnState};
 pub use episodes::{Opponent, OpponentSampler};
 pub use error::{Error, Result};
 pub use learner::{Learner, ShapedLearner, Start, TrainingStats};
@@ -67,8 +69,8 @@ pub use learner_config::{
 };
 pub use minimax::MinimaxExploiter;
 pub use minimax_q::MinimaxQConfig;
-pub use network_learner::NetworkLearner;
-pub use ppo::{Ppo, PpoConfig, PpoState, TreePpo};
+pub use network_learner::{NetworkLearner, OnTree};
+pub use ppo::{Ppo, PpoConfig, PpoState};
 pub use q_learning::{QLearner, QLearnerState, QLearningConfig};
 pub use registry::{LEARNERS, LearnerChoice, LearnerEntry, entry, learner_entry, restore};
 pub use schedule::Schedule;

@@ -12,6 +12,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::actor_critic::ActorCriticConfig;
+use crate::dqn::DqnConfig;
 use crate::error::{Error, Result};
 use crate::learner_config::{
     DEFAULT_LEARNER, LearnerConfig, Registrable, SavedLearner, SeatLearner, type_str,
@@ -26,6 +27,7 @@ pub const LEARNERS: &[LearnerEntry] = &[
     entry::<ActorCriticConfig>(),
     entry::<MinimaxQConfig>(),
     entry::<PpoConfig>(),
+    entry::<DqnConfig>(),
 ];
 
 /// One registered learner.
@@ -238,7 +240,7 @@ mod tests {
     fn an_unknown_kind_is_one_line_listing_the_learners() {
         let err = serde_json::from_str::<LearnerChoice>(r#"{"kind": "sarsa"}"#).unwrap_err().to_string();
         assert!(
-            err.contains("unknown learner `sarsa`; learners: q-learning, actor-critic, minimax-q, ppo"),
+            err.contains("unknown learner `sarsa`; learners: q-learning, actor-critic, minimax-q, ppo, dqn"),
             "{err}"
         );
         assert!(!err.contains('\n'), "{err}");

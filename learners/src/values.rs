@@ -20,6 +20,25 @@ pub struct ValueTable {
 }
 
 impl ValueTable {
+    /// A learner of action values (DQN's Q-network): `value(infoset, action)` at every legal
+    /// action of an information state of `seat`, with one visit.
+    pub(crate) fn from_action_values(
+        tree: &GameTree,
+        seat: usize,
+        value: impl Fn(InfosetId, usize) -> f64,
+    ) -> Self {
+        let na = tree.num_actions();
+        let mut values = vec![0.0; tree.num_infosets() * na];
+        let mut visits = vec![0; tree.num_infosets() * na];
+        for i in tree.infosets_of(PlayerId(seat)) {
+            for a in tree.legal_actions(InfosetId(i)) {
+                values[i * na + a.0] = value(InfosetId(i), a.0);
+                visits[i * na + a.0] = 1;
+            }
+        }
+        Self { game: tree.name().to_string(), seat, num_actions: na, values, visits }
+    }
+
     /// A learner of state values (PPO's critic) as action values: every legal action of an
     /// information state of `seat` carries the state's value `value(infoset)`, with one visit.
     pub(crate) fn from_state_values(tree: &GameTree, seat: usize, value: impl Fn(InfosetId) -> f64) -> Self {

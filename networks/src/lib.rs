@@ -63,5 +63,5 @@ mod state_dict;
 pub use error::{Error, GapStart, Result};
 pub use init::MAX_PARAMETERS;
 pub use linear::Linear;
-pub use mlp::Mlp;
+pub use mlp::{Mlp, Output};
 pub use state_dict::MAX_FILE_BYTES;

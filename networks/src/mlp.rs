@@ -50,20 +50,39 @@ pub(crate) fn bias_key(k: usize) -> String {
 #[derive(Clone)]
 pub struct Mlp {
     layers: Vec<Linear>,
+    /// How the outputs become a policy.
+    output: Output,
     /// The layers' weights in the inference kernel's panels (derived from `layers`).
     packed: Vec<PackedLinear>,
+}
+
+/// How a network's outputs become a policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Output {
+    /// Logits: the softmax over the legal actions (a policy network).
+    #[default]
+    Softmax,
+    /// Action values: all probability on the legal action of the largest value, the lowest
+    /// such action on ties (a Q-network played greedily, as OpenSpiel's DQN policy in
+    /// evaluation). Saved as the metadata `"metagame.output": "greedy"`, which PyTorch's
+    /// loader ignores.
+    Greedy,
 }
 
 impl PartialEq for Mlp {
     /// Networks are equal when their layers are (the packed copies follow from them).
     fn eq(&self, other: &Self) -> bool {
-        self.layers == other.layers
+        self.layers == other.layers && self.output == other.output
     }
 }
 
 impl std::fmt::Debug for Mlp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Mlp").field("sizes", &self.sizes()).field("layers", &self.layers).finish()
+        f.debug_struct("Mlp")
+            .field("sizes", &self.sizes())
+            .field("output", &self.output)
+            .field("layers", &self.layers)
+            .finish()
     }
 }
 
@@ -112,7 +131,18 @@ impl Mlp {
             })
             .collect();
         let packed = layers.iter().map(PackedLinear::new).collect();
-        Ok(Self { layers, packed })
+        Ok(Self { layers, packed, output: Output::Softmax })
+    }
+
+    /// The same network, its outputs read as `output`.
+    #[must_use]
+    pub fn with_output(self, output: Output) -> Self {
+        Self { output, ..self }
+    }
+
+    /// How the outputs become a policy.
+    pub fn output(&self) -> Output {
+        self.output
     }
 
     /// The layers, first to last.

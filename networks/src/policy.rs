@@ -4,7 +4,7 @@ use metagame_games::{Decisions, Policy, PolicyFile};
 use ndarray::ArrayViewMut2;
 
 use crate::error::Error;
-use crate::mlp::Mlp;
+use crate::mlp::{Mlp, Output};
 
 impl Policy for Mlp {
     /// The softmax of the logits over each row's legal actions: illegal actions get 0, and
@@ -53,6 +53,14 @@ impl Policy for Mlp {
             }
             if !any {
                 probs.fill(0.0);
+                continue;
+            }
+            if self.output() == Output::Greedy {
+                // INVARIANT: `any` found a legal action whose value is the maximum.
+                let best =
+                    probs.iter().zip(&legal).position(|(&z, &l)| l && z == max).expect("a legal maximum");
+                probs.fill(0.0);
+                probs[best] = 1.0;
                 continue;
             }
             let mut sum = 0.0f32;
@@ -148,5 +156,32 @@ mod tests {
         assert_eq!(probs.row(0).to_vec(), vec![0.0, 1.0]);
         let err = answer(&overflow, array![[10.0, 1.0]], array![[true, true]]).unwrap_err();
         assert!(err.to_string().contains("inf"), "{err}");
+    }
+
+    /// A greedy network plays its largest legal value, the lowest action on ties, and keeps
+    /// its head through its file.
+    #[test]
+    fn a_greedy_network_plays_its_largest_legal_value() {
+        use metagame_games::{Decisions, PlayerId};
+        use ndarray::{Array2, array};
+        let mlp = crate::Mlp::new(vec![crate::Linear::new(
+            array![[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]],
+            array![0.0, 0.0, 0.0],
+        )])
+        .unwrap()
+        .with_output(Output::Greedy);
+        let tensors = array![[2.0f32, 5.0], [2.0, 5.0], [3.0, 1.0]];
+        let legal = array![[true, true, true], [true, false, true], [true, true, true]];
+        let batch =
+            Decisions { player: PlayerId(0), tensors: tensors.view(), legal: legal.view(), infosets: None };
+        let mut out = Array2::<f32>::zeros((3, 3));
+        mlp.probabilities(&batch, out.view_mut()).unwrap();
+        assert_eq!(out, array![[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]);
+        let back = crate::Mlp::from_bytes(&mlp.to_bytes().unwrap()).unwrap();
+        assert_eq!(back.output(), Output::Greedy);
+        assert_eq!(back, mlp);
+        let soft =
+            crate::Mlp::from_bytes(&mlp.clone().with_output(Output::Softmax).to_bytes().unwrap()).unwrap();
+        assert_eq!(soft.output(), Output::Softmax);
     }
 }

@@ -19,7 +19,7 @@ use safetensors::tensor::TensorView;
 use safetensors::{Dtype, SafeTensors};
 
 use crate::error::{Error, GapStart, Result};
-use crate::mlp::{Linear, Mlp, bias_key, check_finite, weight_key};
+use crate::mlp::{Linear, Mlp, Output, bias_key, check_finite, weight_key};
 
 /// The largest file [`Mlp::read`] reads: 256 MiB (64 M `f32` parameters, far past any
 /// member a population trains). [`Mlp::read_with_limit`] takes another.
@@ -135,7 +135,8 @@ impl Mlp {
                 bias: Array1::from(bias_values),
             });
         }
-        Mlp::new(layers)
+        let greedy = file_metadata(bytes).is_some_and(|m| m.get(OUTPUT_KEY).is_some_and(|v| v == "greedy"));
+        Ok(Mlp::new(layers)?.with_output(if greedy { Output::Greedy } else { Output::Softmax }))
     }
 
     /// Read a network from a safetensors file in PyTorch's `state_dict` layout (see
@@ -183,7 +184,7 @@ impl Mlp {
     /// header past its 100 MB cap, millions of layers).
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         let tensors = self.tensor_views();
-        safetensors::serialize(tensors, Some(pt_metadata())).map_err(Error::Serialize)
+        safetensors::serialize(tensors, Some(self.metadata())).map_err(Error::Serialize)
     }
 
     /// Write the network to `path` as [`Mlp::to_bytes`] lays it out, so that PyTorch loads
@@ -209,10 +210,19 @@ impl Mlp {
     pub fn write(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
         let tensors = self.tensor_views();
-        safetensors::serialize_to_file(tensors, Some(pt_metadata()), path).map_err(|e| match e {
+        safetensors::serialize_to_file(tensors, Some(self.metadata()), path).map_err(|e| match e {
             safetensors::SafeTensorError::IoError(source) => Error::Io { path: path.into(), source },
             other => Error::Serialize(other),
         })
+    }
+
+    /// PyTorch's metadata, and the output head where it is not the softmax.
+    fn metadata(&self) -> HashMap<String, String> {
+        let mut m = pt_metadata();
+        if self.output() == Output::Greedy {
+            m.insert(OUTPUT_KEY.into(), "greedy".into());
+        }
+        m
     }
 
     /// Every tensor by its key.
@@ -224,6 +234,14 @@ impl Mlp {
         }
         views
     }
+}
+
+/// The metadata key of a network's output head ([`Output`]).
+const OUTPUT_KEY: &str = "metagame.output";
+
+/// A file's `__metadata__`, if it has one.
+fn file_metadata(bytes: &[u8]) -> Option<HashMap<String, String>> {
+    SafeTensors::read_metadata(bytes).ok().and_then(|(_, m)| m.metadata().clone())
 }
 
 /// The metadata PyTorch's `save_file` writes.

@@ -66,6 +66,17 @@ pub enum Error {
     /// inside it); the loop's state is as before the step.
     #[error("step cut off: the time budget ran out inside it")]
     CutOff,
+    /// A learner failed (diverged, say) while training a new member; the run's last
+    /// checkpoint is as it was.
+    #[error("training member {member} of player {player}: {source}")]
+    Training {
+        /// The player whose member it was to be.
+        player: usize,
+        /// Its index in the player's population.
+        member: usize,
+        /// What went wrong.
+        source: Box<Error>,
+    },
     /// An error at a given iteration of a training loop.
     #[error("at iteration {iteration}: {source}")]
     AtIteration {

@@ -22,7 +22,8 @@ fn run(config: &ExperimentConfig, dir: &Path, resume: bool, stop_after: Option<u
 
 /// Members written by a run, as files.
 fn member_files(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut files: Vec<_> = std::fs::read_dir(dir.join("members")).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut files: Vec<_> =
+        std::fs::read_dir(dir.join("members")).unwrap().map(|e| e.unwrap().path()).collect();
     files.sort();
     files
 }
@@ -70,7 +71,8 @@ fn ppo_psro_on_connect_four_resumes_to_the_uninterrupted_run() {
     assert!(run(&c, &dir, false, Some(4)).is_none(), "stopped after iteration 4");
     let resumed = run(&c, &dir, true, None).unwrap();
     assert_eq!(resumed.without_times(), whole.without_times());
-    let names = |d: &Path| member_files(d).iter().map(|f| f.file_name().unwrap().to_owned()).collect::<Vec<_>>();
+    let names =
+        |d: &Path| member_files(d).iter().map(|f| f.file_name().unwrap().to_owned()).collect::<Vec<_>>();
     assert_eq!(names(&dir), names(&whole_dir), "the same networks, bit for bit (named by hash)");
     assert_eq!(names(&dir).len(), 21, "the first member (uniform) and 20 networks");
 }
@@ -111,10 +113,19 @@ fn approximate_exploitability_from_the_command_line() {
         "--json",
     ]));
     assert!(v["nash_conv_estimate"].as_f64().unwrap() > 0.0, "{v}");
-    let zero = ["exploitability", "--game", "kuhn_poker", "--policy", "uniform", "--approximate", "--budget", "0"];
+    let zero =
+        ["exploitability", "--game", "kuhn_poker", "--policy", "uniform", "--approximate", "--budget", "0"];
     assert!(one_line_error(&metagame(&zero)).contains("training episodes"));
-    let tabular =
-        ["exploitability", "--game", "kuhn_poker", "--policy", "uniform", "--approximate", "--learner", "q-learning"];
+    let tabular = [
+        "exploitability",
+        "--game",
+        "kuhn_poker",
+        "--policy",
+        "uniform",
+        "--approximate",
+        "--learner",
+        "q-learning",
+    ];
     assert!(one_line_error(&metagame(&tabular)).contains("tabular learner"));
     let net = format!("{}/examples/networks/leduc_a.safetensors", env!("CARGO_MANIFEST_DIR"));
     let misfit = ["exploitability", "--game", "connect_four", "--policy", &net, "--approximate"];

@@ -921,33 +921,40 @@ fn respond(
     let mut gaps = Vec::new();
     // One request for `player` against the opponents weighted by `weights[q]` (seat q),
     // whose aggregate is `profile`.
-    let mut ask =
-        |player: PlayerId, weights: &[&[f64]], profile: Option<&TabularPolicy>| -> Result<NewMember> {
-            let mut opponents = Vec::new();
-            for q in players(n).filter(|&q| q != player) {
-                opponents.extend(pop.weighted_members(q, weights[q.0])?);
+    let mut ask = |player: PlayerId,
+                   weights: &[&[f64]],
+                   profile: Option<&TabularPolicy>|
+     -> Result<NewMember> {
+        let mut opponents = Vec::new();
+        for q in players(n).filter(|&q| q != player) {
+            opponents.extend(pop.weighted_members(q, weights[q.0])?);
+        }
+        let answered = opponents.iter().map(|m| (m.id, m.weight)).collect();
+        let mut request = ResponseRequest::in_arena(
+            arena,
+            player,
+            opponents,
+            profile,
+            derive_seed(config.seed, RESPONSES, &[iteration as u64, requests as u64]),
+        )
+        .with_cutoff(cutoff.clone());
+        if let Some(last) = pop.members(player).last() {
+            request = request.with_warm_start(last.policy.policy()?);
+        }
+        requests += 1;
+        let response = oracle.respond(&request).map_err(|e| match e {
+            Error::Learner(_) => {
+                Error::Training { player: player.0, member: pop.members(player).len(), source: Box::new(e) }
             }
-            let answered = opponents.iter().map(|m| (m.id, m.weight)).collect();
-            let mut request = ResponseRequest::in_arena(
-                arena,
-                player,
-                opponents,
-                profile,
-                derive_seed(config.seed, RESPONSES, &[iteration as u64, requests as u64]),
-            )
-            .with_cutoff(cutoff.clone());
-            if let Some(last) = pop.members(player).last() {
-                request = request.with_warm_start(last.policy.policy()?);
-            }
-            requests += 1;
-            let response = oracle.respond(&request)?;
-            episodes += response.stats.episodes;
-            if let (Some(tree), Some(profile)) = (tree, profile) {
-                let answer = TabularPolicy::of(tree, response.policy.policy()?)?;
-                gaps.push(response_gap(tree, player, profile, &answer, oracle.is_exact())?);
-            }
-            Ok(NewMember { player, policy: response.policy, answered })
-        };
+            other => other,
+        })?;
+        episodes += response.stats.episodes;
+        if let (Some(tree), Some(profile)) = (tree, profile) {
+            let answer = TabularPolicy::of(tree, response.policy.policy()?)?;
+            gaps.push(response_gap(tree, player, profile, &answer, oracle.is_exact())?);
+        }
+        Ok(NewMember { player, policy: response.policy, answered })
+    };
     let full: Vec<&[f64]> = sigma.iter().map(Vec::as_slice).collect();
     let mut out = Vec::new();
     if config.symmetric {
