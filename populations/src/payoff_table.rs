@@ -21,6 +21,34 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// The estimate from this entry's episodes and `more`'s together (sampled entries).
+    pub fn merged(&self, more: &Entry) -> Entry {
+        let (n1, n2) = (self.count as f64, more.count as f64);
+        let n = n1 + n2;
+        let mut mean = Vec::with_capacity(self.mean.len());
+        let mut variance = Vec::with_capacity(self.mean.len());
+        for p in 0..self.mean.len() {
+            let (m1, m2) = (self.mean[p], more.mean[p]);
+            let m = (n1 * m1 + n2 * m2) / n;
+            // Σ (x − m)² over both samples, from each one's spread about its own mean.
+            let spread = self.variance[p] * (n1 - 1.0).max(0.0)
+                + more.variance[p] * (n2 - 1.0).max(0.0)
+                + n1 * (m1 - m).powi(2)
+                + n2 * (m2 - m).powi(2);
+            mean.push(m);
+            variance.push(if n > 1.0 { spread / (n - 1.0) } else { 0.0 });
+        }
+        Entry { mean, variance, count: self.count + more.count, exact: false }
+    }
+
+    /// The largest standard error of a player's mean (0 for exact entries).
+    pub fn max_stderr(&self) -> f64 {
+        if self.exact {
+            return 0.0;
+        }
+        self.variance.iter().map(|v| (v / self.count.max(1) as f64).sqrt()).fold(0.0, f64::max)
+    }
+
     /// An exact entry: the expected returns, no variance.
     pub fn exact(mean: Vec<f64>) -> Self {
         let variance = vec![0.0; mean.len()];
@@ -235,6 +263,70 @@ impl PayoffTable {
             self.set(profile, Entry::from(total));
         }
         Ok((missing.len(), episodes))
+    }
+
+    /// Sample more of every sampled entry whose largest standard error is above `target` and
+    /// whose count is below `cap`: `episodes` more episodes each (fewer where the cap is
+    /// nearer), keyed by `seed`, merged into the entry. Returns the entries refined and the
+    /// episodes played; call again (with another seed) until it refines none.
+    ///
+    /// # Errors
+    ///
+    /// The evaluator's errors; the table is then unchanged.
+    #[allow(clippy::too_many_arguments)]
+    pub fn refine(
+        &mut self,
+        arena: Arena<'_>,
+        evaluator: &dyn MatchEvaluator,
+        policies: &[&dyn Policy],
+        offsets: &[usize],
+        (target, cap, episodes): (f64, u64, u64),
+        seed: u64,
+        cutoff: &Cutoff,
+    ) -> Result<(usize, u64)> {
+        let mut idx = vec![0; self.shape.len()];
+        let mut wanted: Vec<(Vec<usize>, u64)> = Vec::new();
+        for flat in 0..self.entries.len() {
+            if let Some(e) = &self.entries[flat]
+                && !e.exact
+                && e.count < cap
+                && e.max_stderr() > target
+            {
+                wanted.push((idx.clone(), episodes.min(cap - e.count)));
+            }
+            for axis in (0..self.shape.len()).rev() {
+                idx[axis] += 1;
+                if idx[axis] < self.shape[axis] {
+                    break;
+                }
+                idx[axis] = 0;
+            }
+        }
+        // Entries needing the same number of episodes are evaluated together.
+        let mut played = 0;
+        let mut counts: Vec<u64> = wanted.iter().map(|w| w.1).collect();
+        counts.sort_unstable();
+        counts.dedup();
+        let mut updates = Vec::with_capacity(wanted.len());
+        for n in counts {
+            let group: Vec<&Vec<usize>> = wanted.iter().filter(|w| w.1 == n).map(|w| &w.0).collect();
+            let matchups: Vec<Matchup> = group
+                .iter()
+                .map(|profile| Matchup { seats: profile.iter().zip(offsets).map(|(&k, &o)| o + k).collect() })
+                .collect();
+            let totals = evaluator.evaluate_until(arena, policies, &matchups, n, seed ^ n, cutoff)?;
+            for (profile, total) in group.into_iter().zip(&totals) {
+                played += total.episodes;
+                updates.push((profile.clone(), Entry::from(total)));
+            }
+        }
+        let refined = updates.len();
+        for (profile, more) in updates {
+            // INVARIANT: `wanted` lists only entries that are present.
+            let merged = self.get(&profile).expect("a refined entry is present").merged(&more);
+            self.set(&profile, merged);
+        }
+        Ok((refined, played))
     }
 
     /// The table as a meta-game of means.

@@ -92,10 +92,12 @@ impl LoopSection for PsroSection {
                 return Err(FieldError(format!("learner: expected a table, got {}", other.type_str())));
             }
         };
-        if !evaluator.samples() && table.contains_key("episodes_per_entry") {
-            return Err(FieldError(format!(
-                "field `episodes_per_entry` is not read by evaluator `{evaluator}` (only by the sampled ones: cpu, gpu)"
-            )));
+        for field in ["episodes_per_entry", "entry_stderr_target", "max_episodes_per_entry"] {
+            if !evaluator.samples() && table.contains_key(field) {
+                return Err(FieldError(format!(
+                    "field `{field}` is not read by evaluator `{evaluator}` (only by the sampled ones: cpu, gpu, rollout)"
+                )));
+            }
         }
         let psro = group::<PsroConfigBuilder>(table, PsroConfigBuilder::FIELDS)?.build()?;
         Ok(PsroSection { meta_solver, oracle, tremble, learner, evaluator, psro })
@@ -114,6 +116,8 @@ impl LoopSection for PsroSection {
         let mut psro = PsroConfigBuilder::from(self.psro.clone());
         if !self.evaluator.samples() {
             psro.episodes_per_entry = None;
+            psro.entry_stderr_target = None;
+            psro.max_episodes_per_entry = None;
         }
         t.extend(table_of(psro));
     }

@@ -160,10 +160,24 @@ fn approximate_nash_conv_along_psro_is_a_lower_bound() {
         let mixture = psro.aggregated_policy().unwrap();
         let seats: Vec<SeatMixture<'_>> =
             (0..2).map(|seat| SeatMixture { seat, members: vec![(&mixture as &dyn Policy, 1.0)] }).collect();
-        let got = approximate_nash_conv(Arena::both(&rules, &tree), &seats, &learner, 10_000, 10_000, 1, &Cutoff::never())
-            .unwrap();
-        assert!(got.nash_conv_estimate <= exact + 3.0 * got.stderr, "iteration {iteration}: {got:?} vs {exact}");
-        assert!(got.nash_conv_estimate >= 0.5 * exact - 3.0 * got.stderr, "iteration {iteration}: {got:?} vs {exact}");
+        let got = approximate_nash_conv(
+            Arena::both(&rules, &tree),
+            &seats,
+            &learner,
+            10_000,
+            10_000,
+            1,
+            &Cutoff::never(),
+        )
+        .unwrap();
+        assert!(
+            got.nash_conv_estimate <= exact + 3.0 * got.stderr,
+            "iteration {iteration}: {got:?} vs {exact}"
+        );
+        assert!(
+            got.nash_conv_estimate >= 0.5 * exact - 3.0 * got.stderr,
+            "iteration {iteration}: {got:?} vs {exact}"
+        );
     }
 }
 
@@ -183,4 +197,48 @@ fn a_league_of_ppo_learners_resumes_to_the_uninterrupted_run() {
     assert!(checkpoint.contains("\"kind\":\"ppo\""), "learners saved with their kind");
     let resumed = run(&c, &dir, true, None).unwrap();
     assert_eq!(resumed.without_times(), whole.without_times());
+}
+
+/// Adaptive entry counts: with `entry_stderr_target`, sampled entries are sampled again
+/// until their standard errors meet it or they reach the cap, so every entry of the table
+/// meets one of the two; without it every entry has `episodes_per_entry` episodes.
+#[test]
+fn sampled_entries_are_sampled_until_their_standard_error_meets_the_target() {
+    use metagame::RunCheckpoint;
+    let base = "game = \"leduc_poker\"\nalgorithm = \"psro\"\nevaluator = \"cpu\"\nepisodes_per_entry = 500\n\
+                seed = 4\nmax_iterations = 3\n";
+    let entries = |text: &str, name: &str| -> Vec<serde_json::Value> {
+        let dir = temp_dir(name);
+        run(&config(text), &dir, false, None).unwrap();
+        let saved = RunCheckpoint::read(&dir).unwrap();
+        saved.state["table"]["entries"].as_array().unwrap().iter().filter(|e| !e.is_null()).cloned().collect()
+    };
+    let fixed = entries(base, "adaptive-fixed");
+    assert!(fixed.iter().all(|e| e["count"] == 500), "{fixed:?}");
+    let adaptive = entries(
+        &format!("{base}entry_stderr_target = 0.1\nmax_episodes_per_entry = 8000\n"),
+        "adaptive-target",
+    );
+    assert_eq!(adaptive.len(), fixed.len());
+    let mut refined = 0;
+    for e in &adaptive {
+        let count = e["count"].as_u64().unwrap();
+        let stderr = e["variance"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| (v.as_f64().unwrap() / count as f64).sqrt())
+            .fold(0.0, f64::max);
+        assert!(stderr <= 0.1 || count == 8000, "{e}");
+        assert!(count >= 500 && count <= 8000 && count % 500 == 0, "{e}");
+        refined += usize::from(count > 500);
+    }
+    assert!(refined > 0, "some entry needed more than 500 episodes");
+    let err = ExperimentConfig::from_toml_str(
+        "game = \"kuhn_poker\"\nalgorithm = \"psro\"\nentry_stderr_target = 0.1\n",
+        Path::new("<test>"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("entry_stderr_target") && err.contains("not read by evaluator `exact`"), "{err}");
 }

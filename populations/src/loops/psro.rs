@@ -48,6 +48,8 @@ use crate::training_loop::{Cutoff, TrainingLoop};
 #[serde(try_from = "PsroConfigBuilder", into = "PsroConfigBuilder")]
 pub struct PsroConfig {
     episodes_per_entry: u64,
+    entry_stderr_target: Option<f64>,
+    max_episodes_per_entry: u64,
     seed: u64,
     rectified: bool,
     symmetric: bool,
@@ -62,6 +64,12 @@ pub struct PsroConfigBuilder {
     /// Episodes per payoff entry for sampled evaluators (exact ones ignore it); ≥ 1.
     /// Default 1000 (OpenSpiel's `sims_per_entry` in its example).
     pub episodes_per_entry: Option<u64>,
+    /// Sampled evaluators: sample each entry again, `episodes_per_entry` episodes at a time,
+    /// until every player's standard error of its mean is at most this or the entry has
+    /// `max_episodes_per_entry` episodes. Default: none (every entry `episodes_per_entry`).
+    pub entry_stderr_target: Option<f64>,
+    /// The cap of `entry_stderr_target`'s sampling. Default 16 × `episodes_per_entry`.
+    pub max_episodes_per_entry: Option<u64>,
     /// Seed of every sampled episode and response (keyed with the iteration and entry).
     /// Default 0.
     pub seed: Option<u64>,
@@ -84,11 +92,21 @@ pub struct PsroConfigBuilder {
 
 impl PsroConfigBuilder {
     /// The names of the fields, as configs spell them.
-    pub const FIELDS: &'static [&'static str] =
-        &["episodes_per_entry", "seed", "rectified", "symmetric", "convergence_tolerance", "warm_start"];
+    pub const FIELDS: &'static [&'static str] = &[
+        "episodes_per_entry",
+        "entry_stderr_target",
+        "max_episodes_per_entry",
+        "seed",
+        "rectified",
+        "symmetric",
+        "convergence_tolerance",
+        "warm_start",
+    ];
 
     setters!(
         episodes_per_entry: u64,
+        entry_stderr_target: f64,
+        max_episodes_per_entry: u64,
         seed: u64,
         rectified: bool,
         symmetric: bool,
@@ -109,6 +127,21 @@ impl PsroConfigBuilder {
                 metagame_games::MAX_EPISODES
             )));
         }
+        if let Some(t) = self.entry_stderr_target
+            && !(t > 0.0 && t.is_finite())
+        {
+            return Err(Error::Config(format!("entry_stderr_target must be a finite number > 0, got {t}")));
+        }
+        let max_episodes_per_entry =
+            self.max_episodes_per_entry.unwrap_or(episodes_per_entry.saturating_mul(16));
+        if max_episodes_per_entry < episodes_per_entry
+            || max_episodes_per_entry > metagame_games::MAX_EPISODES
+        {
+            return Err(Error::Config(format!(
+                "max_episodes_per_entry must be in episodes_per_entry..={}, got {max_episodes_per_entry}",
+                metagame_games::MAX_EPISODES
+            )));
+        }
         let convergence_tolerance = self.convergence_tolerance.unwrap_or(1e-12);
         if !(convergence_tolerance.is_finite() && convergence_tolerance >= 0.0) {
             return Err(Error::Config(format!(
@@ -117,6 +150,8 @@ impl PsroConfigBuilder {
         }
         Ok(PsroConfig {
             episodes_per_entry,
+            entry_stderr_target: self.entry_stderr_target,
+            max_episodes_per_entry,
             seed: self.seed.unwrap_or(0),
             rectified: self.rectified.unwrap_or(false),
             symmetric: self.symmetric.unwrap_or(false),
@@ -132,6 +167,8 @@ impl From<PsroConfig> for PsroConfigBuilder {
     fn from(c: PsroConfig) -> Self {
         PsroConfigBuilder {
             episodes_per_entry: Some(c.episodes_per_entry),
+            entry_stderr_target: c.entry_stderr_target,
+            max_episodes_per_entry: c.entry_stderr_target.map(|_| c.max_episodes_per_entry),
             seed: Some(c.seed),
             rectified: Some(c.rectified),
             symmetric: Some(c.symmetric),
@@ -145,6 +182,14 @@ impl PsroConfig {
     /// Episodes per payoff entry (sampled evaluators).
     pub fn episodes_per_entry(&self) -> u64 {
         self.episodes_per_entry
+    }
+    /// The standard error sampled entries are refined to, if any.
+    pub fn entry_stderr_target(&self) -> Option<f64> {
+        self.entry_stderr_target
+    }
+    /// The cap of that refinement, in episodes per entry.
+    pub fn max_episodes_per_entry(&self) -> u64 {
+        self.max_episodes_per_entry
     }
     /// Seed of sampled episodes and responses.
     pub fn seed(&self) -> u64 {
@@ -769,7 +814,36 @@ impl<'t> Psro<'t> {
         }
         let seed = derive_seed(self.config.seed, ENTRIES, &[iteration as u64]);
         let episodes = self.config.episodes_per_entry;
-        table.fill_missing(self.arena, self.evaluator.as_ref(), &flat, &offsets, episodes, seed, &self.cutoff)
+        let (filled, mut played) = table.fill_missing(
+            self.arena,
+            self.evaluator.as_ref(),
+            &flat,
+            &offsets,
+            episodes,
+            seed,
+            &self.cutoff,
+        )?;
+        // Adaptive counts: more episodes for the entries still too uncertain, round by round.
+        if let Some(target) = self.config.entry_stderr_target {
+            let cap = self.config.max_episodes_per_entry;
+            for round in 1.. {
+                let seed = derive_seed(self.config.seed, ENTRIES, &[iteration as u64, round]);
+                let (refined, more) = table.refine(
+                    self.arena,
+                    self.evaluator.as_ref(),
+                    &flat,
+                    &offsets,
+                    (target, cap, episodes),
+                    seed,
+                    &self.cutoff,
+                )?;
+                played += more;
+                if refined == 0 {
+                    break;
+                }
+            }
+        }
+        Ok((filled, played))
     }
 
     /// The meta-solve of `meta_game` (one strategy per member) as the meta-game of one

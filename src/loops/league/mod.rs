@@ -45,7 +45,7 @@ impl LoopSection for LeagueSection {
         let evaluator: EvaluatorName = parse_name(table, "evaluator")?.unwrap_or_default();
         if !evaluator.samples() && table.contains_key("episodes_per_entry") {
             return Err(FieldError(format!(
-                "field `episodes_per_entry` is not read by evaluator `{evaluator}` (only by the sampled ones: cpu, gpu)"
+                "field `episodes_per_entry` is not read by evaluator `{evaluator}` (only by the sampled ones: cpu, gpu, rollout)"
             )));
         }
         // The league trains every round for `episodes_per_round` from the learners it keeps:
