@@ -81,7 +81,8 @@ impl PySequenceFormSolution {
 fn solve_sequence_form(py: Python<'_>, game: Bound<'_, PyGame>) -> PyResult<PySequenceFormSolution> {
     let tree = Arc::clone(&game.get().tree);
     let long = tree.num_nodes() >= SMALL_TREE;
-    let solution = released(py, long, move || SequenceFormLp::default().solve(&tree))?.map_err(value_error)?;
+    let solution =
+        released(py, long, move || SequenceFormLp::default().solve(&tree))?.map_err(value_error)?;
     Ok(PySequenceFormSolution { solution, game: game.unbind() })
 }
 

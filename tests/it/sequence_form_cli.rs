@@ -37,7 +37,8 @@ fn out_writes_policies_that_exploitability_reads_back() {
     assert!((back["expected_returns"][0].as_f64().unwrap() - v["value"].as_f64().unwrap()).abs() < 1e-15);
     // Each player's own file: together they are the same equilibrium.
     let tree = GameTree::build(&registry::load("kuhn_poker").unwrap()).unwrap();
-    let read = |p: usize| TabularPolicy::read_openspiel_json(&tree, &dir.join(format!("player_{p}.json"))).unwrap();
+    let read =
+        |p: usize| TabularPolicy::read_openspiel_json(&tree, &dir.join(format!("player_{p}.json"))).unwrap();
     let (first, second) = (read(0), read(1));
     assert!((nash_conv(&tree, &[&first, &second]).unwrap() - certificate).abs() < 1e-15);
     std::fs::remove_dir_all(&dir).unwrap();

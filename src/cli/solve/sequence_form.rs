@@ -17,15 +17,15 @@ const SOLVER: &str = "sequence-form-lp";
 
 pub fn run(spec: &str, args: &Args) -> anyhow::Result<()> {
     if let Some(name) = args.solver.as_deref().filter(|&n| n != SOLVER) {
-        bail!("{spec} is an extensive-form game, solved by `--solver {SOLVER}` only; `{name}` is for normal-form games");
+        bail!(
+            "{spec} is an extensive-form game, solved by `--solver {SOLVER}` only; `{name}` is for normal-form games"
+        );
     }
     if args.all || args.iterations.is_some() {
         bail!("--all and --iterations are for normal-form solvers; {SOLVER} finds one exact equilibrium");
     }
-    if let Some(out) = &args.out {
-        if !out.is_dir() {
-            bail!("--out {}: not a folder (create it first)", out.display());
-        }
+    if let Some(out) = args.out.as_ref().filter(|out| !out.is_dir()) {
+        bail!("--out {}: not a folder (create it first)", out.display());
     }
     let start = Instant::now();
     let loaded = args.limit.load(spec)?;
@@ -87,7 +87,11 @@ pub fn run(spec: &str, args: &Args) -> anyhow::Result<()> {
 
 /// `policy.json` (both players' rows) and one file per player (its rows, the other's
 /// uniform), as OpenSpiel tabular policies.
-fn write_policies(dir: &Path, tree: &metagame::games::GameTree, solved: &SequenceFormSolution) -> anyhow::Result<()> {
+fn write_policies(
+    dir: &Path,
+    tree: &metagame::games::GameTree,
+    solved: &SequenceFormSolution,
+) -> anyhow::Result<()> {
     let write = |name: String, text: String| {
         metagame::populations::checkpoint::write_atomic(&dir.join(&name), text.as_bytes())
             .with_context(|| format!("writing {}", dir.join(&name).display()))
