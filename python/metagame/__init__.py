@@ -1,7 +1,8 @@
 """metagame: game-theoretic population training from Python.
 
 PSRO, fictitious play, CFR and AlphaStar-style leagues over populations of tabular
-policies; certified Nash (and CE/CCE, alpha-Rank) solvers for normal-form games; exact
+policies; certified Nash (and CE/CCE, alpha-Rank) solvers for normal-form games; the exact
+equilibrium of two-player zero-sum games by the sequence-form LP (``solve_sequence_form``); exact
 NashConv, best responses and expected returns on any game tree -- the built-in games
 (``load_game``) and any OpenSpiel game (``metagame.openspiel.from_pyspiel``).
 
@@ -28,6 +29,7 @@ from ._metagame import (
     NormalFormGame,
     Policy,
     ResponseRequest,
+    SequenceFormSolution,
     Solution,
     __version__,
     aggregate,
@@ -44,6 +46,7 @@ from ._metagame import (
     nash_conv_report,
     solve,
     solve_all,
+    solve_sequence_form,
     solvers,
     tabulate,
 )
@@ -56,6 +59,7 @@ __all__ = [
     "NormalFormGame",
     "Policy",
     "ResponseRequest",
+    "SequenceFormSolution",
     "Solution",
     "__version__",
     "aggregate",
@@ -73,6 +77,7 @@ __all__ = [
     "run",
     "solve",
     "solve_all",
+    "solve_sequence_form",
     "solvers",
     "tabulate",
 ]

@@ -1,7 +1,7 @@
 //! `metagame._metagame`: the native module of the `metagame` Python package.
 //!
 //! Each file wraps one part of the library: games and policies, exact evaluation, OpenSpiel
-//! games walked through pyspiel, normal-form games and their solvers, ratings, and the
+//! games walked through pyspiel, normal-form games and their solvers, the sequence-form LP, ratings, and the
 //! training loops with Python oracles. Errors become `ValueError` with the CLI's one-line
 //! message (see `errors.rs`); long calls release the GIL and honour Ctrl-C.
 
@@ -17,6 +17,7 @@ mod normal_form;
 mod policy;
 mod pyspiel;
 mod ratings;
+mod sequence_form;
 
 #[pymodule]
 fn _metagame(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -27,6 +28,7 @@ fn _metagame(m: &Bound<'_, PyModule>) -> PyResult<()> {
     exact::register(m)?;
     pyspiel::register(m)?;
     normal_form::register(m)?;
+    sequence_form::register(m)?;
     ratings::register(m)?;
     experiment::register(m)?;
     distributed::register(m)?;

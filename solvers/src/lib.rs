@@ -25,6 +25,7 @@ pub mod nash;
 pub mod nash_averaging;
 pub mod regret_matching;
 pub mod replicator;
+pub mod sequence_form_lp;
 pub mod uniform;
 
 pub use bimatrix::{lemke_howson, support_enumeration, vertex_enumeration};

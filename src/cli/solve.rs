@@ -1,4 +1,6 @@
-//! `metagame solve (FILE.nfg | --game SPEC) --solver NAME [--iterations N] [--all] [--json]`.
+//! `metagame solve (FILE.nfg | --game SPEC) --solver NAME [--iterations N] [--all] [--json]`;
+//! `metagame solve --game SPEC [--out DIR] [--json]` for a two-player zero-sum extensive-form
+//! game, by the sequence-form LP (the `sequence_form` module).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -10,21 +12,27 @@ use metagame::solvers::nash::Nash;
 use metagame::solvers::{MetaSolver, Solution};
 use serde_json::{Value, json};
 
+use super::args::TreeLimit;
 use super::output::outln;
+
+mod sequence_form;
 
 #[derive(clap::Args)]
 pub struct Args {
     /// A Gambit `.nfg` file (give this or `--game`).
     #[arg(value_name = "FILE.nfg", conflicts_with = "game", required_unless_present = "game")]
     file: Option<PathBuf>,
-    /// A matrix game string, e.g. `matrix_rps` (give this or a file).
+    /// A game string (give this or a file): a matrix game (`matrix_rps`), solved by
+    /// `--solver`, or a two-player zero-sum extensive-form game (`leduc_poker`), solved
+    /// exactly by the sequence-form LP.
     #[arg(long)]
     game: Option<String>,
-    /// The meta-solver, by its registry name (the same names as configs): uniform, nash, lp,
-    /// lemke-howson, support-enumeration, vertex-enumeration, fictitious-play, rm, rm+, hedge,
-    /// replicator, prd, alpha-rank, ce, cce, logit.
+    /// The meta-solver for a normal-form game, by its registry name (the same names as
+    /// configs): uniform, nash, lp, lemke-howson, support-enumeration, vertex-enumeration,
+    /// fictitious-play, rm, rm+, hedge, replicator, prd, alpha-rank, ce, cce, logit. An
+    /// extensive-form game takes only `sequence-form-lp` (the default there).
     #[arg(long)]
-    solver: String,
+    solver: Option<String>,
     /// Iterations of an iterative solver (pivot or basis cap for the exact ones).
     #[arg(long, value_name = "N")]
     iterations: Option<usize>,
@@ -38,19 +46,31 @@ pub struct Args {
     /// game loading excluded).
     #[arg(long, value_name = "N", hide = true)]
     repeat: Option<u32>,
+    /// Extensive-form games: write the equilibrium to this folder as OpenSpiel tabular
+    /// policies (JSON): `policy.json` (both players' rows, as `exploitability --policy`
+    /// reads a profile), `player_0.json` and `player_1.json` (each player's rows, the other's
+    /// uniform).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    #[command(flatten)]
+    limit: TreeLimit,
 }
 
-fn load_game(args: &Args) -> anyhow::Result<(String, NormalFormGame)> {
+/// What `--game` or the file names.
+enum Loaded {
+    NormalForm(String, NormalFormGame),
+    Extensive(String),
+}
+
+fn load_game(args: &Args) -> anyhow::Result<Loaded> {
     if let Some(path) = &args.file {
         let game = nfg::read_nfg(path).with_context(|| format!("reading {}", path.display()))?;
-        return Ok((path.display().to_string(), game));
+        return Ok(Loaded::NormalForm(path.display().to_string(), game));
     }
     let Some(spec) = &args.game else { bail!("give a .nfg file or --game") };
     match registry::load(spec)? {
-        AnyGame::Matrix(m) => Ok((spec.clone(), m.normal_form().clone())),
-        _ => {
-            bail!("`{spec}` is not a matrix game; solve takes a .nfg file or a matrix game string (matrix_*)")
-        }
+        AnyGame::Matrix(m) => Ok(Loaded::NormalForm(spec.clone(), m.normal_form().clone())),
+        _ => Ok(Loaded::Extensive(spec.clone())),
     }
 }
 
@@ -102,10 +122,19 @@ fn print_marginals(strategies: &[Vec<f64>]) {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let (source, game) = load_game(&args)?;
-    let solver = metagame::registry::meta_solver(&args.solver, args.iterations)?;
+    let (source, game) = match load_game(&args)? {
+        Loaded::NormalForm(source, game) => (source, game),
+        Loaded::Extensive(spec) => return sequence_form::run(&spec, &args),
+    };
+    if args.out.is_some() {
+        bail!("--out writes the policies of an extensive-form game; {source} is a normal-form game");
+    }
+    let Some(solver_name) = args.solver.as_deref() else {
+        bail!("give --solver for the normal-form game {source} (e.g. --solver lp)")
+    };
+    let solver = metagame::registry::meta_solver(solver_name, args.iterations)?;
     let solutions = run_solver(solver.as_ref(), &game, args.all)
-        .with_context(|| format!("solving {source} with {}", args.solver))?;
+        .with_context(|| format!("solving {source} with {solver_name}"))?;
     let seconds_per_solve = match args.repeat {
         Some(n) if n > 0 => {
             let start = Instant::now();
@@ -116,7 +145,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         _ => None,
     };
-    let Some(first) = solutions.first() else { bail!("{} returned no solution for {source}", args.solver) };
+    let Some(first) = solutions.first() else { bail!("{solver_name} returned no solution for {source}") };
     let nash_conv = solutions.iter().map(|s| s.certificate.nash_conv).fold(0.0, f64::max);
     let status = serde_json::to_value(first.status)?;
     // What the answer is: Nash equilibria (mixed profiles), or a CE/CCE's joint distribution
@@ -132,7 +161,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let (equilibria, uncertified): (Vec<&Solution>, Vec<&Solution>) = solutions.iter().partition(certified);
     if args.json {
         let mut out = json!({
-            "solver": args.solver,
+            "solver": solver_name,
             "game": source,
             "status": status,
             "nash_conv": nash_conv,
@@ -168,7 +197,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let shape: Vec<String> = game.shape().iter().map(ToString::to_string).collect();
     let shape = shape.join("x");
     outln!("game         {source} ({shape})");
-    outln!("solver       {}", args.solver);
+    outln!("solver       {solver_name}");
     outln!("status       {}", status.as_str().unwrap_or("?"));
     if let Some(joint) = joint {
         let flat: Vec<f64> = joint.iter().copied().collect();

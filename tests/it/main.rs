@@ -37,6 +37,7 @@ mod ratings;
 mod readme;
 mod report_html_render;
 mod run_cli;
+mod sequence_form_cli;
 mod solvers_exact;
 mod solvers_iterative;
 mod training_loops;
