@@ -495,6 +495,9 @@ impl LearnerConfig for DqnConfig {
     fn warm_start(&self) -> bool {
         self.warm_start
     }
+    /// The episodes played at once (a league's matches are counted in them), not the
+    /// transitions per gradient step (`batch_size`, OpenSpiel's name for those).
+    #[allow(clippy::misnamed_getters)]
     fn batch_size(&self) -> usize {
         self.num_envs
     }

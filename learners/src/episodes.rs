@@ -49,6 +49,9 @@ impl<'a> Opponent<'a> {
     }
 }
 
+/// One opponent seat and its tables with their probabilities.
+pub type SeatTables<'a> = (usize, Vec<(&'a TabularPolicy, f64)>);
+
 /// A distribution over opponent policies: each episode draws one policy per opponent seat
 /// (independently across seats), as OpenSpiel's `rl_oracle` does.
 #[derive(Clone, Debug)]
@@ -85,9 +88,9 @@ impl<'a> OpponentSampler<'a> {
         &self,
         tree: &GameTree,
         seat: usize,
-    ) -> Result<Vec<(usize, Vec<(&'a TabularPolicy, f64)>)>> {
+    ) -> Result<Vec<SeatTables<'a>>> {
         let n = tree.num_players();
-        let mut seats: Vec<(usize, Vec<(&'a TabularPolicy, f64)>)> =
+        let mut seats: Vec<SeatTables<'a>> =
             (0..n).filter(|&q| q != seat).map(|q| (q, Vec::new())).collect();
         let expanded: Vec<Opponent<'a>> = match self.fixed {
             Some(policy) => (0..n).filter(|&q| q != seat).map(|q| Opponent::new(q, policy, 1.0)).collect(),

@@ -369,9 +369,9 @@ impl Ppo {
         // Generalised advantage estimates, lane by lane backwards.
         let (gamma, lambda) = (c.discount as f32, c.gae_lambda as f32);
         let mut adv = vec![0.0f32; rows];
-        for l in 0..n {
+        for (l, &last) in last_values.iter().enumerate().take(n) {
             let mut next_adv = 0.0;
-            let mut next_value = if r.last_active[l] { last_values[l] } else { 0.0 };
+            let mut next_value = if r.last_active[l] { last } else { 0.0 };
             for t in (0..r.steps).rev() {
                 let i = t * n + l;
                 if !r.valid[i] {

@@ -230,7 +230,7 @@ fn sampled_entries_are_sampled_until_their_standard_error_meets_the_target() {
             .map(|v| (v.as_f64().unwrap() / count as f64).sqrt())
             .fold(0.0, f64::max);
         assert!(stderr <= 0.1 || count == 8000, "{e}");
-        assert!(count >= 500 && count <= 8000 && count % 500 == 0, "{e}");
+        assert!((500..=8000).contains(&count) && count.is_multiple_of(500), "{e}");
         refined += usize::from(count > 500);
     }
     assert!(refined > 0, "some entry needed more than 500 episodes");
