@@ -176,9 +176,11 @@ impl<'a> VecEnv<'a> {
         let common = Common { seat, policies, seats, seed, shape, next_episode: first, limit };
         let inner = match (arena.game_tree(), arena.game_rules()) {
             (Some(tree), _) => Inner::Tree(Box::new(Env::new(TreeBoard { tree }, common, num_envs)?)),
-            (None, Some(game)) => {
-                Inner::States(Box::new(Env::new(StateBoard { root: game.new_initial_state() }, common, num_envs)?))
-            }
+            (None, Some(game)) => Inner::States(Box::new(Env::new(
+                StateBoard { root: game.new_initial_state() },
+                common,
+                num_envs,
+            )?)),
             // INVARIANT: an arena has rules or a tree.
             (None, None) => unreachable!("an arena has rules or a tree"),
         };

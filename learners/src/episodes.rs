@@ -84,14 +84,9 @@ impl<'a> OpponentSampler<'a> {
     ///
     /// [`Error::Opponents`] for a member at the learner's seat or a seat the game lacks, a
     /// weight that is not a finite number >= 0, or a seat with no positive weight.
-    pub fn mixtures(
-        &self,
-        tree: &GameTree,
-        seat: usize,
-    ) -> Result<Vec<SeatTables<'a>>> {
+    pub fn mixtures(&self, tree: &GameTree, seat: usize) -> Result<Vec<SeatTables<'a>>> {
         let n = tree.num_players();
-        let mut seats: Vec<SeatTables<'a>> =
-            (0..n).filter(|&q| q != seat).map(|q| (q, Vec::new())).collect();
+        let mut seats: Vec<SeatTables<'a>> = (0..n).filter(|&q| q != seat).map(|q| (q, Vec::new())).collect();
         let expanded: Vec<Opponent<'a>> = match self.fixed {
             Some(policy) => (0..n).filter(|&q| q != seat).map(|q| Opponent::new(q, policy, 1.0)).collect(),
             None => self.members.clone(),
