@@ -555,10 +555,9 @@ impl NetworkLearner for Ppo {
             let actor = self.state.actor.to_mlp()?;
             let rollout = self.collect(&mut env, &actor)?;
             let (done, _) = env.finished();
+            // Annealed over this call's budget (`done`: the episodes this call has ended).
             let lr = if self.state.config.anneal_lr {
-                lr0 * (1.0 - done as f32 / (first + episodes) as f32
-                    + first as f32 / (first + episodes) as f32)
-                    .clamp(0.0, 1.0)
+                lr0 * (1.0 - done as f32 / episodes as f32).clamp(0.0, 1.0)
             } else {
                 lr0
             };

@@ -68,7 +68,8 @@ pub struct PsroConfigBuilder {
     /// until every player's standard error of its mean is at most this or the entry has
     /// `max_episodes_per_entry` episodes. Default: none (every entry `episodes_per_entry`).
     pub entry_stderr_target: Option<f64>,
-    /// The cap of `entry_stderr_target`'s sampling. Default 16 × `episodes_per_entry`.
+    /// The cap of `entry_stderr_target`'s sampling. Default 16 × `episodes_per_entry` (at
+    /// most the episode cap).
     pub max_episodes_per_entry: Option<u64>,
     /// Seed of every sampled episode and response (keyed with the iteration and entry).
     /// Default 0.
@@ -132,8 +133,9 @@ impl PsroConfigBuilder {
         {
             return Err(Error::Config(format!("entry_stderr_target must be a finite number > 0, got {t}")));
         }
-        let max_episodes_per_entry =
-            self.max_episodes_per_entry.unwrap_or(episodes_per_entry.saturating_mul(16));
+        let max_episodes_per_entry = self
+            .max_episodes_per_entry
+            .unwrap_or(episodes_per_entry.saturating_mul(16).min(metagame_games::MAX_EPISODES));
         if max_episodes_per_entry < episodes_per_entry
             || max_episodes_per_entry > metagame_games::MAX_EPISODES
         {
