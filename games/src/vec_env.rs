@@ -57,7 +57,7 @@ pub struct LaneStep {
 /// # Examples
 ///
 /// ```
-/// use metagame_games::{registry, Arena, SeatMixture, Uniform, VecEnv};
+/// use metagame_games::{registry, ActionId, Arena, SeatMixture, Uniform, VecEnv};
 ///
 /// let game = registry::load("kuhn_poker")?;
 /// let opponents = [SeatMixture { seat: 1, members: vec![(&Uniform, 1.0)] }];
@@ -66,7 +66,7 @@ pub struct LaneStep {
 /// let (mut obs, mut legal) = (vec![0.0; 4 * d], vec![false; 4 * a]);
 /// env.observe(&mut obs, &mut legal);
 /// // Always pass (action 0): episodes end after one or two of the learner's turns.
-/// let steps = env.step(&[0, 0, 0, 0])?;
+/// let steps = env.step(&[ActionId(0); 4])?;
 /// assert_eq!(steps.len(), 4);
 /// # Ok::<(), metagame_games::Error>(())
 /// ```
