@@ -9,10 +9,9 @@ use crate::error::{Error, Result};
 use crate::learner::{
     Core, Learner, ShapedLearner, Start, Trainer, TrainingStats, base_policy, write_behaviour,
 };
-use crate::learner_config::{
-    LearnerConfig, Registrable, SavedLearner, SeatLearner, from_fields, plain_config, state_of,
-};
+use crate::learner_config::{LearnerConfig, Registrable, SeatLearner, from_fields, plain_config, state_of};
 use crate::q_learning::check_common;
+use crate::saved_learner::SavedLearner;
 use crate::schedule::Schedule;
 use crate::shaping::MinimaxShaping;
 use crate::values::ValueTable;

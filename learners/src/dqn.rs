@@ -21,9 +21,11 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::learner::{Start, TrainingStats};
-use crate::learner_config::{LearnerConfig, Registrable, SavedLearner, SeatLearner, from_fields, state_of};
-use crate::network_learner::{NetworkLearner, OnTree};
+use crate::learner_config::{LearnerConfig, Registrable, SeatLearner, from_fields, state_of};
+use crate::network_learner::NetworkLearner;
+use crate::on_tree::OnTree;
 use crate::params::{Adam, Params, candle, forward, gradients, matrix, values};
+use crate::saved_learner::SavedLearner;
 use crate::values::ValueTable;
 
 /// The purpose ([`derive_seed`]) of the stream that samples the replay buffer.

@@ -2,16 +2,12 @@
 //! vectorised environment ([`VecEnv`](metagame_games::VecEnv)), the game's tree not needed;
 //! its answer is the network as a frozen member ([`Mlp`]).
 
-use std::sync::Arc;
-
-use metagame_games::{Arena, Cutoff, GameTree, InfosetId, PlayerId, Policy, SeatMixture, TabularPolicy};
+use metagame_games::{Arena, Cutoff, GameTree, SeatMixture};
 use metagame_networks::Mlp;
 
-use crate::episodes::OpponentSampler;
 use crate::error::Result;
-use crate::learner::{Learner, ShapedLearner, TrainingStats};
-use crate::learner_config::{SavedLearner, SeatLearner};
-use crate::shaping::MinimaxShaping;
+use crate::learner::TrainingStats;
+use crate::saved_learner::SavedLearner;
 use crate::values::ValueTable;
 
 /// Trains one seat's network from batched episodes against opponents of any kind.
@@ -64,103 +60,6 @@ pub trait NetworkLearner: Send + Sync + std::fmt::Debug {
 
     /// A copy.
     fn clone_box(&self) -> Box<dyn NetworkLearner>;
-}
-
-/// A network learner on a game tree, as leagues and tabular PSRO train one: episodes on the
-/// tree's nodes against the opponents' tables, the network tabulated over the tree as its
-/// policy (the seat's rows; the others uniform) and its values read at the seat's
-/// information sets, both kept up to date after each training call.
-#[derive(Debug)]
-pub struct OnTree {
-    learner: Box<dyn NetworkLearner>,
-    view: Arc<(TabularPolicy, ValueTable)>,
-}
-
-impl Clone for OnTree {
-    fn clone(&self) -> Self {
-        Self { learner: self.learner.clone_box(), view: Arc::clone(&self.view) }
-    }
-}
-
-impl OnTree {
-    /// `learner` on `tree`.
-    ///
-    /// # Errors
-    ///
-    /// A network that does not fit the tree's tensors and actions.
-    pub fn new(tree: &GameTree, learner: Box<dyn NetworkLearner>) -> Result<Self> {
-        let mlp = learner.network()?;
-        let tabulated = TabularPolicy::tabulate(tree, &mlp)?;
-        let mut policy = TabularPolicy::uniform(tree);
-        for i in tree.infosets_of(PlayerId(learner.seat())) {
-            policy.row_mut(InfosetId(i)).copy_from_slice(tabulated.row(InfosetId(i)));
-        }
-        let values = learner.values_on(tree)?;
-        Ok(Self { learner, view: Arc::new((policy, values)) })
-    }
-
-    /// The learner on any game.
-    pub fn network(&self) -> &dyn NetworkLearner {
-        &*self.learner
-    }
-
-    /// Everything it learned, as saved.
-    pub fn save(&self) -> SavedLearner {
-        self.learner.save()
-    }
-}
-
-impl Learner for OnTree {
-    fn name(&self) -> &'static str {
-        self.learner.name()
-    }
-    fn seat(&self) -> usize {
-        self.learner.seat()
-    }
-    fn train_until(
-        &mut self,
-        tree: &GameTree,
-        opponents: &OpponentSampler<'_>,
-        episodes: u64,
-        cutoff: &Cutoff,
-    ) -> Result<()> {
-        let mixtures = opponents.mixtures(tree, self.learner.seat())?;
-        let seats: Vec<SeatMixture<'_>> = mixtures
-            .iter()
-            .map(|(seat, members)| SeatMixture {
-                seat: *seat,
-                members: members.iter().map(|&(p, w)| (p as &dyn Policy, w)).collect(),
-            })
-            .collect();
-        let trained = self.learner.train_in(Arena::tree(tree), &seats, episodes, cutoff);
-        // Whatever was trained (a cut training keeps its updates), the view follows it.
-        *self = Self::new(tree, self.learner.clone_box())?;
-        trained
-    }
-    fn policy(&self) -> TabularPolicy {
-        self.view.0.clone()
-    }
-    fn values(&self) -> ValueTable {
-        self.view.1.clone()
-    }
-    fn stats(&self) -> &TrainingStats {
-        self.learner.stats()
-    }
-}
-
-impl ShapedLearner for OnTree {
-    /// A network learner's rewards are the game's: its settings have no shaping, so nothing
-    /// sets one.
-    fn set_reward_shaping(&mut self, _: Option<MinimaxShaping>) {}
-}
-
-impl SeatLearner for OnTree {
-    fn clone_box(&self) -> Box<dyn SeatLearner> {
-        Box::new(self.clone())
-    }
-    fn save(&self) -> SavedLearner {
-        self.learner.save()
-    }
 }
 
 /// The index of the action drawn by `u` from `probs` over the legal actions.

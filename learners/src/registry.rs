@@ -14,12 +14,11 @@ use serde_json::{Map, Value};
 use crate::actor_critic::ActorCriticConfig;
 use crate::dqn::DqnConfig;
 use crate::error::{Error, Result};
-use crate::learner_config::{
-    DEFAULT_LEARNER, LearnerConfig, Registrable, SavedLearner, SeatLearner, type_str,
-};
+use crate::learner_config::{LearnerConfig, Registrable, SeatLearner, type_str};
 use crate::minimax_q::MinimaxQConfig;
 use crate::ppo::PpoConfig;
 use crate::q_learning::QLearningConfig;
+use crate::saved_learner::{DEFAULT_LEARNER, SavedLearner};
 
 /// Every learner, in the order names are listed: one line each.
 pub const LEARNERS: &[LearnerEntry] = &[

@@ -9,7 +9,7 @@ use anyhow::{Context, bail};
 use metagame::solvers::sequence_form_lp::{SequenceFormLp, SequenceFormSolution};
 use serde_json::json;
 
-use super::Args;
+use super::args::Args;
 use crate::cli::output::outln;
 
 /// The one solver an extensive-form game takes (its name in `--solver` and the output).
