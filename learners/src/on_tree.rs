@@ -37,14 +37,8 @@ impl OnTree {
     ///
     /// A network that does not fit the tree's tensors and actions.
     pub fn new(tree: &GameTree, learner: Box<dyn NetworkLearner>) -> Result<Self> {
-        let mlp = learner.network()?;
-        let tabulated = TabularPolicy::tabulate(tree, &mlp)?;
-        let mut policy = TabularPolicy::uniform(tree);
-        for i in tree.infosets_of(PlayerId(learner.seat())) {
-            policy.row_mut(InfosetId(i)).copy_from_slice(tabulated.row(InfosetId(i)));
-        }
-        let values = learner.values_on(tree)?;
-        Ok(Self { learner, view: Arc::new((policy, values)) })
+        let view = Arc::new(view(tree, &*learner)?);
+        Ok(Self { learner, view })
     }
 
     /// The learner on any game.
@@ -56,6 +50,17 @@ impl OnTree {
     pub fn save(&self) -> SavedLearner {
         self.learner.save()
     }
+}
+
+/// The learner's policy network tabulated over `tree` (its seat's rows; the others uniform)
+/// and its values at the seat's information sets.
+fn view(tree: &GameTree, learner: &dyn NetworkLearner) -> Result<(TabularPolicy, ValueTable)> {
+    let tabulated = TabularPolicy::tabulate(tree, &learner.network()?)?;
+    let mut policy = TabularPolicy::uniform(tree);
+    for i in tree.infosets_of(PlayerId(learner.seat())) {
+        policy.row_mut(InfosetId(i)).copy_from_slice(tabulated.row(InfosetId(i)));
+    }
+    Ok((policy, learner.values_on(tree)?))
 }
 
 impl Learner for OnTree {
@@ -82,7 +87,7 @@ impl Learner for OnTree {
             .collect();
         let trained = self.learner.train_in(Arena::tree(tree), &seats, episodes, cutoff);
         // Whatever was trained (a cut training keeps its updates), the view follows it.
-        *self = Self::new(tree, self.learner.clone_box())?;
+        self.view = Arc::new(view(tree, &*self.learner)?);
         trained
     }
     fn policy(&self) -> TabularPolicy {
