@@ -7,7 +7,7 @@ use serde_json::Value;
 /// The learner configs and the league choose when none is named.
 pub const DEFAULT_LEARNER: &str = "q-learning";
 
-/// A learner as data: its registered name and its state ([`SeatLearner::save`]).
+/// A learner as data: its registered name and its state ([`SeatLearner::save`](crate::SeatLearner::save)).
 ///
 /// Reads, too, a bare Q-learner's state (what leagues saved before learners were tagged) as
 /// a `q-learning` learner.

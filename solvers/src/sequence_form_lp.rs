@@ -14,7 +14,7 @@
 //! whose multipliers on `Fᵀ v ≤ Aᵀ x` are the second player's minmax plan `y`. It has one
 //! variable per sequence of the first player and per infoset of the second, and `A` has at
 //! most one entry per terminal, so it is solved sparse: by interior points (clarabel through
-//! [`crate::conic::solve_conic`]); the project's simplex ([`crate::lp`]) is dense and made for
+//! the solvers' conic layer, `conic.rs`); the project's simplex ([`crate::lp`]) is dense and made for
 //! matrix games. The answer is never taken from the method's own bookkeeping: each plan
 //! becomes a behaviour policy (`π(h, a) = x(h·a) / Σ_b x(h·b)`, uniform where the player's
 //! plan never reaches `h`), and the certificate (NashConv) and the value (the first
