@@ -16,6 +16,10 @@
 //!   learner. The values are the main agent's own learned critic ([`ValueTable::learned`], the
 //!   paper's) or its exact values ([`ValueTable::exact`]), as [`Critic`] names them; the shift
 //!   of the term follows the paper's rule ([`Shift`]).
+//! - [`Ppo`] and [`Dqn`]: networks trained on any game's tensors through a vectorised
+//!   environment ([`VecEnv`](metagame_games::VecEnv)), gradients by candle; as
+//!   [`NetworkLearner`]s they answer with the network as a frozen member, and [`OnTree`]
+//!   makes either a tree learner (leagues, `metagame respond`).
 //! - [`LEARNERS`]: the one list of learners, one line each; a learner's settings are a
 //!   [`LearnerConfig`] (chosen by name in configs as a [`LearnerChoice`]), a league's learner
 //!   a [`SeatLearner`] that saves itself tagged with its name ([`SavedLearner`]).
