@@ -13,7 +13,7 @@
 //! for bit.
 
 use metagame_games::philox::{EpisodeStream, derive_seed};
-use metagame_games::{ActionId, Arena, Cutoff, GameTree, PlayerId, SeatMixture, TensorShape, VecEnv};
+use metagame_games::{ActionId, Arena, Cutoff, GameTree, SeatMixture, TensorShape, VecEnv};
 use metagame_networks::{Mlp, Output};
 use ndarray::ArrayView2;
 use serde::{Deserialize, Serialize};
@@ -461,10 +461,7 @@ impl NetworkLearner for Dqn {
 
     fn values_on(&self, tree: &GameTree) -> Result<ValueTable> {
         let seat = self.state.seat;
-        let range = tree.infosets_of(PlayerId(seat));
-        let d = tree.tensor_shape().map_or(0, TensorShape::size);
-        let all = tree.infoset_tensors().unwrap_or_default();
-        let x = matrix(&all[range.start * d..range.end * d], range.len(), d)?;
+        let (range, x) = crate::params::seat_tensors(tree, seat)?;
         let q = values(&forward(&self.state.q.vars()?, &x)?)?;
         Ok(ValueTable::from_action_values(tree, seat, |i, a| {
             f64::from(q[(i.0 - range.start) * tree.num_actions() + a])
@@ -544,7 +541,7 @@ mod tests {
     use super::*;
     use crate::episodes::OpponentSampler;
     use crate::learner::Learner;
-    use metagame_games::{TabularPolicy, best_response, expected_returns, registry};
+    use metagame_games::{PlayerId, TabularPolicy, best_response, expected_returns, registry};
 
     fn trained(game: &str, seat: usize, episodes: u64, config: DqnConfig) -> (f64, OnTree) {
         let tree = GameTree::build(&registry::load(game).unwrap()).unwrap();

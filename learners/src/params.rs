@@ -86,6 +86,19 @@ pub(crate) fn forward(vars: &[Var], x: &Tensor) -> Result<Tensor> {
     Ok(h)
 }
 
+/// The tensors of `seat`'s information sets of `tree` as one `[infosets × d]` matrix, with
+/// the range of their ids (what a network's values are read on).
+pub(crate) fn seat_tensors(
+    tree: &metagame_games::GameTree,
+    seat: usize,
+) -> Result<(std::ops::Range<usize>, Tensor)> {
+    let range = tree.infosets_of(metagame_games::PlayerId(seat));
+    let d = tree.tensor_shape().map_or(0, metagame_games::TensorShape::size);
+    let all = tree.infoset_tensors().unwrap_or_default();
+    let x = matrix(&all[range.start * d..range.end * d], range.len(), d)?;
+    Ok((range, x))
+}
+
 /// A `[rows × cols]` tensor of `values`.
 pub(crate) fn matrix(values: &[f32], rows: usize, cols: usize) -> Result<Tensor> {
     Tensor::from_slice(values, (rows, cols), &Device::Cpu).map_err(candle)

@@ -600,10 +600,7 @@ impl Ppo {
     /// The value network at each of the seat's information sets of `tree`.
     fn state_values(&self, tree: &GameTree) -> Result<ValueTable> {
         let seat = self.state.seat;
-        let range = tree.infosets_of(PlayerId(seat));
-        let d = tree.tensor_shape().map_or(0, metagame_games::TensorShape::size);
-        let all = tree.infoset_tensors().unwrap_or_default();
-        let x = matrix(&all[range.start * d..range.end * d], range.len(), d)?;
+        let (range, x) = crate::params::seat_tensors(tree, seat)?;
         let v = values(&forward(&self.state.critic.vars()?, &x)?)?;
         Ok(ValueTable::from_state_values(tree, seat, |i| f64::from(v[i.0 - range.start])))
     }
