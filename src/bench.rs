@@ -101,7 +101,7 @@ pub struct BenchAlgorithm {
 }
 
 /// The bench names, for messages and `--help`.
-pub const BENCH_ALGORITHMS: &str = "cfr, cfr+, linear-cfr (lcfr), dcfr, mccfr-outcome, mccfr-external, \
+pub const BENCH_ALGORITHMS: &str = "cfr, cfr+, linear-cfr (lcfr), dcfr, pcfr+, mccfr-outcome, mccfr-external, \
      psro-<meta-solver> (psro-nash, psro-uniform, psro-prd, ...), xfp, fxp, league, double-oracle";
 
 impl BenchAlgorithm {
@@ -117,6 +117,7 @@ impl BenchAlgorithm {
             "cfr+" => (Algorithm::Cfr, vec![("variant", text("cfr+"))]),
             "linear-cfr" | "lcfr" => (Algorithm::Cfr, vec![("variant", text("linear"))]),
             "dcfr" => (Algorithm::Cfr, vec![("variant", text("dcfr"))]),
+            "pcfr+" => (Algorithm::Cfr, vec![("variant", text("pcfr+"))]),
             "mccfr-outcome" => (Algorithm::Mccfr, vec![("sampling", text("outcome"))]),
             "mccfr-external" => (Algorithm::Mccfr, vec![("sampling", text("external"))]),
             "xfp" => (Algorithm::Xfp, vec![]),
@@ -155,13 +156,20 @@ impl BenchAlgorithm {
         matches!(self.algorithm, Algorithm::Mccfr | Algorithm::League)
     }
 
-    /// The config of its cell on `game` within `budget`, with `seed` for seeded algorithms:
-    /// the fields above, the loop's defaults for the rest.
+    /// The config of its cell on `game` within `budget`, with `seed` for seeded algorithms and
+    /// `target` as its `target_nash_conv` (the cell stops there): the fields above, the loop's
+    /// defaults for the rest.
     ///
     /// # Errors
     ///
     /// [`Error::Config`] for a game the registry does not know.
-    pub fn config(&self, game: &str, budget: Budget, seed: u64) -> Result<ExperimentConfig> {
+    pub fn config(
+        &self,
+        game: &str,
+        budget: Budget,
+        seed: u64,
+        target: Option<f64>,
+    ) -> Result<ExperimentConfig> {
         let mut table = Table::new();
         table.insert("game".into(), Value::String(game.into()));
         table.insert("algorithm".into(), Value::String(self.algorithm.as_str().into()));
@@ -172,6 +180,9 @@ impl BenchAlgorithm {
             table.insert("seed".into(), Value::Integer(seed as i64));
         }
         budget.write(&mut table);
+        if let Some(target) = target {
+            table.insert("target_nash_conv".into(), Value::Float(target));
+        }
         ExperimentConfig::from_table(table, Path::new(&format!("bench {} on {game}", self.name)), None)
     }
 }
@@ -284,6 +295,10 @@ pub struct BenchFile {
     pub budget: Budget,
     /// Seeds per seeded algorithm.
     pub seeds: usize,
+    /// The target NashConv each cell stopped at, where the benchmark had one (`--target`):
+    /// the table then says when each cell first reached it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<f64>,
     /// The games, in the grid's order.
     pub games: Vec<String>,
     /// The algorithms' bench names, in the grid's order.
@@ -407,12 +422,39 @@ fn summary(mut values: Vec<f64>, format: &dyn Fn(f64) -> String) -> String {
     }
 }
 
-/// One side's columns of a table row: iterations done, then NashConv at each mark.
-fn columns(file: &BenchFile, game: &str, algorithm: &str, marks: &[f64], by_time: bool) -> Vec<String> {
+/// When a curve first reached `target`: `(iteration, seconds)` of its first point at or
+/// below it.
+fn first_at_or_below(curve: &[(usize, f64, f64)], target: f64) -> Option<(usize, f64)> {
+    curve.iter().find(|p| p.2 <= target).map(|p| (p.0, p.1))
+}
+
+/// One side's columns of a table row: iterations done, with a target the seconds and
+/// iterations to reach it (`—` where a curve did not), then NashConv at each mark.
+fn columns(
+    file: &BenchFile,
+    game: &str,
+    algorithm: &str,
+    marks: &[f64],
+    by_time: bool,
+    target: Option<f64>,
+) -> Vec<String> {
     let curves = file.curves(game, algorithm);
     let number = |v: f64| format!("{v:.0}");
     let mut out =
         vec![summary(curves.iter().filter_map(|c| c.last().map(|p| p.0 as f64)).collect(), &number)];
+    if let Some(target) = target {
+        let reached: Vec<(usize, f64)> = curves.iter().filter_map(|c| first_at_or_below(c, target)).collect();
+        let seconds = |v: f64| format!("{v:.3}");
+        let mut cell = summary(reached.iter().map(|r| r.1).collect(), &seconds);
+        if !reached.is_empty() {
+            let iterations = summary(reached.iter().map(|r| r.0 as f64).collect(), &number);
+            cell = format!("{cell} s ({iterations} it.)");
+        }
+        if reached.len() < curves.len() {
+            cell = format!("{cell}; {} of {} seeds did not", curves.len() - reached.len(), curves.len());
+        }
+        out.push(cell);
+    }
     for (k, &mark) in marks.iter().enumerate() {
         let full = k + 1 == marks.len();
         let values = curves.iter().filter_map(|c| at_mark(c, by_time, mark, full)).collect();
@@ -440,11 +482,15 @@ pub fn bench_table(ours: &BenchFile, peer: Option<&BenchFile>) -> String {
     let marks = ours.budget.marks();
     let by_time = matches!(ours.budget, Budget::Seconds(_));
     let mark_label = |m: f64| if by_time { format!("{m} s") } else { format!("{m} it.") };
+    let target = ours.target;
+    let target_label = |t: f64| format!("time to NashConv ≤ {t:e}");
     let mut header = vec!["game".to_string(), "algorithm".into(), "iterations".into()];
+    header.extend(target.map(target_label));
     header.extend(marks.iter().map(|&m| format!("NashConv at {}", mark_label(m))));
     if let Some(p) = peer {
         let tool = &p.tool;
         header.push(format!("{tool} iterations"));
+        header.extend(target.map(|t| format!("{tool} {}", target_label(t))));
         header.extend(marks.iter().map(|&m| format!("{tool} at {}", mark_label(m))));
     }
     let mut text = format!(
@@ -471,9 +517,9 @@ pub fn bench_table(ours: &BenchFile, peer: Option<&BenchFile>) -> String {
                 continue;
             }
             let mut row = vec![game.clone(), algorithm.clone()];
-            row.extend(columns(ours, game, algorithm, &marks, by_time));
+            row.extend(columns(ours, game, algorithm, &marks, by_time, target));
             if let Some(p) = peer {
-                row.extend(columns(p, game, algorithm, &marks, by_time));
+                row.extend(columns(p, game, algorithm, &marks, by_time, target));
             }
             text.push_str(&format!("| {} |\n", row.join(" | ")));
         }

@@ -6,7 +6,7 @@ Usage (from anywhere; plain python3 is fine, the script bootstraps benches/peers
 
     python3 benches/peers/bench.py --games kuhn_poker,leduc_poker,liars_dice \\
         --algorithms cfr+,dcfr,mccfr-outcome,psro-nash,xfp --budget 30s \\
-        [--seeds K] [--out benches/peers/results/bench_openspiel.json]
+        [--seeds K] [--target NASHCONV] [--out benches/peers/results/bench_openspiel.json]
 
 Algorithms (open_spiel 2.0.2):
   cfr, cfr+        C++ pyspiel.CFRSolver / pyspiel.CFRPlusSolver (alternating updates)
@@ -28,7 +28,9 @@ excluded (metagame's `seconds` include its NashConv at every iteration). OpenSpi
 NashConv of a liar's dice policy takes seconds, so the peer is evaluated at iterations 0-5
 and then whenever its training time has grown by a quarter since the last evaluation, and
 after the last iteration. A time budget is checked after each iteration (the last one may
-pass it, as metagame's do). Seeds: the MCCFR solvers get seeds 0..K-1 (OpenSpiel's own
+pass it, as metagame's do). With `--target`, a cell is evaluated on metagame's CFR schedule
+instead (every iteration up to 20, then each ceil(s/20) after the last one s) and stops at
+the first evaluation at or below the target, as metagame's cells do. Seeds: the MCCFR solvers get seeds 0..K-1 (OpenSpiel's own
 generators, not metagame's streams); the others are deterministic and run once.
 """
 
@@ -158,7 +160,17 @@ class Cell:
         return float(pyspiel.nash_conv(self.game, pol))
 
 
-def run_cell(algorithm, game_name, seed, budget):
+def on_schedule(t):
+    """metagame's NashConvSchedule::Auto: every iteration up to 20, then ~5% apart."""
+    s = 20
+    if t <= s:
+        return True
+    while s < t:
+        s += -(-s // 20)
+    return s == t
+
+
+def run_cell(algorithm, game_name, seed, budget, target=None):
     records = []
     start = time.perf_counter()
     game = pyspiel.load_game(game_name)
@@ -184,7 +196,12 @@ def run_cell(algorithm, game_name, seed, budget):
         cell.step()
         train += time.perf_counter() - t0
         iteration += 1
-        if iteration <= 5 or train >= 1.25 * last_eval:
+        if target is not None:
+            if on_schedule(iteration):
+                evaluate()
+                if records[-1]["nash_conv"] <= target:
+                    break
+        elif iteration <= 5 or train >= 1.25 * last_eval:
             evaluate()
     if records[-1]["iteration"] != iteration:
         evaluate()
@@ -192,7 +209,8 @@ def run_cell(algorithm, game_name, seed, budget):
         f"after {iteration} iterations, {train:.1f} s (+{time.perf_counter() - start - train:.1f} s evaluating)")
     cell_entry = {"algorithm": algorithm, "game": game_name, "seed": seed,
                   "seeded": algorithm in SEEDED, "status": "finished",
-                  "note": "time_budget" if budget["kind"] == "seconds" else "max_iterations",
+                  "note": ("target_nash_conv" if target is not None and records[-1]["nash_conv"] <= target
+                           else "time_budget" if budget["kind"] == "seconds" else "max_iterations"),
                   "iterations": iteration, "seconds": train}
     return cell_entry, records
 
@@ -203,6 +221,8 @@ def main():
     ap.add_argument("--algorithms", required=True)
     ap.add_argument("--budget", required=True, help="seconds per cell such as 30s, or iterations")
     ap.add_argument("--seeds", type=int, default=1)
+    ap.add_argument("--target", type=float, default=None,
+                    help="stop each cell at this NashConv, evaluated on metagame's CFR schedule")
     ap.add_argument("--out", default=os.path.join(RESULTS, "bench_openspiel.json"))
     args = ap.parse_args()
     budget = parse_budget(args.budget)
@@ -211,13 +231,14 @@ def main():
     algorithms = ["linear-cfr" if a == "lcfr" else a for a in algorithms]
     out = {"format": FORMAT, "tool": "OpenSpiel", "version": pyspiel.__version__ if hasattr(pyspiel, "__version__") else "2.0.2",
            "machine": machine(), "budget": budget, "seeds": args.seeds, "games": games,
+           **({"target": args.target} if args.target is not None else {}),
            "algorithms": algorithms, "started": int(time.time()), "cells": [], "records": []}
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     for game in games:
         for algorithm in algorithms:
             for seed in range(args.seeds if algorithm in SEEDED else 1):
                 try:
-                    cell, records = run_cell(algorithm, game, seed, budget)
+                    cell, records = run_cell(algorithm, game, seed, budget, args.target)
                 except SystemExit:
                     raise
                 except Exception as e:  # an algorithm OpenSpiel cannot run on the game

@@ -102,6 +102,13 @@ pub trait TrainingLoop {
         let _ = cutoff;
     }
 
+    /// The run's last iteration as its limits stand ([`run_loop`] sets it before the first
+    /// step): a loop that evaluates its reports' NashConv on a schedule, as CFR does,
+    /// evaluates that iteration whatever the schedule says. Default: ignored.
+    fn set_last_iteration(&mut self, iteration: usize) {
+        let _ = iteration;
+    }
+
     /// The files of its members that are not tables, as `(path relative to the run folder,
     /// bytes)`, for the run's driver to write (once each: the paths name the contents' hash)
     /// before the checkpoint that names them. Default none.
@@ -310,6 +317,7 @@ pub fn run_loop_with<L: TrainingLoop + ?Sized>(
         }
     }
     lp.set_cutoff(cutoff);
+    lp.set_last_iteration(limits.max_iterations);
     loop {
         if let Some(reason) = limits.stop_reason(lp, reports.last()) {
             return Ok(reason);

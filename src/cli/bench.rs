@@ -32,7 +32,7 @@ pub struct Args {
     /// Games, comma-separated (`metagame games` lists them), e.g. kuhn_poker,leduc_poker.
     #[arg(long, required_unless_present = "redraw", value_delimiter = ',')]
     games: Vec<String>,
-    /// Algorithms, comma-separated: cfr, cfr+, linear-cfr (lcfr), dcfr, mccfr-outcome,
+    /// Algorithms, comma-separated: cfr, cfr+, linear-cfr (lcfr), dcfr, pcfr+, mccfr-outcome,
     /// mccfr-external, psro-<meta-solver> (psro-nash, psro-uniform, psro-prd, ...), xfp,
     /// fxp, league, double-oracle.
     #[arg(long, required_unless_present = "redraw", value_delimiter = ',')]
@@ -40,6 +40,10 @@ pub struct Args {
     /// Per (algorithm, game, seed) run: wall time such as `30s`, or iterations such as `100`.
     #[arg(long, required_unless_present = "redraw")]
     budget: Option<String>,
+    /// Stop each cell once its NashConv is at most this (checked where the cell evaluates it:
+    /// CFR on its schedule), and report the time each took to get there.
+    #[arg(long, value_name = "NASHCONV")]
+    target: Option<f64>,
     /// Seeds 0 to K-1 of the seeded algorithms (MCCFR, the league); the others run once.
     #[arg(long, default_value_t = 1)]
     seeds: u64,
@@ -57,7 +61,7 @@ pub struct Args {
     keep_runs: bool,
     /// Run nothing: read DIR/bench.json and write bench.md and the figures again (with
     /// `--compare`'s peer beside it).
-    #[arg(long, conflicts_with_all = ["games", "algorithms", "budget", "seeds"])]
+    #[arg(long, conflicts_with_all = ["games", "algorithms", "budget", "seeds", "target"])]
     redraw: bool,
 }
 
@@ -94,7 +98,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         metagame::games::registry::load(game).with_context(|| format!("game `{game}`"))?;
         // Every cell's config, so that a bad combination is refused before any work.
         for a in &algorithms {
-            a.config(game, budget, 0)?;
+            a.config(game, budget, 0, args.target)?;
         }
     }
     check_writable(&args.out)?;
@@ -122,6 +126,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         machine: Machine::here(),
         budget,
         seeds: args.seeds as usize,
+        target: args.target,
         games: args.games.clone(),
         algorithms: algorithms.iter().map(|a| a.name().to_string()).collect(),
         started,
@@ -141,7 +146,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             continue;
         }
         let relative = format!("runs/{}/{}/seed{}", file_name(cell.game), file_name(name), cell.seed);
-        let config = cell.algorithm.config(cell.game, budget, cell.seed)?;
+        let config = cell.algorithm.config(cell.game, budget, cell.seed, args.target)?;
         let options = RunOptions::new(args.out.join(&relative)).interrupt(signals.flag());
         let mut thinned = Thinned::default();
         let mut last: Option<(usize, f64)> = None;
@@ -149,7 +154,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             bar.set_message(format!("{} {name} seed {}", cell.game, cell.seed));
         }
         let mut observer = |r: &IterationReport| {
-            // The bench's games are built trees: every report has its NashConv.
+            // The bench's games are built trees: every report has its NashConv, or (CFR) those
+            // on its evaluation schedule.
             if let Some(nash_conv) = r.nash_conv {
                 thinned.push(BenchRecord {
                     algorithm: name.into(),

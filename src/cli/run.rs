@@ -91,6 +91,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let last = report.iterations.last();
     let iterations = last.map_or(0, |r| r.iteration);
     let nash_conv = last.and_then(|r| r.nash_conv);
+    // The last one evaluated, where the loop evaluates on a schedule and the run stopped
+    // between two (interrupted).
+    let known = report.iterations.iter().rev().find_map(|r| r.nash_conv.map(|x| (r.iteration, x)));
     if args.json {
         print_json(&json!({
             "summary": true,
@@ -114,7 +117,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "{} {} after {iterations} iterations: NashConv {} ({}); results in {}",
             config.game(),
             config.algorithm().algorithm().title(),
-            nash_conv_text(nash_conv),
+            latest_nash_conv_text(iterations, known),
             stop_reason_name(report.stop_reason),
             out_dir.display()
         );
@@ -207,6 +210,9 @@ struct Progress {
     /// The first iteration this process reported (after a resume, the one after the
     /// checkpoint's).
     first: Option<usize>,
+    /// The last NashConv reported and its iteration (loops such as CFR evaluate it on a
+    /// schedule, not after every iteration).
+    known: Option<(usize, f64)>,
 }
 
 impl Progress {
@@ -237,6 +243,7 @@ impl Progress {
             time_budget: config.limits().time_budget_seconds(),
             started: Instant::now(),
             first: None,
+            known: None,
         }
     }
 
@@ -255,6 +262,10 @@ impl Progress {
 
     fn report(&mut self, r: &IterationReport) {
         self.first.get_or_insert(r.iteration);
+        if let Some(x) = r.nash_conv {
+            self.known = Some((r.iteration, x));
+        }
+        let known = latest_nash_conv_text(r.iteration, self.known);
         let eta = self.eta(r).map_or("?".into(), clock);
         let population = r.population_sizes.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
         match &mut self.shown {
@@ -269,20 +280,16 @@ impl Progress {
             }
             Shown::Bar(bar) => {
                 bar.set_position(r.iteration as u64);
-                bar.set_message(format!(
-                    "ETA {eta}  NashConv {}  pop {population}",
-                    nash_conv_text(r.nash_conv)
-                ));
+                bar.set_message(format!("ETA {eta}  NashConv {known}  pop {population}"));
             }
             Shown::Lines { last_line, next_mark } => {
                 let due =
                     last_line.is_none_or(|t| t.elapsed() >= Self::LINE_EVERY) || r.iteration >= *next_mark;
                 if due {
                     eprint_line(format_args!(
-                        "iteration {}/{}  NashConv {}  pop {population}  elapsed {}  ETA {eta}",
+                        "iteration {}/{}  NashConv {known}  pop {population}  elapsed {}  ETA {eta}",
                         r.iteration,
                         self.max_iterations,
-                        nash_conv_text(r.nash_conv),
                         clock(r.elapsed_s),
                     ));
                     *last_line = Some(Instant::now());
@@ -301,7 +308,13 @@ impl Progress {
     }
 }
 
-/// A report's NashConv as [`gap`] writes it, or `-` where the game's tree was not built.
-fn nash_conv_text(nash_conv: Option<f64>) -> String {
-    nash_conv.map_or_else(|| "-".into(), gap)
+/// NashConv at iteration `iteration` from the last one `known`: its value, with its
+/// iteration when it is an earlier one's (`1.2e-5 at iteration 9456`), or `-` where none was
+/// (the game's tree was not built).
+fn latest_nash_conv_text(iteration: usize, known: Option<(usize, f64)>) -> String {
+    match known {
+        Some((k, x)) if k == iteration => gap(x),
+        Some((k, x)) => format!("{} at iteration {k}", gap(x)),
+        None => "-".into(),
+    }
 }

@@ -3,7 +3,9 @@
 //! reference values are the unit tests of `populations/src/loops/cfr.rs`.)
 
 use metagame::games::{GameTree, registry};
-use metagame::populations::loops::cfr::{Cfr, CfrConfig, CfrConfigBuilder, CfrReport, CfrState, CfrVariant};
+use metagame::populations::loops::cfr::{
+    Cfr, CfrConfig, CfrConfigBuilder, CfrReport, CfrState, CfrVariant, NashConvSchedule,
+};
 use metagame::populations::{Error, IterationReport, RunLimits, TrainingLoop, run_loop};
 
 fn tree(game: &str) -> GameTree {
@@ -12,7 +14,13 @@ fn tree(game: &str) -> GameTree {
 
 fn configs() -> Vec<CfrConfig> {
     let mut out = Vec::new();
-    for variant in [CfrVariant::Cfr, CfrVariant::CfrPlus, CfrVariant::Linear, CfrVariant::Discounted] {
+    for variant in [
+        CfrVariant::Cfr,
+        CfrVariant::CfrPlus,
+        CfrVariant::Linear,
+        CfrVariant::Discounted,
+        CfrVariant::Predictive,
+    ] {
         for alternating in [true, false] {
             out.push(CfrConfig::builder().variant(variant).alternating(alternating).build().unwrap());
         }
@@ -42,6 +50,7 @@ fn assert_same_run(
     assert_eq!(sa.iteration, sb.iteration, "{what}");
     assert_eq!(bits(&sa.regrets), bits(&sb.regrets), "{what}: regrets");
     assert_eq!(bits(&sa.cumulative_policy), bits(&sb.cumulative_policy), "{what}: cumulative policy");
+    assert_eq!(bits(&sa.predictions), bits(&sb.predictions), "{what}: predictions");
     let strip = |r: &[IterationReport]| r.iter().map(|r| r.without_times()).collect::<Vec<_>>();
     assert_eq!(strip(ra), strip(rb), "{what}: reports and their CFR parts");
     assert_eq!(a.average_policy(), b.average_policy(), "{what}: average policy");
@@ -114,6 +123,26 @@ fn saved_states_that_do_not_fit_are_refused() {
     assert!(refused(s, &default, &kuhn).contains("says NashConv"));
     // A Kuhn state on Leduc.
     assert!(refused(good.clone(), &default, &tree("leduc_poker")).contains("the tree 2184 sequences"));
+    // Predictions only for pcfr+, one per sequence, finite.
+    let mut s = good.clone();
+    s.predictions = vec![0.0; 24];
+    assert!(refused(s, &default, &kuhn).contains("the predictions have 24 entries, cfr wants 0"));
+    let predictive = CfrConfig::builder().variant(CfrVariant::Predictive).build().unwrap();
+    let mut p = Cfr::new(&kuhn, predictive.clone()).unwrap();
+    let mut p_reports = vec![p.last_report().clone()];
+    for _ in 0..5 {
+        p_reports.push(p.step().unwrap().clone());
+    }
+    let p_good = p.state().clone();
+    let mut s = p_good.clone();
+    s.predictions.clear();
+    let why = refused_with(s, &predictive, &kuhn, &p_reports);
+    assert!(why.contains("the predictions have 0 entries, pcfr+ wants 24"), "{why}");
+    let mut s = p_good.clone();
+    s.predictions[2] = f64::INFINITY;
+    let why = refused_with(s, &predictive, &kuhn, &p_reports);
+    assert!(why.contains("the predictions hold inf at sequence 2"), "{why}");
+    Cfr::resume(&kuhn, predictive, p_good, &p_reports).unwrap();
     // The good state resumes.
     Cfr::resume(&kuhn, default, good, &reports).unwrap();
 }
@@ -125,15 +154,13 @@ fn three_player_kuhn_approaches_equilibrium() {
         let config = CfrConfig::builder().variant(variant).build().unwrap();
         let mut cfr = Cfr::new(&tree, config).unwrap();
         let cfr_run = run_loop(&mut cfr, &RunLimits::iterations(60), &mut ()).unwrap();
-        let nash_conv: Vec<f64> = cfr_run.reports.iter().map(|r| r.nash_conv.unwrap()).collect();
-        assert!(
-            nash_conv[60] < nash_conv[10] && nash_conv[10] < nash_conv[0] / 2.0,
-            "{variant:?}: {nash_conv:?}"
-        );
+        let nash_conv: Vec<Option<f64>> = cfr_run.reports.iter().map(|r| r.nash_conv).collect();
+        let at = |t: usize| nash_conv[t].unwrap();
+        assert!(at(60) < at(10) && at(10) < at(0) / 2.0, "{variant:?}: {nash_conv:?}");
         let last = cfr_run.reports.last().unwrap();
         assert_eq!(last.population_sizes, vec![1; 3]);
         assert_eq!(last.exploitability, None, "NashConv / 2 is only for 2 players");
-        assert!(cfr.current_nash_conv().is_finite());
+        assert!(cfr.current_nash_conv().unwrap().is_finite(), "the last iteration is evaluated");
         cfr.average_policy().validate(&tree).unwrap();
         cfr.current_policy().validate(&tree).unwrap();
     }
@@ -152,7 +179,19 @@ fn the_loop_reports_through_the_training_loop_trait() {
     assert_eq!(last.exploitability, Some(last.nash_conv.unwrap() / 2.0));
     assert_eq!(cfr.iteration(), last.iteration);
     assert!(cfr_run.reports.iter().all(|r| r.details.get::<CfrReport>().is_some()));
-    assert!(cfr_run.reports[1..].iter().all(|r| r.times.oracle_s > 0.0 && r.times.nash_conv_s > 0.0));
+    assert!(cfr_run.reports[1..].iter().all(|r| r.times.oracle_s > 0.0));
+    // NashConv on the schedule only: every iteration up to 20, then about 5% apart.
+    for r in &cfr_run.reports {
+        const SCHEDULED: [usize; 26] = [
+            21, 23, 25, 27, 29, 31, 33, 35, 37, 39, 41, 44, 47, 50, 53, 56, 59, 62, 66, 70, 74, 78, 82, 87,
+            92, 97,
+        ];
+        let evaluated = r.iteration <= 20 || SCHEDULED.contains(&r.iteration);
+        assert_eq!(r.nash_conv.is_some(), evaluated, "{r:?}");
+        assert_eq!(r.times.nash_conv_s > 0.0, evaluated, "{r:?}");
+        let part = r.details.get::<CfrReport>().unwrap();
+        assert_eq!(part.current_nash_conv.is_some(), evaluated, "{r:?}");
+    }
 }
 
 #[test]
@@ -185,5 +224,46 @@ fn settings_are_checked() {
     for c in configs() {
         assert_eq!(parse(&serde_json::to_string(&c).unwrap()).unwrap(), c);
     }
-    assert_eq!(CfrConfigBuilder::FIELDS, &["variant", "alternating", "alpha", "beta", "gamma"]);
+    assert_eq!(
+        CfrConfigBuilder::FIELDS,
+        &["variant", "alternating", "alpha", "beta", "gamma", "nash_conv_every"]
+    );
+    assert_eq!(parse(r#"{"variant": "pcfr+"}"#).unwrap().variant(), CfrVariant::Predictive);
+    let every = parse(r#"{"nash_conv_every": 10}"#).unwrap();
+    assert_eq!(every.nash_conv_schedule(), NashConvSchedule::Every(10));
+    assert_eq!(CfrConfig::default().nash_conv_schedule(), NashConvSchedule::Auto);
+    assert!(err(CfrConfig::builder().nash_conv_every(0)).contains("nash_conv_every: 0 would never evaluate"));
+}
+
+/// A run's last iteration is evaluated whatever the schedule, the others on it only; with
+/// `nash_conv_every = 1` every one is, as before the schedule.
+#[test]
+fn nash_conv_is_evaluated_on_the_schedule_and_at_the_end() {
+    let tree = tree("kuhn_poker");
+    let run = |builder: CfrConfigBuilder, iterations: usize| {
+        let mut cfr = Cfr::new(&tree, builder.build().unwrap()).unwrap();
+        run_loop(&mut cfr, &RunLimits::iterations(iterations), &mut ()).unwrap().reports
+    };
+    let evaluated = |reports: &[IterationReport]| {
+        reports.iter().filter(|r| r.nash_conv.is_some()).map(|r| r.iteration).collect::<Vec<_>>()
+    };
+    let every_7 = run(CfrConfig::builder().nash_conv_every(7), 30);
+    assert_eq!(evaluated(&every_7), vec![0, 7, 14, 21, 28, 30]);
+    let auto = run(CfrConfig::builder(), 45);
+    let mut want: Vec<usize> = (0..=20).collect();
+    want.extend([21, 23, 25, 27, 29, 31, 33, 35, 37, 39, 41, 44, 45]);
+    assert_eq!(evaluated(&auto), want);
+    let all = run(CfrConfig::builder().nash_conv_every(1), 45);
+    assert_eq!(evaluated(&all), (0..=45).collect::<Vec<_>>());
+    // The schedule changes the reports, never the tables: the evaluated values agree.
+    for r in &auto {
+        if let Some(x) = r.nash_conv {
+            assert_eq!(
+                x.to_bits(),
+                all[r.iteration].nash_conv.unwrap().to_bits(),
+                "iteration {}",
+                r.iteration
+            );
+        }
+    }
 }
