@@ -8,7 +8,6 @@ use serde::{Deserialize, Serialize};
 use crate::arena::Arena;
 use crate::cutoff::Cutoff;
 use crate::error::{Error, Result};
-use crate::exact::expected_returns;
 use crate::policy::Policy;
 use crate::tabular_policy::TabularPolicy;
 use crate::tree::GameTree;
@@ -209,18 +208,13 @@ impl MatchEvaluator for ExactEvaluator {
         _episodes: u64,
         _seed: u64,
     ) -> Result<Vec<MatchTotals>> {
-        use rayon::prelude::*;
         let tree = arena.need_tree("exact evaluation")?;
         let tables = tables(tree, policies)?;
         let policies: Vec<&TabularPolicy> = tables.iter().map(|t| t.as_ref()).collect();
         check_matchups(tree, &policies, matchups)?;
-        matchups
-            .par_iter()
-            .map(|m| {
-                let profile: Vec<&TabularPolicy> = m.seats.iter().map(|&s| policies[s]).collect();
-                let values = expected_returns(tree, &profile)?;
-                Ok(MatchTotals::exact(values))
-            })
-            .collect()
+        // Through the realisation plans: a pass over the terminals per new member and a dot
+        // product per entry, not a walk of the tree per entry.
+        let values = crate::sequence_values::expected_returns_of_matchups(tree, &policies, matchups)?;
+        Ok(values.into_iter().map(MatchTotals::exact).collect())
     }
 }

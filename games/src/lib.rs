@@ -59,6 +59,7 @@ pub mod registry;
 mod rollout;
 mod sampled;
 pub mod sequence_form;
+mod sequence_values;
 mod tabular_policy;
 mod tabulate;
 mod team_rps;

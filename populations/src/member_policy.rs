@@ -19,8 +19,9 @@ use crate::error::{Error, Result};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum MemberPolicy {
-    /// A table.
-    Table(TabularPolicy),
+    /// A table, shared: a loop's state is copied for every checkpoint, and a PSRO population
+    /// of hundreds of tables must not be copied with it.
+    Table(Arc<TabularPolicy>),
     /// Any other policy, kept as a file.
     Stored(StoredPolicy),
 }
@@ -73,7 +74,7 @@ impl MemberPolicy {
     /// not keep it); the policy's own serialisation errors.
     pub fn new(policy: Arc<dyn Policy>) -> Result<Self> {
         if let Some(table) = policy.as_tabular() {
-            return Ok(MemberPolicy::Table(table.clone()));
+            return Ok(MemberPolicy::Table(Arc::new(table.clone())));
         }
         let Some(PolicyFile { kind, extension, bytes }) = policy.to_file()? else {
             return Err(Error::Config(format!(
@@ -98,7 +99,7 @@ impl MemberPolicy {
     /// [`Error::SavedState`] for a stored policy read from a checkpoint and not loaded yet.
     pub fn policy(&self) -> Result<&dyn Policy> {
         match self {
-            MemberPolicy::Table(t) => Ok(t),
+            MemberPolicy::Table(t) => Ok(&**t),
             MemberPolicy::Stored(s) => s.policy.as_deref().ok_or_else(|| {
                 Error::SavedState(format!("the member policy {} was not loaded from the run folder", s.file))
             }),
@@ -108,7 +109,7 @@ impl MemberPolicy {
     /// The table, for a member that is one.
     pub fn as_table(&self) -> Option<&TabularPolicy> {
         match self {
-            MemberPolicy::Table(t) => Some(t),
+            MemberPolicy::Table(t) => Some(&**t),
             MemberPolicy::Stored(_) => None,
         }
     }
@@ -139,7 +140,7 @@ impl MemberPolicy {
 
 impl From<TabularPolicy> for MemberPolicy {
     fn from(table: TabularPolicy) -> Self {
-        MemberPolicy::Table(table)
+        MemberPolicy::Table(Arc::new(table))
     }
 }
 

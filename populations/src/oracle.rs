@@ -163,7 +163,7 @@ pub struct Response {
 impl Response {
     /// A table with its statistics.
     pub fn new(policy: TabularPolicy, stats: TrainingStats) -> Self {
-        Self { policy: MemberPolicy::Table(policy), stats }
+        Self { policy: MemberPolicy::from(policy), stats }
     }
 
     /// A policy of any kind with its statistics (see [`MemberPolicy::new`]).

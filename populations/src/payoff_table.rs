@@ -1,5 +1,7 @@
 //! `PayoffTable`: the empirical meta-game, grown by rows and columns as members arrive.
 
+use std::sync::Arc;
+
 use metagame_games::{Arena, Cutoff, MatchEvaluator, MatchTotals, Matchup, NormalFormGame, PlayerId, Policy};
 use ndarray::{ArrayD, IxDyn};
 use serde::{Deserialize, Serialize};
@@ -73,8 +75,10 @@ impl From<&MatchTotals> for Entry {
 #[serde(from = "StoredTable")]
 pub struct PayoffTable {
     shape: Vec<usize>,
-    /// Row-major over `shape`.
-    entries: Vec<Option<Entry>>,
+    /// Row-major over `shape`. Shared, not owned: a loop stages its next iteration on a copy
+    /// of the table (committed only if the iteration succeeds), and a copy of a PSRO table of
+    /// 350 × 350 members must not copy 120 000 entries' vectors.
+    entries: Vec<Option<Arc<Entry>>>,
     /// Per player, the entries' means in the same order (NaN where missing): the meta-game
     /// is copied from here each iteration, not gathered from the entries one by one.
     #[serde(skip_serializing)]
@@ -88,7 +92,7 @@ pub struct PayoffTable {
 #[derive(Deserialize)]
 struct StoredTable {
     shape: Vec<usize>,
-    entries: Vec<Option<Entry>>,
+    entries: Vec<Option<Arc<Entry>>>,
 }
 
 /// Tables are equal when their entries are (the means follow from them, and a missing
@@ -110,7 +114,7 @@ impl From<StoredTable> for PayoffTable {
 
 impl PayoffTable {
     /// Per player, the entries' means in row-major order (NaN where missing).
-    fn means_of(shape: &[usize], entries: &[Option<Entry>]) -> Vec<Vec<f64>> {
+    fn means_of(shape: &[usize], entries: &[Option<Arc<Entry>>]) -> Vec<Vec<f64>> {
         (0..shape.len())
             .map(|p| {
                 entries
@@ -148,7 +152,7 @@ impl PayoffTable {
     #[track_caller]
     pub fn get(&self, profile: &[usize]) -> Option<&Entry> {
         assert!(profile.len() == self.shape.len() && profile.iter().zip(&self.shape).all(|(i, s)| i < s));
-        self.entries[self.flat(profile)].as_ref()
+        self.entries[self.flat(profile)].as_deref()
     }
 
     /// Add one member to `player`'s axis; its entries start missing.
@@ -165,21 +169,23 @@ impl PayoffTable {
         self.missing_entries += total - self.entries.len();
         let mut entries = vec![None; total];
         let mut means = vec![vec![f64::NAN; total]; self.shape.len()];
+        // Row-major: the old entries keep their order, and an old profile's new index skips
+        // the new slices of `player`'s axis. Walk the old profiles with an odometer.
+        let mut idx = vec![0; self.shape.len()];
         for (flat, entry) in self.entries.drain(..).enumerate() {
-            if entry.is_none() {
-                continue;
+            if entry.is_some() {
+                let new_flat = idx.iter().zip(&new_shape).fold(0, |acc, (&i, &s)| acc * s + i);
+                entries[new_flat] = entry;
+                for (new, old) in means.iter_mut().zip(&self.means) {
+                    new[new_flat] = old[flat];
+                }
             }
-            // Decode the old index, re-encode in the new shape.
-            let mut rem = flat;
-            let mut idx = vec![0; self.shape.len()];
             for axis in (0..self.shape.len()).rev() {
-                idx[axis] = rem % self.shape[axis];
-                rem /= self.shape[axis];
-            }
-            let new_flat = idx.iter().zip(&new_shape).fold(0, |acc, (&i, &s)| acc * s + i);
-            entries[new_flat] = entry;
-            for (new, old) in means.iter_mut().zip(&self.means) {
-                new[new_flat] = old[flat];
+                idx[axis] += 1;
+                if idx[axis] < self.shape[axis] {
+                    break;
+                }
+                idx[axis] = 0;
             }
         }
         self.shape = new_shape;
@@ -221,7 +227,7 @@ impl PayoffTable {
         if self.entries[flat].is_none() {
             self.missing_entries -= 1;
         }
-        self.entries[flat] = Some(entry);
+        self.entries[flat] = Some(Arc::new(entry));
     }
 
     /// Evaluate every missing entry through `evaluator` and set it: player `p`'s member `k`

@@ -522,7 +522,7 @@ impl<'t> Psro<'t> {
         // Uniform: a table where the tree is built (the exact algorithms read it), else the
         // policy of any game.
         let uniform = match arena.game_tree() {
-            Some(tree) => MemberPolicy::Table(TabularPolicy::uniform(tree)),
+            Some(tree) => MemberPolicy::from(TabularPolicy::uniform(tree)),
             None => MemberPolicy::new(std::sync::Arc::new(metagame_games::Uniform))?,
         };
         let state = PsroState {
@@ -1037,7 +1037,7 @@ fn respond(
         // One response, mirrored into the other seat (a one-shot game: its tree is built).
         let tree = arena.need_tree("symmetric = true")?;
         let first = ask(PlayerId(0), &full, profile.as_ref())?;
-        let mirrored = MemberPolicy::Table(mirror_one_shot(
+        let mirrored = MemberPolicy::from(mirror_one_shot(
             tree,
             TabularPolicy::of(tree, first.policy.policy()?)?.as_ref(),
         ));
