@@ -30,7 +30,8 @@ pub struct LoadedGame {
     tree: Option<GameTree>,
     size: TreeSize,
     max_nodes: u64,
-    /// Why the tree was not built, when it fit but its build failed (imperfect recall).
+    /// Why the tree was not built, when it fit but its build failed (an information state
+    /// with two acting players or two lists of legal actions).
     build_error: Option<String>,
 }
 

@@ -63,8 +63,9 @@ SEEDS = [0, 1, 2]
 # 12288 infosets per player and 13 actions: a policy file would be ~8 MB.
 #
 # `evaluate` False writes the infosets file only: goofspiel(num_cards=4)'s
-# perfect-information strings have imperfect recall (metagame's GameTree
-# refuses them), so only its counts, strings and legal actions are compared;
+# perfect-information strings have imperfect recall, so its file compares
+# counts, strings and legal actions (its NashConv values are measured in
+# tests/it/openspiel_fixtures.rs, with the pyspiel calls named there);
 # `imperfect_recall` in its file counts the information states whose histories
 # differ in the player's own earlier information states and actions.
 # `python_nash_conv` False skips OpenSpiel's Python best response, which takes

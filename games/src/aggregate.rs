@@ -11,13 +11,18 @@ use crate::game::PlayerId;
 use crate::tabular_policy::TabularPolicy;
 use crate::tree::{GameTree, InfosetId};
 
+/// What needs perfect recall here, for [`Error::ImperfectRecall`].
+const AGGREGATION: &str = "mixing policies into one behaviour policy (realisation weighting)";
+
 /// Aggregate `player`'s rows of `policies` mixed with `weights` into `out` (other rows of
 /// `out` are left alone). Infosets that no policy reaches get the weighted average of rows.
 ///
 /// # Errors
 ///
 /// [`Error::Shape`] when lengths differ, a policy belongs to another tree, or there are no
-/// policies; [`Error::Unsupported`] when weights are negative, non-finite or all zero.
+/// policies; [`Error::Unsupported`] when weights are negative, non-finite or all zero;
+/// [`Error::ImperfectRecall`] on a tree without perfect recall, where a player's own reach
+/// differs between the histories of an information state and the formula has no one `x(s)`.
 ///
 /// # Complexity
 ///
@@ -38,6 +43,7 @@ pub fn aggregate_into(
     if weights.iter().any(|w| !w.is_finite() || *w < 0.0) || weights.iter().sum::<f64>() <= 0.0 {
         return Err(Error::Unsupported(format!("mixture weights {weights:?} are not a distribution")));
     }
+    tree.require_perfect_recall(AGGREGATION)?;
     let mut sums = MixtureSum::new(tree);
     for (pol, &w) in policies.iter().zip(weights) {
         sums.add_rows(tree, player, pol, w);
@@ -148,7 +154,7 @@ impl MixtureSum {
     /// # Errors
     ///
     /// [`Error::Shape`] for a policy or a sum of another tree; [`Error::Unsupported`] for a
-    /// negative or non-finite weight.
+    /// negative or non-finite weight; [`Error::ImperfectRecall`] as [`aggregate_into`].
     pub fn add(&mut self, tree: &GameTree, policy: &TabularPolicy, weight: f64) -> Result<()> {
         if !policy.fits(tree) || !self.fits(tree) {
             return Err(Error::Shape(format!("a policy was not made for {}", tree.name())));
@@ -156,6 +162,7 @@ impl MixtureSum {
         if !weight.is_finite() || weight < 0.0 {
             return Err(Error::Unsupported(format!("mixture weight {weight} is not a probability mass")));
         }
+        tree.require_perfect_recall(AGGREGATION)?;
         // A loaded sum comes without its scratch.
         self.seq_reach.resize(tree.num_sequences(), 0.0);
         for p in 0..tree.num_players() {
@@ -287,5 +294,20 @@ mod tests {
         assert!(serde_json::from_str::<MixtureSum>(&short).is_err());
         let negative = json.replacen("\"total_weight\":1.0", "\"total_weight\":-1.0", 1);
         assert!(serde_json::from_str::<MixtureSum>(&negative).is_err());
+    }
+
+    /// Realisation weights need one own reach per information state: trees of imperfect
+    /// recall are refused with a typed error.
+    #[test]
+    fn mixtures_need_perfect_recall() {
+        let tree = GameTree::build(&registry::load("goofspiel(num_cards=4)").unwrap()).unwrap();
+        let u = TabularPolicy::uniform(&tree);
+        let err = aggregate(&tree, &[&u, &u], &[0.5, 0.5]).unwrap_err();
+        assert!(matches!(err, Error::ImperfectRecall { num_infosets: 1056, .. }), "{err}");
+        assert!(err.to_string().starts_with("mixing policies into one behaviour policy"), "{err}");
+        let err = MixtureSum::new(&tree).add(&tree, &u, 1.0).unwrap_err();
+        assert!(matches!(err, Error::ImperfectRecall { .. }), "{err}");
+        let err = crate::RealizationPlan::of(&tree, &u, PlayerId(0)).unwrap_err();
+        assert!(matches!(err, Error::ImperfectRecall { what: "a realisation plan", .. }), "{err}");
     }
 }

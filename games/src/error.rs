@@ -98,6 +98,20 @@ pub enum Error {
     /// A quantity that is only defined for some games (exploitability needs 2-player constant-sum).
     #[error("{0}")]
     Unsupported(String),
+    /// A computation that needs perfect recall (realisation plans, the sequence form,
+    /// reach-weighted aggregation) on a game tree without it
+    /// ([`GameTree::has_perfect_recall`](crate::GameTree::has_perfect_recall)).
+    #[error(
+        "{what} needs perfect recall, and {game} has imperfect recall ({num_infosets} information states reached with different own histories)"
+    )]
+    ImperfectRecall {
+        /// The game string.
+        game: String,
+        /// The number of information states of imperfect recall.
+        num_infosets: usize,
+        /// What needed perfect recall.
+        what: &'static str,
+    },
     /// A game tree larger than the flat arena can index.
     #[error("game tree too large: more than {0} nodes")]
     TreeTooLarge(usize),

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::best_response_histories::best_response_by_histories;
 use crate::error::{Error, Result};
 use crate::game::PlayerId;
 use crate::tabular_policy::TabularPolicy;
@@ -33,7 +34,7 @@ pub(crate) fn reach(
 }
 
 /// [`reach`] where every player plays `(1 − tremble)·π + tremble·uniform`.
-fn reach_trembling(
+pub(crate) fn reach_trembling(
     tree: &GameTree,
     profile: &[&TabularPolicy],
     excluded: Option<usize>,
@@ -132,7 +133,8 @@ struct Workspace {
 }
 
 /// Best-response value of `player`; fills `best` (if given) with the best legal action per
-/// infoset of `player` (ties go to the lowest action).
+/// infoset of `player` (ties go to the lowest action). Trees of imperfect recall take
+/// OpenSpiel's rule history by history ([`crate::best_response_histories`]).
 fn best_response_into(
     tree: &GameTree,
     player: usize,
@@ -140,23 +142,34 @@ fn best_response_into(
     tie_break: TieBreak,
     ws: &mut Workspace,
     best: Option<&mut Vec<usize>>,
-) -> f64 {
+) -> Result<f64> {
     let tremble = match tie_break {
         TieBreak::LowestAction => None,
         TieBreak::Trembling(eps) => Some(eps),
     };
+    if !tree.has_perfect_recall() {
+        let trembling = tremble.map(|eps| {
+            let mut r = Vec::new();
+            reach_trembling(tree, profile, Some(player), eps, &mut r);
+            r
+        });
+        reach(tree, profile, Some(player), &mut ws.reach);
+        return best_response_by_histories(tree, player, &ws.reach, trembling.as_deref(), best);
+    }
     if let Some(eps) = tremble {
         reach_trembling(tree, profile, Some(player), eps, &mut ws.reach);
         accumulate_terminals(tree, player, &ws.reach, &mut ws.q_tremble);
     }
     reach(tree, profile, Some(player), &mut ws.reach);
     accumulate_terminals(tree, player, &ws.reach, &mut ws.q);
-    backward(tree, player, tremble, ws, best)
+    Ok(backward(tree, player, tremble, ws, best))
 }
 
 /// The best-response pass over `player`'s infosets once `ws.q` (and `ws.q_tremble` when
 /// trembling) hold the terminal sums: the best-response value, and the best action per
-/// infoset into `best` when given.
+/// infoset into `best` when given. Needs perfect recall: an infoset's value goes to its one
+/// parent sequence. On such trees it is OpenSpiel's rule (the history-by-history pass gives
+/// the same values, up to rounding, and the same actions).
 fn backward(
     tree: &GameTree,
     player: usize,
@@ -210,10 +223,17 @@ fn accumulate_terminals(tree: &GameTree, player: usize, reach: &[f64], q: &mut V
 /// action, as OpenSpiel does; values within [`TIE_TOLERANCE`] relative count as ties) and
 /// copies `profile[player]` elsewhere.
 ///
+/// On a tree of imperfect recall ([`GameTree::has_perfect_recall`]) this is OpenSpiel's
+/// best response (`TabularBestResponse`): at each information-state string the action that
+/// maximises the sum over its histories of the others' reach times the value below, the
+/// deeper strings playing their own choices. That is what OpenSpiel's `nash_conv` reports,
+/// though a player who forgets may do better than it (docs/src/games.md, "Imperfect recall").
+///
 /// # Errors
 ///
 /// [`Error::Shape`] for a profile of the wrong shape; [`Error::Unsupported`] for a player
-/// out of range.
+/// out of range, or on a tree of imperfect recall whose information states of `player` lie
+/// below each other in a cycle (OpenSpiel's rule has no answer there).
 ///
 /// # Complexity
 ///
@@ -249,7 +269,7 @@ pub fn best_response_with(
     }
     let mut ws = Workspace::default();
     let mut best = vec![0usize; tree.num_infosets()];
-    let value = best_response_into(tree, player, profile, tie_break, &mut ws, Some(&mut best));
+    let value = best_response_into(tree, player, profile, tie_break, &mut ws, Some(&mut best))?;
     Ok((with_pure_rows(tree, player, profile[player], &best), value))
 }
 
@@ -310,9 +330,13 @@ pub fn best_response_to_mixture(
             *m += w * r;
         }
     }
-    accumulate_terminals(tree, player, &mixed, &mut ws.q);
     let mut best = vec![0usize; tree.num_infosets()];
-    let value = backward(tree, player, None, &mut ws, Some(&mut best));
+    let value = if tree.has_perfect_recall() {
+        accumulate_terminals(tree, player, &mixed, &mut ws.q);
+        backward(tree, player, None, &mut ws, Some(&mut best))
+    } else {
+        best_response_by_histories(tree, player, &mixed, None, Some(&mut best))?
+    };
     Ok((with_pure_rows(tree, player, profiles[0][player], &best), value))
 }
 
@@ -336,11 +360,13 @@ impl NashConvReport {
     }
 }
 
-/// NashConv of `profile` and its parts.
+/// NashConv of `profile` and its parts, with [`best_response`]'s values (OpenSpiel's rule on
+/// trees of imperfect recall).
 ///
 /// # Errors
 ///
-/// [`Error::Shape`] for a profile of the wrong shape.
+/// [`Error::Shape`] for a profile of the wrong shape; [`Error::Unsupported`] as
+/// [`best_response`].
 ///
 /// # Complexity
 ///
@@ -352,7 +378,7 @@ pub fn nash_conv_report(tree: &GameTree, profile: &[&TabularPolicy]) -> Result<N
     let expected = expected_from_reach(tree, &ws.reach);
     let br: Vec<f64> = (0..tree.num_players())
         .map(|p| best_response_into(tree, p, profile, TieBreak::LowestAction, &mut ws, None))
-        .collect();
+        .collect::<Result<_>>()?;
     let nash_conv = br.iter().zip(&expected).map(|(b, v)| b - v).sum();
     let exploitability = (tree.num_players() == 2 && tree.utility_sum().is_some()).then(|| nash_conv / 2.0);
     Ok(NashConvReport { nash_conv, best_response_values: br, expected_returns: expected, exploitability })

@@ -34,6 +34,7 @@
 
 mod aggregate;
 mod arena;
+mod best_response_histories;
 mod board;
 mod connect_four;
 mod cutoff;

@@ -74,12 +74,15 @@ impl GameTree {
     }
 
     /// The acting player's sequence leading to `infoset` (its parent sequence; the player's
-    /// empty sequence at its first infosets).
+    /// empty sequence at its first infosets). Defined with perfect recall
+    /// ([`GameTree::has_perfect_recall`]); otherwise the sequence before the infoset's first
+    /// history, which other histories need not share.
     pub fn parent_sequence(&self, infoset: InfosetId) -> SequenceId {
         SequenceId(self.infoset_parent_seq[infoset.0] as usize)
     }
 
-    /// `player`'s last sequence before the terminal `node`.
+    /// `player`'s last sequence before the terminal `node` (exact with imperfect recall too;
+    /// only the sequence tree above it is then not a tree).
     ///
     /// # Panics
     ///
@@ -107,7 +110,8 @@ impl RealizationPlan {
     /// # Errors
     ///
     /// [`Error::Shape`] when the policy was made for another tree or `player` is not a
-    /// player of the game.
+    /// player of the game; [`Error::ImperfectRecall`] on a tree without perfect recall,
+    /// where a sequence's realisation probability is not the product along one path.
     ///
     /// # Complexity
     ///
@@ -116,6 +120,7 @@ impl RealizationPlan {
         if !policy.fits(tree) || player.0 >= tree.num_players() {
             return Err(Error::Shape(format!("a policy of player {} for {}", player.0, tree.name())));
         }
+        tree.require_perfect_recall("a realisation plan")?;
         let mut values = vec![0.0; tree.num_sequence_ids()];
         values[tree.empty_sequence(player).0] = 1.0;
         // Infosets come after their parent sequence's infoset in the arena's order.
@@ -148,11 +153,13 @@ impl RealizationPlan {
     ///
     /// # Errors
     ///
-    /// [`Error::Shape`] when `out` or the plan was made for another tree.
+    /// [`Error::Shape`] when `out` or the plan was made for another tree;
+    /// [`Error::ImperfectRecall`] on a tree without perfect recall.
     pub fn write_policy(&self, tree: &GameTree, out: &mut TabularPolicy) -> Result<()> {
         if !out.fits(tree) || self.values.len() != tree.num_sequence_ids() {
             return Err(Error::Shape(format!("a plan or policy not made for {}", tree.name())));
         }
+        tree.require_perfect_recall("a realisation plan")?;
         for i in tree.infosets_of(PlayerId(self.player.0)) {
             let infoset = InfosetId(i);
             let x = self.values[tree.parent_sequence(infoset).0];

@@ -69,7 +69,7 @@ pub struct GameTree {
     /// `[terminal * num_players + player]`.
     pub(crate) utilities: Vec<f64>,
     /// `[terminal * num_players + player]`: the player's last infoset-action before the
-    /// terminal, or its empty sequence.
+    /// terminal, or its empty sequence (meaningful with perfect recall only).
     pub(crate) terminal_parent_seq: Vec<u32>,
 
     // Per infoset.
@@ -80,8 +80,12 @@ pub struct GameTree {
     pub(crate) legal_start: Vec<u32>,
     pub(crate) legal_actions: Vec<ActionId>,
     /// The acting player's sequence leading to the infoset (a parent infoset-action or the
-    /// player's empty sequence `num_sequences + player`).
+    /// player's empty sequence `num_sequences + player`); with imperfect recall, that of the
+    /// infoset's first node, and nothing may rely on it.
     pub(crate) infoset_parent_seq: Vec<u32>,
+    /// Number of infosets whose histories differ in their player's own earlier
+    /// infoset-action pairs (0: perfect recall).
+    pub(crate) num_imperfect_recall: usize,
     pub(crate) player_infosets: Vec<Range<usize>>,
     pub(crate) lookup: HashMap<String, InfosetId>,
     /// The game's tensor shape, if it gives tensors.
@@ -174,9 +178,13 @@ impl GameTree {
     /// # Errors
     ///
     /// [`Error::LimitExceeded`] past `max_nodes`; [`Error::TreeTooLarge`] past [`MAX_NODES`];
-    /// [`Error::Unsupported`] when the game breaks a contract the tree relies on (perfect
-    /// recall, consistent legal actions per information state, chance probabilities summing
-    /// to 1).
+    /// [`Error::Unsupported`] when the game breaks a contract the tree relies on (one acting
+    /// player and one list of legal actions per information state, chance probabilities
+    /// summing to 1).
+    ///
+    /// Games of imperfect recall build, as OpenSpiel keys them: by the information-state
+    /// string, whatever the player's own earlier decisions
+    /// ([`GameTree::has_perfect_recall`]).
     ///
     /// # Complexity
     ///
@@ -213,6 +221,7 @@ impl GameTree {
             legal_start: Vec::new(),
             legal_actions: Vec::new(),
             infoset_parent_seq: Vec::new(),
+            num_imperfect_recall: 0,
             player_infosets: Vec::new(),
             lookup: HashMap::new(),
             tensor_shape: game.tensor_shape(),
@@ -227,6 +236,8 @@ impl GameTree {
         let mut seq_base: Vec<u32> = Vec::new();
         let mut next_seq: u32 = 0;
         let mut raw_lookup: HashMap<String, u32> = HashMap::new();
+        // Some infoset met again after another last sequence of its player.
+        let mut recall_broken = false;
 
         t.push_node(NO_PARENT, 0, 1.0);
         let mut queue = VecDeque::new();
@@ -283,12 +294,13 @@ impl GameTree {
                     let info = match raw_lookup.get(&key) {
                         Some(&i) => {
                             let r = &raw[i as usize];
-                            if r.legal != legal || r.player != p as u32 || r.parent_seq != seqs[p] {
+                            if r.legal != legal || r.player != p as u32 {
                                 return Err(Error::Unsupported(format!(
-                                    "{}: information state {key:?} is inconsistent (imperfect recall or different legal actions)",
+                                    "{}: information state {key:?} is inconsistent (another acting player or other legal actions)",
                                     t.name
                                 )));
                             }
+                            recall_broken |= r.parent_seq != seqs[p];
                             i
                         }
                         None => {
@@ -381,7 +393,51 @@ impl GameTree {
             t.player_infosets.push(start..end);
         }
         t.lookup = t.infoset_key.iter().enumerate().map(|(i, k)| (k.clone(), InfosetId(i))).collect();
+        if recall_broken {
+            t.num_imperfect_recall = t.count_imperfect_recall();
+        }
         Ok(t)
+    }
+
+    /// The number of infosets reached with different own histories of their player (the
+    /// sequence of its earlier infoset-action pairs). Histories are interned as
+    /// (the history before, the last sequence) pairs, parents before children.
+    ///
+    /// # Complexity
+    ///
+    /// O(nodes · players) time and memory; run only for trees that some infoset's last
+    /// sequences showed to lack perfect recall.
+    fn count_imperfect_recall(&self) -> usize {
+        const UNSEEN: u32 = u32::MAX;
+        let n = self.num_players;
+        // `own[node * n + p]`: player `p`'s own history at `node`, 0 the empty one.
+        let mut own = vec![0u32; self.kind.len() * n];
+        let mut interned: HashMap<(u32, u32), u32> = HashMap::new();
+        let mut first = vec![UNSEEN; self.num_infosets()];
+        let mut imperfect = vec![false; self.num_infosets()];
+        for node in 0..self.kind.len() {
+            let parent = self.parent[node];
+            if parent != NO_PARENT {
+                let par = parent as usize;
+                own.copy_within(par * n..(par + 1) * n, node * n);
+                if self.kind[par] == NodeKind::Decision {
+                    let p = self.player[par] as usize;
+                    let seq =
+                        self.legal_start[self.slot[par] as usize] + (node as u32 - self.first_child[par]);
+                    let next = interned.len() as u32 + 1;
+                    own[node * n + p] = *interned.entry((own[par * n + p], seq)).or_insert(next);
+                }
+            }
+            if self.kind[node] == NodeKind::Decision {
+                let (i, history) = (self.slot[node] as usize, own[node * n + self.player[node] as usize]);
+                if first[i] == UNSEEN {
+                    first[i] = history;
+                } else if first[i] != history {
+                    imperfect[i] = true;
+                }
+            }
+        }
+        imperfect.iter().filter(|&&b| b).count()
     }
 
     fn push_node(&mut self, parent: u32, action: u32, chance_prob: f64) -> u32 {
@@ -432,6 +488,28 @@ impl GameTree {
     /// Number of infoset-action pairs (sequences) of all players.
     pub fn num_sequences(&self) -> usize {
         self.legal_actions.len()
+    }
+    /// Whether every player recalls its own earlier information states and actions: all
+    /// histories of an information state share the player's sequence of earlier
+    /// (information state, action) pairs (Kuhn 1953). Realisation plans, the sequence form
+    /// and reach-weighted aggregation need it; OpenSpiel's best response and CFR, keyed by
+    /// information-state strings, run either way.
+    pub fn has_perfect_recall(&self) -> bool {
+        self.num_imperfect_recall == 0
+    }
+    /// The number of information states reached with different own histories of their
+    /// player (0 with perfect recall). `goofspiel(num_cards=4)`, whose strings forget the
+    /// order of a player's own bids, has 1056 of 6056.
+    pub fn num_imperfect_recall_infosets(&self) -> usize {
+        self.num_imperfect_recall
+    }
+    /// [`Error::ImperfectRecall`] unless the tree has perfect recall; `what` names the
+    /// computation that needs it.
+    pub(crate) fn require_perfect_recall(&self, what: &'static str) -> Result<()> {
+        if self.has_perfect_recall() {
+            return Ok(());
+        }
+        Err(Error::ImperfectRecall { game: self.name.clone(), num_infosets: self.num_imperfect_recall, what })
     }
     /// The global ids of `player`'s infosets.
     pub fn infosets_of(&self, player: PlayerId) -> Range<usize> {

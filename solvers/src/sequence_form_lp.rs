@@ -98,8 +98,8 @@ impl SequenceFormLp {
     ///
     /// # Errors
     ///
-    /// [`SolveError::Unsupported`] unless the game has two players and constant-sum
-    /// utilities; [`SolveError::Numerical`] when the interior-point method fails outright.
+    /// [`SolveError::Unsupported`] unless the game has two players, constant-sum
+    /// utilities and perfect recall; [`SolveError::Numerical`] when the interior-point method fails outright.
     pub fn solve(&self, tree: &GameTree) -> Result<SequenceFormSolution> {
         let unsupported = |reason: String| SolveError::Unsupported { solver: NAME, reason };
         if tree.num_players() != 2 {
@@ -107,6 +107,13 @@ impl SequenceFormLp {
         }
         if tree.utility_sum().is_none() {
             return Err(unsupported(format!("{} is not zero-sum (nor constant-sum)", tree.name())));
+        }
+        if !tree.has_perfect_recall() {
+            return Err(unsupported(format!(
+                "{} has imperfect recall ({} information states reached with different own histories), and the sequence form needs perfect recall",
+                tree.name(),
+                tree.num_imperfect_recall_infosets()
+            )));
         }
         let lp = SequenceForm::of(tree);
         let (plans, iterations) = lp.solve()?;
@@ -316,5 +323,9 @@ mod tests {
             let err = SequenceFormLp::default().solve(&tree(spec)).unwrap_err();
             assert!(matches!(err, SolveError::Unsupported { .. }), "{spec}: {err}");
         }
+        // Two players and zero-sum, but its strings forget the order of a player's bids.
+        let err = SequenceFormLp::default().solve(&tree("goofspiel(num_cards=4)")).unwrap_err();
+        assert!(matches!(err, SolveError::Unsupported { .. }), "{err}");
+        assert!(err.to_string().contains("imperfect recall (1056 information states"), "{err}");
     }
 }

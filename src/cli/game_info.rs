@@ -1,8 +1,9 @@
 //! `metagame game-info --game SPEC [--max-nodes N] [--json]`: the size of a game's tree
 //! (counted in the tree when it fits the node limit, estimated without building it when it
-//! does not), its players, actions and the tensor its policies read.
+//! does not), its players, actions, whether it has perfect recall, and the tensor its
+//! policies read.
 
-use metagame::games::{Game, InfosetId, NodeKind, PlayerId, TensorKind};
+use metagame::games::{Game, GameTree, InfosetId, NodeKind, PlayerId, TensorKind};
 use serde_json::json;
 
 use super::args::TreeLimit;
@@ -77,6 +78,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "infoset_actions_per_player": sequences,
             "num_distinct_actions": tree.num_actions(),
             "utility_sum": tree.utility_sum(),
+            "perfect_recall": tree.has_perfect_recall(),
+            "imperfect_recall_infosets": tree.num_imperfect_recall_infosets(),
             "tensor": tensor_json,
         }));
     } else {
@@ -89,7 +92,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         outln!("infosets per player  {infosets:?}");
         outln!("infoset-actions      {sequences:?}");
         outln!("distinct actions     {}", tree.num_actions());
+        let recall = if tree.has_perfect_recall() { "perfect".into() } else { imperfect_recall_line(tree) };
+        outln!("recall               {recall}");
         outln!("tensor               {tensor_text}");
     }
     Ok(())
+}
+
+/// What the commands print of a tree without perfect recall, on one line.
+pub(super) fn imperfect_recall_line(tree: &GameTree) -> String {
+    format!(
+        "imperfect: {} of {} information states are reached with different own histories; best responses are OpenSpiel's, per information-state string",
+        tree.num_imperfect_recall_infosets(),
+        tree.num_infosets()
+    )
 }

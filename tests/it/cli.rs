@@ -78,6 +78,50 @@ fn exploitability_json_of_builtin_and_file_policies() {
     assert!(v["nash_conv"].as_f64().unwrap() > 0.0);
 }
 
+/// goofspiel(num_cards=4)'s strings forget the order of a player's own bids: the commands
+/// run on it, say it has imperfect recall, and give OpenSpiel's NashConv
+/// (`pyspiel.nash_conv(g, pyspiel.UniformRandomPolicy(g))` with
+/// `g = pyspiel.load_game_as_turn_based("goofspiel(num_cards=4)")`, OpenSpiel 2.0.2); what
+/// needs perfect recall refuses it in one line.
+#[test]
+fn imperfect_recall_games_run_and_say_so() {
+    let args = ["exploitability", "--game", "goofspiel(num_cards=4)", "--policy", "uniform"];
+    let out = metagame(&args);
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.lines().any(|l| l == "nash_conv          1.4930555555555556"), "{text}");
+    let recall: Vec<&str> = text.lines().filter(|l| l.starts_with("recall ")).collect();
+    assert_eq!(recall.len(), 1, "{text}");
+    assert!(recall[0].contains("imperfect: 1056 of 6056 information states"), "{text}");
+    let v = json_of(&metagame(&[&args[..], &["--json"]].concat()));
+    assert_eq!(v["nash_conv"].as_f64(), Some(1.4930555555555556));
+    assert_eq!(
+        (v["perfect_recall"].as_bool(), v["imperfect_recall_infosets"].as_u64()),
+        (Some(false), Some(1056))
+    );
+    // Perfect recall: no recall line, and the JSON says perfect.
+    let text = String::from_utf8(
+        metagame(&["exploitability", "--game", "kuhn_poker", "--policy", "uniform"]).stdout,
+    )
+    .unwrap();
+    assert!(!text.contains("recall"), "{text}");
+    let v = json_of(&metagame(&["game-info", "--game", "goofspiel(num_cards=4)", "--json"]));
+    assert_eq!(
+        (v["perfect_recall"].as_bool(), v["imperfect_recall_infosets"].as_u64()),
+        (Some(false), Some(1056))
+    );
+    let v = json_of(&metagame(&["game-info", "--game", "leduc_poker", "--json"]));
+    assert_eq!(
+        (v["perfect_recall"].as_bool(), v["imperfect_recall_infosets"].as_u64()),
+        (Some(true), Some(0))
+    );
+    let text =
+        String::from_utf8(metagame(&["game-info", "--game", "goofspiel(num_cards=4)"]).stdout).unwrap();
+    assert!(text.lines().any(|l| l.starts_with("recall               imperfect: 1056 of 6056")), "{text}");
+    let err = one_line_error(&metagame(&["solve", "--game", "goofspiel(num_cards=4)"]));
+    assert!(err.contains("imperfect recall") && err.contains("sequence form needs perfect recall"), "{err}");
+}
+
 #[test]
 fn bad_input_gives_one_line_and_exit_code_2() {
     let err = one_line_error(&metagame(&["exploitability", "--game", "chess", "--policy", "uniform"]));

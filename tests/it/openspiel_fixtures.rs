@@ -90,7 +90,7 @@ fn check_sampled_infosets(
     }
 }
 
-/// A game walked state by state, for strings the tree refuses: counts, each information
+/// A game walked state by state, apart from the tree: counts, each information
 /// state's player and legal actions, and the information states reached with different
 /// earlier (information state, action) pairs of their player (imperfect recall).
 #[derive(Default)]
@@ -135,26 +135,84 @@ impl Walk {
 }
 
 /// OpenSpiel's goofspiel(num_cards=4), the benchmark spec (random point order,
-/// perfect-information strings): its strings forget the order of a player's own bids, so
-/// `GameTree::build` refuses it; walked state by state, ours are OpenSpiel's, with the same
-/// counts, legal actions and information states of imperfect recall.
+/// perfect-information strings): its strings forget the order of a player's own bids. The
+/// tree builds keyed by the strings, as OpenSpiel's algorithms key it, and says it lacks
+/// perfect recall; walked state by state, ours are OpenSpiel's, with the same counts, legal
+/// actions and information states of imperfect recall as the tree.
 #[test]
-fn goofspiel_perfect_information_strings_equal_openspiel_without_a_tree() {
+fn goofspiel_perfect_information_strings_equal_openspiel_with_imperfect_recall() {
     let spec = "goofspiel(num_cards=4)";
     let game = registry::load(spec).unwrap();
-    let err = GameTree::build(&game).unwrap_err().to_string();
-    assert!(err.contains("imperfect recall"), "{err}");
+    let tree = GameTree::build(&game).unwrap();
+    assert!(!tree.has_perfect_recall());
     let expected = read_json("goofspiel_4_infosets.json");
     assert_eq!(expected["game"], spec);
     let mut walk = Walk::default();
     walk.visit(&game.new_initial_state(), &vec![Vec::new(); game.num_players()]);
+    let tree_counts = [
+        tree.num_nodes(),
+        tree.num_terminals(),
+        tree.count(NodeKind::Decision),
+        tree.count(NodeKind::Chance),
+    ];
     for (i, key) in ["num_histories", "num_terminals", "num_decision", "num_chance"].iter().enumerate() {
         assert_eq!(expected[key].as_u64().unwrap() as usize, walk.counts[i], "{key}");
+        assert_eq!(walk.counts[i], tree_counts[i], "{key}");
     }
-    assert_eq!(expected["imperfect_recall"].as_u64().unwrap() as usize, walk.imperfect_recall.len());
+    let imperfect = expected["imperfect_recall"].as_u64().unwrap() as usize;
+    assert_eq!(imperfect, walk.imperfect_recall.len());
+    assert_eq!(imperfect, tree.num_imperfect_recall_infosets());
     let num_infosets: Vec<usize> =
         (0..game.num_players()).map(|p| walk.infosets.values().filter(|(q, _)| *q == p).count()).collect();
     check_sampled_infosets(spec, &expected, &num_infosets, |key| walk.infosets.get(key).cloned());
+    check_sampled_infosets(spec, &expected, &num_infosets, |key| {
+        tree.infoset_by_key(key)
+            .map(|id| (tree.infoset_player(id), tree.legal_actions(id).iter().map(|a| a.0).collect()))
+    });
+}
+
+/// A policy pyspiel and this test both build from the strings alone: at information state
+/// `key`, action `a` weighs `1 + (31·Σ bytes(key) + 17·a) mod 10`, normalised over the legal
+/// actions.
+fn string_weighted_policy(tree: &GameTree) -> TabularPolicy {
+    TabularPolicy::from_fn(tree, |i| {
+        let s: u64 = tree.infoset_key(i).bytes().map(u64::from).sum();
+        let w: Vec<f64> =
+            tree.legal_actions(i).iter().map(|a| 1.0 + ((31 * s + 17 * a.0 as u64) % 10) as f64).collect();
+        let total: f64 = w.iter().sum();
+        w.into_iter().map(|x| x / total).collect()
+    })
+    .unwrap()
+}
+
+/// OpenSpiel 2.0.2's NashConv on goofspiel's imperfect-recall strings, measured with
+/// `g = pyspiel.load_game_as_turn_based("goofspiel(num_cards=N)")` and
+/// `pyspiel.nash_conv(g, pyspiel.UniformRandomPolicy(g))` (uniform), or
+/// `pyspiel.nash_conv(g, table)` with `table` the string-weighted policy's
+/// `{information state: [(action, probability)]}` (`string_weighted_policy`). For 4 cards
+/// `open_spiel.python.algorithms.exploitability.nash_conv` gives the same numbers (on the
+/// simultaneous `load_game("goofspiel(num_cards=4)")` too, for the uniform policy).
+fn check_goofspiel_nash_conv(num_cards: usize, uniform: f64, string_weighted: f64) {
+    let spec = format!("goofspiel(num_cards={num_cards})");
+    let tree = GameTree::build(&registry::load(&spec).unwrap()).unwrap();
+    assert!(!tree.has_perfect_recall(), "{spec}");
+    for (policy, want) in
+        [(TabularPolicy::uniform(&tree), uniform), (string_weighted_policy(&tree), string_weighted)]
+    {
+        let got = nash_conv_report(&tree, &[&policy, &policy]).unwrap().nash_conv;
+        assert!((got - want).abs() < 1e-12, "{spec}: {got} vs pyspiel's {want}");
+    }
+}
+
+#[test]
+fn goofspiel_4_imperfect_recall_nash_conv_is_openspiels() {
+    check_goofspiel_nash_conv(4, 1.4930555555555556, 1.699480354879275);
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "3.5 million histories: slow unoptimised")]
+fn goofspiel_5_imperfect_recall_nash_conv_is_openspiels() {
+    check_goofspiel_nash_conv(5, 1.6030555555555557, 1.7916062042985543);
 }
 
 /// `best_response_values` (Python) and `best_response_values_cpp`, and `expected_returns`,
