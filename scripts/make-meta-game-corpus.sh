@@ -5,7 +5,8 @@
 #
 #   scripts/make-meta-game-corpus.sh            # the corpus, into tests/fixtures/meta_games/
 #   scripts/make-meta-game-corpus.sh --leduc-301 DIR
-#       # only the 301x301 Leduc PSRO-nash meta-game (~4 MB, not in the repo), into DIR
+#       # only the Leduc PSRO-nash meta-game of 301 iterations (245x236, 2.3 MB, not in the
+#       # repo; lp_robust::lp_solves_the_301_strategy_leduc_meta_game makes its own), into DIR
 #
 # The binary is target/release/metagame (cargo build --release), or $METAGAME_BIN.
 set -euo pipefail

@@ -3,7 +3,8 @@
 #
 # NVRTC comes from the PyPI wheel nvidia-cuda-nvrtc-cu12 (no toolkit, no driver needed),
 # installed once into target/nvrtc-venv. When it cannot be installed (offline), the test
-# still runs and prints a note that the compilation was not checked.
+# still runs and prints a note that the compilation was not checked, except under CI=true
+# (.ci/run), where it fails (METAGAME_REQUIRE_NVRTC=1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,5 +24,8 @@ PY
 if [ -n "$lib" ] && [ -d "$lib" ]; then
     export LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     echo "nvrtc: $lib" >&2
+fi
+if [[ ${CI:-} == true ]]; then
+    export METAGAME_REQUIRE_NVRTC=1
 fi
 cargo test -p metagame-cuda --test parity nvrtc_compiles_the_kernel_when_installed -- --nocapture

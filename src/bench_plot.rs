@@ -10,7 +10,7 @@ use plotters::prelude::*;
 use crate::error::Result;
 use crate::plots::kit::{
     CURVE_COLORS, DESC_FONT, GRID_COLOR, LABEL_FONT, LogAxis, NASH_CONV_ZERO, TITLE_FONT, downsample_by,
-    log_axis, svg_text, text_err, write_figure,
+    draw_zero_bands, log_axis, svg_text, text_err, write_figure,
 };
 
 /// One line of a benchmark figure.
@@ -81,10 +81,7 @@ pub fn bench_svg(lines: &[BenchLine], title: &str, path: &Path) -> Result<()> {
     let x = LogAxis::new(summaries.iter().flatten().map(|p| p.0));
     let y =
         LogAxis::with_zero_below(summaries.iter().flatten().flat_map(|p| [p.1, p.2, p.3]), NASH_CONV_ZERO);
-    let y_desc = match y.zero_floor {
-        Some(_) => "NashConv (log scale; 0 at the bottom)",
-        None => "NashConv (log scale)",
-    };
+    let y_desc = y.describe("NashConv", "below");
     let figure = svg_text((900, 560), |root| {
         let mut chart = ChartBuilder::on(root)
             .caption(title, TITLE_FONT)
@@ -100,13 +97,14 @@ pub fn bench_svg(lines: &[BenchLine], title: &str, path: &Path) -> Result<()> {
             .configure_mesh()
             .bold_line_style(GRID_COLOR)
             .x_desc("wall time per run, seconds (log scale)")
-            .y_desc(y_desc)
+            .y_desc(y_desc.as_str())
             .axis_desc_style(DESC_FONT)
             .label_style(LABEL_FONT)
             .x_label_formatter(&|v| x.label(*v))
             .y_label_formatter(&|v| y.label(*v))
             .draw()
             .map_err(text_err)?;
+        draw_zero_bands(&mut chart, Some(&x), Some(&y))?;
         for (line, points) in lines.iter().zip(&summaries) {
             if points.is_empty() {
                 continue;

@@ -1,12 +1,35 @@
 """Shared fixtures: the built-in games (enumerated once per session) and seeded random
-policies that put probability only on legal actions."""
+policies that put probability only on legal actions; and how a test says that something it
+needs is missing (a skip, but a failure under ``CI=true``, where every check runs)."""
 
 from __future__ import annotations
+
+import importlib
+import os
+from types import ModuleType
 
 import numpy as np
 import pytest
 
 import metagame
+
+
+def missing(what: str) -> None:
+    """Skip the test for want of ``what``, or fail it under ``CI=true`` (.ci/run sets it:
+    in CI every check runs, as tests/it/book.rs and report_html_render.rs do in Rust)."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true but {what}", pytrace=False)
+    pytest.skip(what)
+
+
+def require(module: str) -> ModuleType:
+    """``pytest.importorskip(module)``, except that under ``CI=true`` a module that cannot
+    be imported fails the test (python/requirements-test.txt installs every one asked for)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        missing(f"{module} cannot be imported ({e}); pip install -r python/requirements-test.txt")
+        raise  # unreachable: missing() raises
 
 
 @pytest.fixture(scope="session")

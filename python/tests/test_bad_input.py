@@ -9,7 +9,9 @@ import pytest
 import metagame
 from metagame import openspiel as mos
 
-pyspiel = pytest.importorskip("pyspiel")
+from conftest import require
+
+pyspiel = require("pyspiel")
 from open_spiel.python import policy as os_policy  # noqa: E402
 
 

@@ -22,7 +22,9 @@ import pytest
 
 import metagame
 
-ray = pytest.importorskip("ray")
+from conftest import require
+
+ray = require("ray")
 import metagame.distributed  # noqa: E402
 
 # What keeps Ray's helper processes from even trying an address outside loopback (usage

@@ -16,6 +16,7 @@ import pytest
 
 import metagame
 import metagame.openspiel
+from conftest import missing, require
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = ROOT / "target" / "release" / "metagame"
@@ -37,8 +38,9 @@ class BestResponder:
         return response
 
 
-@pytest.mark.skipif(not CLI.is_file(), reason="the release CLI is not built (cargo build --release)")
 def test_a_config_file_gives_the_cli_report(tmp_path):
+    if not CLI.is_file():
+        missing("the release CLI is not built (scripts/test builds it: cargo test --workspace --release)")
     config = ROOT / "examples" / "kuhn_psro.toml"
     subprocess.run([str(CLI), "run", str(config), "--out", str(tmp_path / "cli")], check=True, capture_output=True, timeout=300)
     ours = metagame.run(config, out=tmp_path / "py")
@@ -171,7 +173,7 @@ def test_bad_configs_and_oracles_are_value_errors(tmp_path):
 
 
 def test_loops_run_on_an_openspiel_game(tmp_path):
-    pyspiel = pytest.importorskip("pyspiel")
+    pyspiel = require("pyspiel")
     from open_spiel.python import policy as os_policy
     from open_spiel.python.algorithms import exploitability
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import metagame
+from conftest import require
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "nfg"
 
@@ -248,7 +249,7 @@ def test_lp_value_equals_highs_on_a_random_20x20_game():
 
 
 def test_support_enumeration_equals_nashpys():
-    nashpy = pytest.importorskip("nashpy")
+    nashpy = require("nashpy")
     # A generic (non-degenerate) 4x4 bimatrix game with three equilibria.
     a, b = (np.random.default_rng(seed).standard_normal((4, 4)) for seed in (3, 103))
     theirs = list(nashpy.Game(a, b).support_enumeration())
@@ -265,7 +266,7 @@ def test_an_equilibrium_nashpys_support_enumeration_misses():
     # On this generic game nashpy 0.0.43's support enumeration returns nothing (its
     # tolerance check rejects the answer) while its vertex enumeration finds the one
     # equilibrium, with supports of sizes 3 and 3; both enumerations here find it.
-    nashpy = pytest.importorskip("nashpy")
+    nashpy = require("nashpy")
     a, b = (np.random.default_rng(seed).standard_normal((4, 4)) for seed in (1, 101))
     (x, y), = list(nashpy.Game(a, b).vertex_enumeration())
     for solver in ("support-enumeration", "vertex-enumeration"):

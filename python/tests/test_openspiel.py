@@ -10,7 +10,9 @@ import pytest
 import metagame
 from metagame import openspiel as mos
 
-pyspiel = pytest.importorskip("pyspiel")
+from conftest import require
+
+pyspiel = require("pyspiel")
 from open_spiel.python import policy as os_policy  # noqa: E402
 from open_spiel.python.algorithms import best_response as os_best_response  # noqa: E402
 from open_spiel.python.algorithms import cfr as os_cfr  # noqa: E402

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import require
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -61,6 +62,6 @@ def run_blocks(blocks: list[tuple[str, str]], folder: Path) -> None:
 def test_every_python_block_of_the_readme_runs(tmp_path):
     blocks = python_blocks()
     assert len(blocks) >= 2
-    pytest.importorskip("pyspiel")
+    require("pyspiel")
     run_blocks(blocks, tmp_path)
     assert (tmp_path / "runs" / "leduc_psro_python" / "report.json").is_file()

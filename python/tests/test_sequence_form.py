@@ -1,15 +1,14 @@
 """The exact equilibrium of two-player zero-sum games by the sequence-form LP
 (``metagame.solve_sequence_form``): values, certificates recomputed by the package's own
-NashConv, games read from pyspiel, and OpenSpiel's ``sequence_form_lp`` side by side where
-its LP solver (cvxpy with ECOS) is installed."""
+NashConv, games read from pyspiel, and OpenSpiel's ``sequence_form_lp`` side by side (its LP
+solver, cvxpy with ECOS, from python/requirements-test.txt)."""
 
 from __future__ import annotations
-
-import importlib.util
 
 import pytest
 
 import metagame
+from conftest import require
 
 # OpenSpiel 2.0.2's sequence_form_lp.solve_zero_sum_game (cvxpy 1.9.3, ECOS 2.0.14; its
 # tolerance 1e-7), run by benches/peers/sequence_form_lp.py: its first player's values. Kuhn's
@@ -49,7 +48,7 @@ def test_other_games_raise_value_error(kuhn3):
 
 
 def test_a_game_read_from_pyspiel():
-    pytest.importorskip("pyspiel")
+    require("pyspiel")
     from metagame import openspiel as mos
 
     solved = metagame.solve_sequence_form(mos.from_pyspiel("leduc_poker", progress=False))
@@ -57,13 +56,12 @@ def test_a_game_read_from_pyspiel():
     assert solved.nash_conv < 1e-9
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("cvxpy") is None or importlib.util.find_spec("ecos") is None,
-    reason="OpenSpiel's sequence_form_lp needs cvxpy and ECOS (benches/peers/sequence_form_lp.py installs them)",
-)
 @pytest.mark.parametrize("game", ["kuhn_poker", "leduc_poker", "goofspiel(num_cards=3,imp_info=True)"])
 def test_openspiels_sequence_form_lp_side_by_side(game):
-    pyspiel = pytest.importorskip("pyspiel")
+    # OpenSpiel's sequence_form_lp solves with cvxpy and ECOS (python/requirements-test.txt).
+    require("cvxpy")
+    require("ecos")
+    pyspiel = require("pyspiel")
     from open_spiel.python.algorithms import sequence_form_lp
 
     from metagame import openspiel as mos

@@ -11,7 +11,9 @@ import pytest
 
 import metagame
 
-pyspiel = pytest.importorskip("pyspiel")
+from conftest import require
+
+pyspiel = require("pyspiel")
 
 # (game string, whether pyspiel loads it through load_game_as_turn_based). The goofspiel
 # settings are the registry's examples; its default (13 cards) has no tree to compare.

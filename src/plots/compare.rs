@@ -8,7 +8,7 @@ use crate::error::Result;
 
 use super::kit::{
     CURVE_COLORS, DESC_FONT, GRID_COLOR, LABEL_FONT, LogAxis, NASH_CONV_ZERO, TITLE_FONT, axis_number,
-    downsample, linear_axis, linear_ticks, log_axis, svg_text, text_err, write_figure,
+    downsample, draw_zero_bands, linear_axis, linear_ticks, log_axis, svg_text, text_err, write_figure,
 };
 
 /// One curve of a comparison: a label and the runs it averages (each a list of `(x, y)`
@@ -24,7 +24,8 @@ pub struct Curve {
 /// Several curves on one log-scale figure: each curve's mean over its runs, and for curves
 /// of 2 or more runs a band from the smallest to the largest run (a study's few seeds make a
 /// normal 95% interval of the mean too narrow). Values at or below 0 are
-/// drawn on a floor one decade below the smallest positive value, the tick labelled `0`.
+/// drawn on a floor one decade below the smallest positive value, the tick labelled `0`,
+/// inside a shaded band under a break in the axis (so that 0 is not read as that decade).
 ///
 /// # Errors
 ///
@@ -58,10 +59,7 @@ pub fn compare_svg(curves: &[Curve], title: &str, x_label: &str, y_label: &str, 
     let (x_min, x_max) = if x_min < x_max { (x_min, x_max) } else { (0.0, 1.0) };
     let integer_x = summaries.iter().flatten().all(|p| p.0.fract() == 0.0);
     let x_ticks = linear_ticks(x_min, x_max, 10, integer_x);
-    let y_desc = match y.zero_floor {
-        Some(_) => format!("{y_label} (log scale; 0 at the bottom)"),
-        None => format!("{y_label} (log scale)"),
-    };
+    let y_desc = y.describe(y_label, "below");
     let figure = svg_text((900, 560), |root| {
         let mut chart = ChartBuilder::on(root)
             .caption(title, TITLE_FONT)
@@ -81,6 +79,7 @@ pub fn compare_svg(curves: &[Curve], title: &str, x_label: &str, y_label: &str, 
             .y_label_formatter(&|v| y.label(*v))
             .draw()
             .map_err(text_err)?;
+        draw_zero_bands(&mut chart, None, Some(&y))?;
         for (k, (curve, points)) in curves.iter().zip(&summaries).enumerate() {
             let color = CURVE_COLORS[k % CURVE_COLORS.len()].to_rgba();
             // Long curves thinned to the figure's resolution, extremes kept (the band's

@@ -1,5 +1,6 @@
 //! What every figure is drawn with: the page and its SVG text, fonts and colours, linear
-//! and log axes with their ticks (a 0 drawn on an explicit floor), curves thinned to the
+//! and log axes with their ticks (a 0 drawn in a band below a break in the axis, so that it
+//! cannot be read as a value of the log scale), curves thinned to the
 //! figure's resolution, matrices in blocks, colour maps and colour bars. The figures of a
 //! run, of a loop and of a benchmark use these.
 
@@ -53,8 +54,18 @@ pub(crate) fn write_figure(path: &Path, figure: Drawn<String>) -> Result<()> {
 /// The grid: light enough to read values off without competing with the data.
 pub(crate) const GRID_COLOR: RGBAColor = RGBAColor(0, 0, 0, 0.12);
 
-/// Where no value exists (a member not yet added).
+/// Where no value exists (a member not yet added); a figure that uses it says so in its
+/// legend or caption.
 pub(crate) const ABSENT_COLOR: RGBColor = RGBColor(236, 236, 236);
+
+/// The band that holds 0 on a log axis, below (or left of) the axis's break: a pale amber,
+/// translucent so that the grid shows through, unlike any curve colour or [`ABSENT_COLOR`].
+pub(crate) const ZERO_BAND_COLOR: RGBAColor = RGBAColor(240, 190, 60, 0.22);
+
+/// How far the zero band reaches either side of the floor, as a factor on the log axis
+/// (10^0.35: the band is 0.7 decade tall, and a gap of at least 0.65 decade separates it
+/// from the lowest positive value, which is at least 10 × the floor).
+const ZERO_BAND_HALF: f64 = 2.238_721_138_568_339_5;
 
 /// NashConv below this is drawn as 0 (the CLI's `gap` prints it as 0 too).
 pub(crate) const NASH_CONV_ZERO: f64 = 1e-12;
@@ -131,8 +142,11 @@ pub(crate) struct LogAxis {
 }
 
 impl LogAxis {
-    /// The axis for `values`: from the smallest positive value (or, when some values are 0
-    /// or below, a floor one decade under it) to the largest, with margins.
+    /// The axis for `values`: from the smallest positive value to the largest, with margins.
+    /// When some values are 0 or below, they are drawn on a floor one decade under the decade
+    /// of the smallest positive value, inside a band ([`LogAxis::zero_band`]) that a break in
+    /// the axis separates from the log scale ([`draw_zero_bands`]); no tick lies between the
+    /// band and 10 × the floor.
     pub(crate) fn new(values: impl IntoIterator<Item = f64>) -> LogAxis {
         Self::with_zero_below(values, 0.0)
     }
@@ -148,15 +162,31 @@ impl LogAxis {
         let (min_positive, max) = if min_positive.is_finite() { (min_positive, max) } else { (1.0, 1.0) };
         let zero_floor = any_zero.then(|| 10f64.powi(decade(min_positive) - 1));
         let zero = zero.max(zero_floor.unwrap_or(0.0));
-        let low = zero_floor.map_or(min_positive / 1.5, |f| f / 1.6);
+        let low = zero_floor.map_or(min_positive / 1.5, |f| f / ZERO_BAND_HALF);
         let high = max.max(min_positive * 1.01) * 1.5;
-        let mut ticks = log_ticks(zero_floor.unwrap_or(low), high);
+        let mut ticks = log_ticks(zero_floor.map_or(low, |f| 10.0 * f), high);
         if let Some(f) = zero_floor {
-            ticks.retain(|&t| t > f * 1.5);
+            // The scale resumes at 10 × the floor: nothing is labelled in the gap.
+            ticks.retain(|&t| t >= 10.0 * f * (1.0 - 1e-9));
             ticks.insert(0, f);
         }
         let plain = ticks.iter().all(|&t| (1e-3..1e4).contains(&t) || zero_floor == Some(t));
         LogAxis { low, high, ticks, zero_floor, zero, plain }
+    }
+
+    /// The range of the band that holds 0 (from the axis's low end to just above the floor),
+    /// when some value is 0.
+    pub(crate) fn zero_band(&self) -> Option<Range<f64>> {
+        self.zero_floor.map(|f| self.low..f * ZERO_BAND_HALF)
+    }
+
+    /// The axis's description: `label (log scale)`, and where 0 is when the axis has a
+    /// zero band (`side`: "below" for a y axis, "left of" for an x axis).
+    pub(crate) fn describe(&self, label: &str, side: &str) -> String {
+        match self.zero_floor {
+            Some(_) => format!("{label} (log scale; 0 in the shaded band {side} the break)"),
+            None => format!("{label} (log scale)"),
+        }
     }
 
     /// Where a value is drawn: at the floor when it counts as 0.
@@ -183,6 +213,45 @@ impl LogAxis {
             format!("{mantissa}×10{}", superscript(k))
         }
     }
+}
+
+/// Shade the zero band of `x` and `y` (those that have one: [`LogAxis::zero_band`]) across
+/// the chart and break the axis line where the band ends, so that a curve at 0 reads as 0
+/// and not as the value one decade under the lowest tick. Call after the mesh is drawn.
+pub(crate) fn draw_zero_bands<DB, X, Y>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    x: Option<&LogAxis>,
+    y: Option<&LogAxis>,
+) -> Drawn
+where
+    DB: DrawingBackend,
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    let (xs, ys) = (chart.x_range(), chart.y_range());
+    let area = chart.plotting_area();
+    // The break: a white gap in the axis line between two parallel strokes, in pixels about
+    // the point where the band ends on the axis.
+    let stroke = BLACK.stroke_width(1);
+    if let Some(band) = y.and_then(LogAxis::zero_band) {
+        area.draw(&Rectangle::new([(xs.start, band.start), (xs.end, band.end)], ZERO_BAND_COLOR.filled()))
+            .map_err(text_err)?;
+        let mark = EmptyElement::at((xs.start, band.end))
+            + Rectangle::new([(-9, -3), (9, 3)], WHITE.filled())
+            + PathElement::new(vec![(-9, 1), (9, -5)], stroke)
+            + PathElement::new(vec![(-9, 5), (9, -1)], stroke);
+        area.draw(&mark).map_err(text_err)?;
+    }
+    if let Some(band) = x.and_then(LogAxis::zero_band) {
+        area.draw(&Rectangle::new([(band.start, ys.start), (band.end, ys.end)], ZERO_BAND_COLOR.filled()))
+            .map_err(text_err)?;
+        let mark = EmptyElement::at((band.end, ys.start))
+            + Rectangle::new([(-3, -9), (3, 9)], WHITE.filled())
+            + PathElement::new(vec![(-5, 9), (1, -9)], stroke)
+            + PathElement::new(vec![(-1, 9), (5, -9)], stroke);
+        area.draw(&mark).map_err(text_err)?;
+    }
+    Ok(())
 }
 
 /// Ticks on a log range: every decade (every second or third when there are many), and 2
@@ -446,15 +515,27 @@ mod tests {
     }
 
     #[test]
-    fn a_zero_sits_on_a_labelled_floor_below_the_smallest_positive_value() {
+    fn a_zero_sits_on_a_labelled_floor_in_a_band_below_the_smallest_positive_value() {
         let axis = LogAxis::new([0.0, 3e-3, 2.5]);
         assert_eq!(axis.zero_floor, Some(1e-4));
         assert_eq!(axis.ticks[0], 1e-4);
         assert_eq!(axis.label(1e-4), "0");
         assert_eq!(axis.place(0.0), 1e-4);
         assert!(axis.low < 1e-4 && axis.high > 2.5);
+        // The band holds the floor and ends below the scale's first tick, 10 × the floor.
+        let band = axis.zero_band().unwrap();
+        assert!(band.start == axis.low && band.contains(&1e-4) && band.end < 1e-3, "{band:?}");
+        assert_eq!(axis.ticks[1], 1e-3);
+        assert!(axis.describe("NashConv", "below").contains("0 in the shaded band below the break"));
+        // A short range: no 2 or 5 × the floor's decade in the gap above the band.
+        let axis = LogAxis::new([0.0, 0.3, 2.0]);
+        assert_eq!(axis.zero_floor, Some(0.01));
+        assert_eq!(axis.ticks, vec![0.01, 0.1, 0.2, 0.5, 1.0, 2.0]);
+        assert_eq!(axis.label(0.01), "0");
         let axis = LogAxis::new([0.5, 4.0]);
         assert_eq!(axis.zero_floor, None);
+        assert_eq!(axis.zero_band(), None);
+        assert_eq!(axis.describe("NashConv", "below"), "NashConv (log scale)");
         assert_eq!(axis.label(0.5), "0.5");
         let axis = LogAxis::new([1e-9, 4.0]);
         assert_eq!(axis.label(1e-6), "10⁻⁶");

@@ -3,9 +3,11 @@
 //!
 //! Every figure follows the same conventions: integer axes (iterations, members) have integer
 //! ticks; log axes have ticks at decades (and at 2 and 5 times them when the range spans
-//! few decades), and a value of 0 is drawn on an explicit floor, a tick labelled `0`; one
-//! quantity keeps one colour and style in every panel; matrices put row 0 at the top, ticks
-//! at cell centres, and a colour bar beside them.
+//! few decades), and a value of 0 is drawn on a floor, a tick labelled `0`, inside a shaded
+//! band below (or left of) a break in the axis, so that it cannot be read as the decade
+//! under the lowest tick; one quantity keeps one colour and style in every panel; matrices
+//! put row 0 at the top, ticks at cell centres, and a colour bar beside them; every colour
+//! that carries a meaning has a legend entry, a colour bar or words in the caption.
 //!
 //! Every figure stays a few hundred kilobytes at any run length and population size: a
 //! long curve is thinned to the figure's resolution with its extremes kept (the M4 rule:

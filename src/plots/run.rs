@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use metagame_games::NormalFormGame;
+use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::error::Result;
@@ -12,8 +13,8 @@ use crate::run_report::RunReport;
 
 use super::kit::{
     ABSENT_COLOR, CURVE_COLUMNS, DESC_FONT, Drawn, GRID_COLOR, LABEL_FONT, LogAxis, NASH_CONV_ZERO,
-    TITLE_FONT, axis_number, blocks, cell_ticks, colour_bar, downsample, downsample_by, linear_axis,
-    linear_ticks, log_axis, sequential, svg_text, text_err, write_figure,
+    TITLE_FONT, axis_number, blocks, cell_ticks, colour_bar, downsample, downsample_by, draw_zero_bands,
+    linear_axis, linear_ticks, log_axis, sequential, svg_text, text_err, write_figure,
 };
 use super::payoffs::payoffs_svg;
 
@@ -70,14 +71,8 @@ pub(crate) fn exploitability_figure(report: &RunReport) -> Drawn<String> {
         CURVE_COLUMNS,
         f64::ln,
     );
-    let y_desc = match y.zero_floor {
-        Some(_) => "NashConv (log scale; 0 at the bottom)",
-        None => "NashConv (log scale)",
-    };
-    let t_desc = match t.zero_floor {
-        Some(_) => "wall time, s (log scale; 0 at the left)",
-        None => "wall time, s (log scale)",
-    };
+    let y_desc = y.describe("NashConv", "below");
+    let t_desc = t.describe("wall time, s", "left of");
     let title = run_title(report);
     svg_text((1100, 460), |root| {
         let root = root.titled(&title, TITLE_FONT).map_err(text_err)?;
@@ -96,13 +91,14 @@ pub(crate) fn exploitability_figure(report: &RunReport) -> Drawn<String> {
             .configure_mesh()
             .bold_line_style(GRID_COLOR)
             .x_desc("iteration")
-            .y_desc(y_desc)
+            .y_desc(y_desc.as_str())
             .axis_desc_style(DESC_FONT)
             .label_style(LABEL_FONT)
             .x_label_formatter(&|v| axis_number(*v, true))
             .y_label_formatter(&|v| y.label(*v))
             .draw()
             .map_err(text_err)?;
+        draw_zero_bands(&mut chart, None, Some(&y))?;
         chart.draw_series(LineSeries::new(by_iteration.iter().copied(), style)).map_err(text_err)?;
         if let Some(size) = markers {
             chart
@@ -122,14 +118,15 @@ pub(crate) fn exploitability_figure(report: &RunReport) -> Drawn<String> {
         chart
             .configure_mesh()
             .bold_line_style(GRID_COLOR)
-            .x_desc(t_desc)
-            .y_desc(y_desc)
+            .x_desc(t_desc.as_str())
+            .y_desc(y_desc.as_str())
             .axis_desc_style(DESC_FONT)
             .label_style(LABEL_FONT)
             .x_label_formatter(&|v| t.label(*v))
             .y_label_formatter(&|v| y.label(*v))
             .draw()
             .map_err(text_err)?;
+        draw_zero_bands(&mut chart, Some(&t), Some(&y))?;
         chart.draw_series(LineSeries::new(by_time.iter().copied(), style)).map_err(text_err)?;
         if let Some(size) = markers {
             chart
@@ -142,7 +139,8 @@ pub(crate) fn exploitability_figure(report: &RunReport) -> Drawn<String> {
 
 /// Every player's meta-mixture at every iteration: one panel per player, iterations across,
 /// members down (member 0 at the top), the probability as colour (white 0 to dark blue 1,
-/// by its square root so that small weights show; grey where the member did not exist yet). Written for any number of players; `Ok(false)`,
+/// by its square root so that small weights show; grey where the member did not exist yet,
+/// which a legend under the panels says). Written for any number of players; `Ok(false)`,
 /// and nothing written, when the run's loop has no meta-game. A long run is drawn in blocks
 /// of consecutive iterations (at most 300 across) and members (at most 100 down), each
 /// block's colour its members' summed probability averaged over its iterations.
@@ -177,8 +175,12 @@ pub(crate) fn mixtures_figure(report: &RunReport) -> Option<Drawn<String>> {
     let last = steps.last()?.0;
     let panel = 250;
     let title = format!("{}: meta-mixtures by iteration", run_title(report));
-    Some(svg_text((1100, 50 + panel * players as u32), |root| {
+    let legend = 34;
+    let height = 50 + panel * players as u32 + legend;
+    Some(svg_text((1100, height), |root| {
         let root = root.titled(&title, TITLE_FONT).map_err(text_err)?;
+        let (root, legend_area) = root.split_vertically(root.dim_in_pixel().1 - legend);
+        absent_legend(&legend_area)?;
         let (panels, bar_area) = root.split_horizontally(1010);
         for (p, area) in panels.split_evenly((players, 1)).iter().enumerate() {
             let members = steps.iter().map(|(_, m)| m.get(p).map_or(0, Vec::len)).max().unwrap_or(0).max(1);
@@ -239,6 +241,19 @@ pub(crate) fn mixtures_figure(report: &RunReport) -> Option<Drawn<String>> {
         colour_bar(&bar_area, "probability", 0.0, 1.0, ticks, sequential, |s| axis_number(s * s, false))
     }))
 }
+
+/// What the grey of the mixtures figure means, in a legend strip under the panels (the
+/// colour bar explains the blues): a swatch of [`ABSENT_COLOR`] and its words.
+fn absent_legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>) -> Drawn {
+    let (x, y) = (70, 8);
+    area.draw(&Rectangle::new([(x, y), (x + 28, y + 16)], ABSENT_COLOR.filled())).map_err(text_err)?;
+    area.draw(&Rectangle::new([(x, y), (x + 28, y + 16)], BLACK.stroke_width(1))).map_err(text_err)?;
+    let words = format!("{ABSENT_LABEL} (the member joined the population at a later iteration)");
+    area.draw(&Text::new(words, (x + 38, y + 1), LABEL_FONT.into_font())).map_err(text_err)
+}
+
+/// The legend entry of the grey in the mixtures figure.
+pub(crate) const ABSENT_LABEL: &str = "not yet a member";
 
 /// Write every common figure of a finished run into `dir`: `exploitability.svg`; for loops
 /// with a meta-game `mixtures.svg` (any number of players) and, for 2 players,

@@ -81,27 +81,28 @@ fn bad_league_settings_are_refused() {
     assert!(League::new(&three, LeagueConfig::default()).err().unwrap().to_string().contains("2-player"));
 }
 
-/// `cargo test --release --test it league::league_curves -- --ignored --nocapture`.
+/// Past the first 30 rounds the Leduc league keeps improving: its main agent's average
+/// policy's exact NashConv (4.75 at the start) falls at every 50 rounds up to 200 (measured
+/// 1.69, 1.22, 1.05, 0.95) and ends below a quarter of its start, while snapshots keep
+/// joining. About 5 s in release.
 #[test]
-#[allow(clippy::print_stdout)]
-#[ignore = "prints league curves"]
-fn league_curves() {
+fn a_leduc_league_keeps_lowering_its_main_agents_average_nash_conv_over_200_rounds() {
     let tree = tree("leduc_poker");
     let mut league = League::new(&tree, small(1)).unwrap();
+    let start = league.last_report().nash_conv.unwrap();
+    let mut averages = Vec::new();
+    let mut members = Vec::new();
     for _ in 0..200 {
         let r = league.step().unwrap();
-        if r.iteration.is_multiple_of(10) {
+        if r.iteration.is_multiple_of(50) {
             let l = part(r);
-            println!(
-                "round {} members {} main current {:.4} average {:.4} elo {:?}",
-                r.iteration,
-                l.members,
-                l.main_nash_conv[0],
-                l.main_average_nash_conv[0],
-                l.elo.iter().map(|e| e.round()).collect::<Vec<_>>()
-            );
+            averages.push(l.main_average_nash_conv[0]);
+            members.push(l.members);
         }
     }
+    assert!(averages.windows(2).all(|w| w[1] < w[0]), "every 50 rounds: {averages:?}");
+    assert!(averages[3] < 0.25 * start, "{start} -> {averages:?}");
+    assert!(members.windows(2).all(|w| w[1] > w[0]), "members every 50 rounds: {members:?}");
 }
 
 #[test]

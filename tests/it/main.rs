@@ -9,6 +9,7 @@ mod cli;
 mod cli_behaviour;
 mod collapsed;
 mod connect_four_openspiel;
+mod figures;
 mod fuzz_regressions;
 mod fxp;
 mod game_sizes;

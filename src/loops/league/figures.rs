@@ -16,7 +16,7 @@ use plotters::prelude::*;
 use crate::error::Result;
 use crate::plots::kit::{
     ABSENT_COLOR, CURVE_COLORS, DESC_FONT, Drawn, GRID_COLOR, LABEL_FONT, LogAxis, NASH_CONV_ZERO, TITLE_FONT,
-    axis_number, cell_ticks, colour_bar, diverging, downsample, linear_axis, linear_ticks, log_axis, svg_text,
+    axis_number, cell_ticks, colour_bar, diverging, downsample, draw_zero_bands, linear_axis, linear_ticks, log_axis, svg_text,
     text_err, write_figure,
 };
 
@@ -119,10 +119,7 @@ fn league_nash_conv_figure(report: &Run<'_>, parts: &[LeagueReport]) -> Option<D
         LogAxis::with_zero_below(points.iter().flat_map(|p| p.1.iter().chain(p.2).copied()), NASH_CONV_ZERO);
     let x_max = points.iter().map(|p| p.0).fold(1.0, f64::max);
     let pad = x_max * 0.02;
-    let y_desc = match y.zero_floor {
-        Some(_) => "exact NashConv (log scale; 0 at the bottom)",
-        None => "exact NashConv (log scale)",
-    };
+    let y_desc = y.describe("exact NashConv", "below");
     let title = format!("{}: league main agents' NashConv", report.game);
     Some(svg_text((900, 560), |root| {
         let mut chart = ChartBuilder::on(root)
@@ -139,13 +136,14 @@ fn league_nash_conv_figure(report: &Run<'_>, parts: &[LeagueReport]) -> Option<D
             .configure_mesh()
             .bold_line_style(GRID_COLOR)
             .x_desc("training episodes (all learning agents)")
-            .y_desc(y_desc)
+            .y_desc(y_desc.as_str())
             .axis_desc_style(DESC_FONT)
             .label_style(LABEL_FONT)
             .x_label_formatter(&|v| axis_number(*v, true))
             .y_label_formatter(&|v| y.label(*v))
             .draw()
             .map_err(text_err)?;
+        draw_zero_bands(&mut chart, None, Some(&y))?;
         for k in 0..mains {
             let color = CURVE_COLORS[k % CURVE_COLORS.len()];
             let name = if mains > 1 { format!("main agent {k}") } else { "main agent".into() };
