@@ -213,7 +213,18 @@ impl MatchEvaluator for ExactEvaluator {
         let policies: Vec<&TabularPolicy> = tables.iter().map(|t| t.as_ref()).collect();
         check_matchups(tree, &policies, matchups)?;
         // Through the realisation plans: a pass over the terminals per new member and a dot
-        // product per entry, not a walk of the tree per entry.
+        // product per entry, not a walk of the tree per entry. Plans need perfect recall;
+        // other trees are walked per entry.
+        if !tree.has_perfect_recall() {
+            use rayon::prelude::*;
+            return matchups
+                .par_iter()
+                .map(|m| {
+                    let profile: Vec<&TabularPolicy> = m.seats.iter().map(|&s| policies[s]).collect();
+                    Ok(MatchTotals::exact(crate::exact::expected_returns(tree, &profile)?))
+                })
+                .collect();
+        }
         let values = crate::sequence_values::expected_returns_of_matchups(tree, &policies, matchups)?;
         Ok(values.into_iter().map(MatchTotals::exact).collect())
     }

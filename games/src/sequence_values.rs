@@ -191,6 +191,24 @@ mod tests {
         policy
     }
 
+    /// The exact evaluator on a tree of imperfect recall (no realisation plans there) walks
+    /// it per matchup, with the walk's values.
+    #[test]
+    fn the_exact_evaluator_walks_trees_of_imperfect_recall() {
+        use crate::{Arena, ExactEvaluator, MatchEvaluator, Policy};
+        let game = registry::load("goofspiel(num_cards=4)").unwrap();
+        let tree = GameTree::build(&game).unwrap();
+        assert!(!tree.has_perfect_recall());
+        let owned: Vec<TabularPolicy> = (0..3).map(|k| scrambled(&tree, k + 7)).collect();
+        let policies: Vec<&dyn Policy> = owned.iter().map(|p| p as &dyn Policy).collect();
+        let matchups = vec![Matchup { seats: vec![0, 1] }, Matchup { seats: vec![2, 0] }];
+        let totals = ExactEvaluator.evaluate(Arena::tree(&tree), &policies, &matchups, 1, 0).unwrap();
+        for (m, t) in matchups.iter().zip(&totals) {
+            let walked = expected_returns(&tree, &[&owned[m.seats[0]], &owned[m.seats[1]]]).unwrap();
+            assert_eq!(t.mean(), walked);
+        }
+    }
+
     /// The same values as a walk of the tree per profile, to rounding, on two- and
     /// three-player games, whichever seat varies.
     #[test]
