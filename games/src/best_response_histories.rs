@@ -27,8 +27,8 @@
 use std::collections::VecDeque;
 
 use crate::error::{Error, Result};
-use crate::exact::TIE_TOLERANCE;
 use crate::game::PlayerId;
+use crate::tie::TIE_TOLERANCE;
 use crate::tree::{GameTree, NO_PARENT, NodeKind};
 
 /// Marks "no information state above".

@@ -191,6 +191,12 @@ pub fn tables<'a>(tree: &GameTree, policies: &[&'a dyn Policy]) -> Result<Vec<Co
         .collect()
 }
 
+impl crate::sequence_values::Seats for Matchup {
+    fn seats(&self) -> &[usize] {
+        &self.seats
+    }
+}
+
 /// Exact expected returns by walking the tree (no sampling error).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ExactEvaluator;

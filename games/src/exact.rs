@@ -104,8 +104,7 @@ fn expected_from_reach(tree: &GameTree, reach: &[f64]) -> Vec<f64> {
     values
 }
 
-/// Action values within this relative distance of the best count as tied (lowest wins).
-pub const TIE_TOLERANCE: f64 = 1e-12;
+pub use crate::tie::TIE_TOLERANCE;
 
 /// How a best response chooses among actions of equal value.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -67,6 +67,7 @@ mod team_rps;
 mod teams;
 pub mod testing;
 mod tic_tac_toe;
+mod tie;
 mod tree;
 mod tree_size;
 mod vec_env;

@@ -4,10 +4,10 @@
 //! `σ_q(z)` player `q`'s last sequence before `z` and `x_q` its realisation plan.
 //!
 //! A PSRO iteration's new entries pair one new member with every member of the other
-//! players. In a two-player game this evaluates them by one pass over the terminals per new
-//! member (`y_p(σ) = Σ_{z: σ_o(z) = σ} c(z) · u_p(z) · x_new(σ_new(z))`, a vector over the
-//! other player's sequences) and then one dot product per entry (`Σ_σ y_p(σ) · x_o(σ)`),
-//! instead of a walk of the whole tree per entry. Games of more players sum over the terminals
+//! players. In a two-player game this evaluates all the entries of one player-0 policy by
+//! one pass over the terminals (`y_p(σ) = Σ_{z: σ_1(z) = σ} c(z) · u_p(z) · x_0(σ_0(z))`, a
+//! vector over player 1's sequences) and then one dot product per entry
+//! (`Σ_σ y_p(σ) · x_1(σ)`), instead of a walk of the whole tree per entry. Games of more players sum over the terminals
 //! per profile. Every sum runs in a fixed order, so the values do not depend on the threads.
 //!
 //! Realisation plans describe a player's play only with perfect recall; trees of imperfect
@@ -18,14 +18,14 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 
 use crate::error::Result;
-use crate::evaluator::Matchup;
 use crate::game::PlayerId;
 use crate::sequence_form::RealizationPlan;
 use crate::tabular_policy::TabularPolicy;
 use crate::tree::{GameTree, NodeKind};
 
 /// Each player's expected return in every matchup (`matchups[m].seats[p]` is the index in
-/// `policies` of the policy player `p` plays), in matchup order.
+/// `policies` of the policy player `p` plays), in matchup order. A matchup is anything
+/// that names its seats ([`Seats`]).
 ///
 /// # Errors
 ///
@@ -35,12 +35,12 @@ use crate::tree::{GameTree, NodeKind};
 /// # Complexity
 ///
 /// O(nodes) once, O(sequences) per distinct (policy, seat) pair, then with two players
-/// O(terminals) per group (the matchups sharing a recurring policy in one seat) plus
-/// O(sequences) per matchup; with more, O(terminals · players) per matchup.
-pub fn expected_returns_of_matchups(
+/// O(terminals) per distinct player-0 policy plus O(sequences) per matchup; with more,
+/// O(terminals · players) per matchup.
+pub fn expected_returns_of_matchups<M: Seats + Sync>(
     tree: &GameTree,
     policies: &[&TabularPolicy],
-    matchups: &[Matchup],
+    matchups: &[M],
 ) -> Result<Vec<Vec<f64>>> {
     let n = tree.num_players();
     if matchups.is_empty() {
@@ -49,7 +49,7 @@ pub fn expected_returns_of_matchups(
     let chance = chance_reach_of_terminals(tree);
     // One plan per (policy, seat) that a matchup plays.
     let mut wanted: Vec<(usize, usize)> =
-        matchups.iter().flat_map(|m| m.seats.iter().enumerate().map(|(p, &s)| (s, p))).collect();
+        matchups.iter().flat_map(|m| m.seats().iter().enumerate().map(|(p, &s)| (s, p))).collect();
     wanted.sort_unstable();
     wanted.dedup();
     let plans: Vec<RealizationPlan> = wanted
@@ -64,7 +64,7 @@ pub fn expected_returns_of_matchups(
         return Ok(matchups
             .par_iter()
             .map(|m| {
-                let plans: Vec<&[f64]> = m.seats.iter().enumerate().map(|(p, &s)| plan(s, p)).collect();
+                let plans: Vec<&[f64]> = m.seats().iter().enumerate().map(|(p, &s)| plan(s, p)).collect();
                 let mut values = vec![0.0; n];
                 for (z, &c) in chance.iter().enumerate() {
                     let mut reach = c;
@@ -82,40 +82,32 @@ pub fn expected_returns_of_matchups(
             .collect());
     }
 
-    // Two players: each matchup joins the group of the seat whose policy recurs most among
-    // the matchups (a PSRO iteration's new member), each group's pass over the terminals
-    // serving every matchup of its policy in that seat.
-    let mut recurs: HashMap<(usize, usize), usize> = HashMap::new();
-    for m in matchups {
-        for (p, &s) in m.seats.iter().enumerate() {
-            *recurs.entry((p, s)).or_default() += 1;
-        }
-    }
-    let mut groups: Vec<((usize, usize), Vec<usize>)> = Vec::new();
-    let mut group_of: HashMap<(usize, usize), usize> = HashMap::new();
+    // Two players: the matchups of one player-0 policy share one pass over the terminals.
+    // Every entry is that pass's vector dotted with the player-1 plan, whichever group it is
+    // in, so its bits do not depend on which other matchups were asked for with it (a Ray
+    // task's share of a table's entries gives the same values as the whole table at once).
+    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut group_of: HashMap<usize, usize> = HashMap::new();
     for (k, m) in matchups.iter().enumerate() {
-        let pivot = if recurs[&(0, m.seats[0])] >= recurs[&(1, m.seats[1])] { 0 } else { 1 };
-        let key = (pivot, m.seats[pivot]);
-        let g = *group_of.entry(key).or_insert_with(|| {
-            groups.push((key, Vec::new()));
+        let g = *group_of.entry(m.seats()[0]).or_insert_with(|| {
+            groups.push((m.seats()[0], Vec::new()));
             groups.len() - 1
         });
         groups[g].1.push(k);
     }
+    let others = tree.player_sequences(PlayerId(1));
+    let empty = tree.empty_sequence(PlayerId(1)).0;
     let per_group: Vec<Vec<(usize, Vec<f64>)>> = groups
         .par_iter()
-        .map(|&((pivot, pivot_seat), ref members)| {
-            let other = 1 - pivot;
-            let others = tree.player_sequences(PlayerId(other));
-            let empty = tree.empty_sequence(PlayerId(other)).0;
-            let x = plan(pivot_seat, pivot);
-            // y[p][σ]: what player p gets through the other player's sequence σ, the other
-            // player's own probability aside.
+        .map(|(seat, members)| {
+            let x = plan(*seat, 0);
+            // y[p][σ]: what player p gets through player 1's sequence σ, player 1's own
+            // probability aside.
             let mut y = vec![vec![0.0; tree.num_sequence_ids()]; 2];
             for (z, &c) in chance.iter().enumerate() {
-                let reach = c * x[tree.terminal_parent_seq[z * 2 + pivot] as usize];
+                let reach = c * x[tree.terminal_parent_seq[z * 2] as usize];
                 if reach != 0.0 {
-                    let sigma = tree.terminal_parent_seq[z * 2 + other] as usize;
+                    let sigma = tree.terminal_parent_seq[z * 2 + 1] as usize;
                     for (p, yp) in y.iter_mut().enumerate() {
                         yp[sigma] += reach * tree.utilities[z * 2 + p];
                     }
@@ -124,7 +116,7 @@ pub fn expected_returns_of_matchups(
             members
                 .iter()
                 .map(|&k| {
-                    let xo = plan(matchups[k].seats[other], other);
+                    let xo = plan(matchups[k].seats()[1], 1);
                     let values = y
                         .iter()
                         .map(|yp| {
@@ -147,6 +139,12 @@ pub fn expected_returns_of_matchups(
     Ok(out)
 }
 
+/// The policy each player plays in a profile, by index.
+pub trait Seats {
+    /// `seats()[p]`: the index of player `p`'s policy.
+    fn seats(&self) -> &[usize];
+}
+
 /// Chance's reach of every terminal, in terminal order: the product of the chance
 /// probabilities on its path.
 fn chance_reach_of_terminals(tree: &GameTree) -> Vec<f64> {
@@ -165,6 +163,7 @@ fn chance_reach_of_terminals(tree: &GameTree) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::evaluator::Matchup;
     use crate::{expected_returns, registry};
 
     /// Pseudo-random distributions at every infoset (deterministic, some actions at 0).
@@ -204,7 +203,7 @@ mod tests {
         let matchups = vec![Matchup { seats: vec![0, 1] }, Matchup { seats: vec![2, 0] }];
         let totals = ExactEvaluator.evaluate(Arena::tree(&tree), &policies, &matchups, 1, 0).unwrap();
         for (m, t) in matchups.iter().zip(&totals) {
-            let walked = expected_returns(&tree, &[&owned[m.seats[0]], &owned[m.seats[1]]]).unwrap();
+            let walked = expected_returns(&tree, &[&owned[m.seats()[0]], &owned[m.seats()[1]]]).unwrap();
             assert_eq!(t.mean(), walked);
         }
     }
@@ -230,10 +229,13 @@ mod tests {
             matchups.push(Matchup { seats: (0..n).map(|p| (p * 2 + 1) % 6).collect() });
             let ours = expected_returns_of_matchups(&tree, &policies, &matchups).unwrap();
             for (m, values) in matchups.iter().zip(&ours) {
-                let profile: Vec<&TabularPolicy> = m.seats.iter().map(|&s| policies[s]).collect();
+                // The same bits asked alone as in the batch.
+                let alone = expected_returns_of_matchups(&tree, &policies, std::slice::from_ref(m)).unwrap();
+                assert_eq!(alone[0], *values, "{game} {:?} alone", m.seats());
+                let profile: Vec<&TabularPolicy> = m.seats().iter().map(|&s| policies[s]).collect();
                 let walked = expected_returns(&tree, &profile).unwrap();
                 for (a, b) in values.iter().zip(&walked) {
-                    assert!((a - b).abs() < 1e-12, "{game} {:?}: {values:?} vs {walked:?}", m.seats);
+                    assert!((a - b).abs() < 1e-12, "{game} {:?}: {values:?} vs {walked:?}", m.seats());
                 }
             }
         }
