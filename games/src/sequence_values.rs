@@ -179,7 +179,7 @@ mod tests {
                 state ^= state << 13;
                 state ^= state >> 7;
                 state ^= state << 17;
-                let w = if state % 5 == 0 { 0.0 } else { (state % 1000) as f64 + 1.0 };
+                let w = if state.is_multiple_of(5) { 0.0 } else { (state % 1000) as f64 + 1.0 };
                 row[a] = w;
                 total += w;
             }
