@@ -33,6 +33,9 @@ GAMES = [
     ("first_sealed_auction", lambda: pyspiel.load_game("first_sealed_auction(max_value=3)"), "GENERAL_SUM", 2),
     ("sheriff", lambda: pyspiel.load_game("sheriff(num_rounds=1,max_items=2,max_bribe=2)"), "GENERAL_SUM", 2),
     ("goofspiel_turn_based", lambda: converted("goofspiel(num_cards=3)"), "ZERO_SUM", 2),
+    # Imperfect recall: the strings forget the order of a player's own bids (OpenSpiel keys
+    # its best responses by the string; so does metagame).
+    ("goofspiel_imperfect_recall", lambda: converted("goofspiel(num_cards=4)"), "ZERO_SUM", 2),
     ("matching_pennies_3p_turn_based", lambda: converted("matching_pennies_3p"), "GENERAL_SUM", 3),
     ("leduc_poker", lambda: pyspiel.load_game("leduc_poker"), "ZERO_SUM", 2),
     ("lewis_signaling", lambda: pyspiel.load_game("lewis_signaling"), "GENERAL_SUM", 2),
