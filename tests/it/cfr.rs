@@ -14,13 +14,7 @@ fn tree(game: &str) -> GameTree {
 
 fn configs() -> Vec<CfrConfig> {
     let mut out = Vec::new();
-    for variant in [
-        CfrVariant::Cfr,
-        CfrVariant::CfrPlus,
-        CfrVariant::Linear,
-        CfrVariant::Discounted,
-        CfrVariant::Predictive,
-    ] {
+    for variant in CfrVariant::ALL {
         for alternating in [true, false] {
             out.push(CfrConfig::builder().variant(variant).alternating(alternating).build().unwrap());
         }

@@ -135,6 +135,15 @@ pub enum CfrVariant {
 }
 
 impl CfrVariant {
+    /// Every variant, in the order the docs list them.
+    pub const ALL: [CfrVariant; 5] = [
+        CfrVariant::Cfr,
+        CfrVariant::CfrPlus,
+        CfrVariant::Linear,
+        CfrVariant::Discounted,
+        CfrVariant::Predictive,
+    ];
+
     /// The name configs and reports use.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -1185,13 +1194,7 @@ mod tests {
         ];
         for (game, iterations, forking_from, forks) in games {
             let tree = GameTree::build(&registry::load(game).unwrap()).unwrap();
-            for variant in [
-                CfrVariant::Cfr,
-                CfrVariant::CfrPlus,
-                CfrVariant::Linear,
-                CfrVariant::Discounted,
-                CfrVariant::Predictive,
-            ] {
+            for variant in CfrVariant::ALL {
                 for alternating in [true, false] {
                     let config =
                         CfrConfig::builder().variant(variant).alternating(alternating).build().unwrap();
