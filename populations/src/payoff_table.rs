@@ -88,6 +88,18 @@ pub struct PayoffTable {
     missing_entries: usize,
 }
 
+/// The profile after `idx` in row-major order over `shape` (the last axis fastest; wraps to
+/// all zeros after the last).
+fn next_profile(idx: &mut [usize], shape: &[usize]) {
+    for axis in (0..shape.len()).rev() {
+        idx[axis] += 1;
+        if idx[axis] < shape[axis] {
+            break;
+        }
+        idx[axis] = 0;
+    }
+}
+
 /// What a checkpoint holds of a [`PayoffTable`] (the means follow from the entries).
 #[derive(Deserialize)]
 struct StoredTable {
@@ -180,13 +192,7 @@ impl PayoffTable {
                     new[new_flat] = old[flat];
                 }
             }
-            for axis in (0..self.shape.len()).rev() {
-                idx[axis] += 1;
-                if idx[axis] < self.shape[axis] {
-                    break;
-                }
-                idx[axis] = 0;
-            }
+            next_profile(&mut idx, &self.shape);
         }
         self.shape = new_shape;
         self.entries = entries;
@@ -201,13 +207,7 @@ impl PayoffTable {
             if self.entries[flat].is_none() {
                 out.push(idx.clone());
             }
-            for axis in (0..self.shape.len()).rev() {
-                idx[axis] += 1;
-                if idx[axis] < self.shape[axis] {
-                    break;
-                }
-                idx[axis] = 0;
-            }
+            next_profile(&mut idx, &self.shape);
         }
         out
     }
@@ -300,13 +300,7 @@ impl PayoffTable {
             {
                 wanted.push((idx.clone(), episodes.min(cap - e.count)));
             }
-            for axis in (0..self.shape.len()).rev() {
-                idx[axis] += 1;
-                if idx[axis] < self.shape[axis] {
-                    break;
-                }
-                idx[axis] = 0;
-            }
+            next_profile(&mut idx, &self.shape);
         }
         // Entries needing the same number of episodes are evaluated together.
         let mut played = 0;
