@@ -64,6 +64,10 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
+    /// A policy that is the user's own code (a Python callable) raised, or answered
+    /// something other than an array of probabilities; the message names the callable.
+    #[error("{0}")]
+    PolicyCode(String),
     /// A malformed Gambit `.nfg` file.
     #[error("malformed .nfg at line {line}: {reason}")]
     Nfg {

@@ -26,6 +26,29 @@ pub struct Matchup {
     pub seats: Vec<usize>,
 }
 
+impl Matchup {
+    /// Every joint entry of `num_policies` policies on `num_players` seats (each policy
+    /// plays every seat), seat 0 most significant; None past `at_most` entries.
+    pub fn every(num_policies: usize, num_players: usize, at_most: usize) -> Option<Vec<Matchup>> {
+        let count = u32::try_from(num_players)
+            .ok()
+            .and_then(|p| num_policies.checked_pow(p))
+            .filter(|&c| c <= at_most)?;
+        Some(
+            (0..count)
+                .map(|mut i| {
+                    let mut seats = vec![0; num_players];
+                    for s in seats.iter_mut().rev() {
+                        *s = i % num_policies;
+                        i /= num_policies;
+                    }
+                    Matchup { seats }
+                })
+                .collect(),
+        )
+    }
+}
+
 /// Per-player return statistics of one matchup.
 ///
 /// Sampled evaluators fill sums over `episodes` episodes; the exact evaluator reports the

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::game::{ActionId, Game, PlayerId, State, Turn};
+use crate::game::{ActionId, Game, PlayerId, State, TensorShape, Turn};
 
 /// What one node of an [`ExplicitGame`] is.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,6 +34,9 @@ struct Nodes {
     nodes: Vec<Node>,
     infosets: Vec<String>,
     num_players: usize,
+    /// Each information state's tensor, `tensor_shape.size()` values per interned state.
+    tensor_shape: Option<TensorShape>,
+    tensors: Vec<f32>,
 }
 
 /// A game given by its nodes. Build it with [`ExplicitGame::builder`].
@@ -79,6 +82,9 @@ pub struct ExplicitGameBuilder {
     nodes: Vec<Node>,
     infosets: Vec<String>,
     lookup: HashMap<String, u32>,
+    tensor_shape: Option<TensorShape>,
+    /// Per interned information state, its tensor once given ([`ExplicitGameBuilder::set_tensor`]).
+    tensors: Vec<Option<Vec<f32>>>,
 }
 
 impl ExplicitGame {
@@ -98,6 +104,8 @@ impl ExplicitGame {
             nodes: vec![Node::Pending],
             infosets: Vec::new(),
             lookup: HashMap::new(),
+            tensor_shape: None,
+            tensors: Vec::new(),
         }
     }
 
@@ -108,6 +116,48 @@ impl ExplicitGame {
 }
 
 impl ExplicitGameBuilder {
+    /// A game whose information states each carry a tensor of this shape (OpenSpiel's
+    /// information-state tensor, or its observation tensor for perfect information), given
+    /// by [`ExplicitGameBuilder::set_tensor`] once per information state.
+    #[must_use]
+    pub fn with_tensors(mut self, shape: TensorShape) -> Self {
+        self.tensor_shape = Some(shape);
+        self
+    }
+
+    /// True when a decision at `infoset` has been described already (its tensor, if the game
+    /// has them, is then known or being given).
+    pub fn has_infoset(&self, infoset: &str) -> bool {
+        self.lookup.contains_key(infoset)
+    }
+
+    /// Give the tensor of `infoset` (a state described by [`ExplicitGameBuilder::decision`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Unsupported`] for a game built without tensors, an unknown information
+    /// state, or a tensor of another size or with a value that is not finite.
+    pub fn set_tensor(&mut self, infoset: &str, tensor: &[f32]) -> Result<()> {
+        let Some(shape) = &self.tensor_shape else {
+            return Err(Error::Unsupported(format!("{}: the game was built without tensors", self.name)));
+        };
+        let Some(&id) = self.lookup.get(infoset) else {
+            return Err(Error::Unsupported(format!("{}: no decision at {infoset:?} yet", self.name)));
+        };
+        if tensor.len() != shape.size() || tensor.iter().any(|x| !x.is_finite()) {
+            return Err(Error::Unsupported(format!(
+                "{}: the tensor at {infoset:?} has {} values (finite: {}), the game's shape {:?} holds {}",
+                self.name,
+                tensor.len(),
+                tensor.iter().all(|x| x.is_finite()),
+                shape.dims,
+                shape.size()
+            )));
+        }
+        self.tensors[id as usize] = Some(tensor.to_vec());
+        Ok(())
+    }
+
     /// The root node's id.
     pub fn root(&self) -> u32 {
         0
@@ -175,6 +225,7 @@ impl ExplicitGameBuilder {
         let id = *self.lookup.entry(infoset.to_string()).or_insert(next);
         if id == next {
             self.infosets.push(infoset.to_string());
+            self.tensors.push(None);
         }
         let children = self.add_children(legal.len())?;
         let edges = legal.iter().copied().zip(children.iter().copied()).collect();
@@ -233,6 +284,15 @@ impl ExplicitGameBuilder {
         if let Some(i) = self.nodes.iter().position(|n| *n == Node::Pending) {
             return Err(Error::Unsupported(format!("{}: node {i} was added but never described", self.name)));
         }
+        if self.tensor_shape.is_some()
+            && let Some(i) = self.tensors.iter().position(Option::is_none)
+        {
+            return Err(Error::Unsupported(format!(
+                "{}: the information state {:?} was given no tensor",
+                self.name, self.infosets[i]
+            )));
+        }
+        let tensors = self.tensors.into_iter().flatten().flatten().collect();
         Ok(ExplicitGame {
             name: self.name,
             num_players: self.num_players,
@@ -242,6 +302,8 @@ impl ExplicitGameBuilder {
                 nodes: self.nodes,
                 infosets: self.infosets,
                 num_players: self.num_players,
+                tensor_shape: self.tensor_shape,
+                tensors,
             }),
         })
     }
@@ -281,6 +343,9 @@ impl Game for ExplicitGame {
     }
     fn count_histories(&self, _at_most: u64) -> Option<u64> {
         Some(self.nodes.nodes.len() as u64)
+    }
+    fn tensor_shape(&self) -> Option<TensorShape> {
+        self.nodes.tensor_shape.clone()
     }
 }
 
@@ -330,6 +395,15 @@ impl State for ExplicitState {
     fn history(&self) -> &[ActionId] {
         &self.history
     }
+    /// The acting player's tensor, as given for the node's information state.
+    fn write_tensor(&self, _player: PlayerId, out: &mut [f32]) {
+        if let (Node::Decision { infoset, .. }, Some(shape)) = (self.node(), &self.nodes.tensor_shape) {
+            let size = shape.size();
+            out.copy_from_slice(
+                &self.nodes.tensors[*infoset as usize * size..(*infoset as usize + 1) * size],
+            );
+        }
+    }
 }
 
 #[cfg(test)]
@@ -372,6 +446,64 @@ mod tests {
         let uniform = TabularPolicy::uniform(&tree);
         let value = nash_conv(&tree, &[&uniform, &uniform]).unwrap();
         assert!((value - 11.0 / 12.0).abs() < 1e-12);
+    }
+
+    /// Kuhn written out with its tensors: the tree caches the registry game's tensors.
+    #[test]
+    fn tensors_given_per_information_state_are_the_trees() {
+        let game = registry::load("kuhn_poker").unwrap();
+        let shape = game.tensor_shape().unwrap();
+        let mut b = ExplicitGame::builder("kuhn_poker", 2, 2, Some(0.0)).with_tensors(shape.clone());
+        let mut stack = vec![(game.new_initial_state(), b.root())];
+        while let Some((state, node)) = stack.pop() {
+            let (actions, kids) = match state.turn() {
+                Turn::Terminal => {
+                    b.terminal(node, state.returns()).unwrap();
+                    continue;
+                }
+                Turn::Chance => {
+                    let outcomes = state.chance_outcomes();
+                    (outcomes.iter().map(|o| o.0).collect::<Vec<_>>(), b.chance(node, &outcomes).unwrap())
+                }
+                Turn::Player(p) => {
+                    let (legal, key) = (state.legal_actions(), state.information_state_string(p));
+                    let new = !b.has_infoset(&key);
+                    let kids = b.decision(node, p.0, &key, &legal).unwrap();
+                    if new {
+                        let mut t = vec![0.0; shape.size()];
+                        state.write_tensor(p, &mut t);
+                        b.set_tensor(&key, &t).unwrap();
+                    }
+                    (legal, kids)
+                }
+            };
+            for (a, k) in actions.into_iter().zip(kids) {
+                let mut s = state.clone();
+                s.apply_action(a);
+                stack.push((s, k));
+            }
+        }
+        let written = GameTree::build(&b.finish().unwrap()).unwrap();
+        let registry = GameTree::build(&game).unwrap();
+        assert_eq!(written.tensor_shape(), registry.tensor_shape());
+        for i in 0..registry.num_infosets() {
+            let id = crate::InfosetId(i);
+            let other = written.infoset_by_key(registry.infoset_key(id)).unwrap();
+            let size = shape.size();
+            assert_eq!(
+                written.infoset_tensors().unwrap()[other.0 * size..(other.0 + 1) * size],
+                registry.infoset_tensors().unwrap()[i * size..(i + 1) * size]
+            );
+        }
+        // A tensor missing, or of the wrong size, is refused.
+        let mut b = ExplicitGame::builder("g", 1, 2, None).with_tensors(shape);
+        let root = b.root();
+        let kids = b.decision(root, 0, "s", &[ActionId(0), ActionId(1)]).unwrap();
+        for k in kids {
+            b.terminal(k, vec![0.0]).unwrap();
+        }
+        assert!(b.set_tensor("s", &[1.0]).unwrap_err().to_string().contains("has 1 values"));
+        assert!(b.finish().unwrap_err().to_string().contains("was given no tensor"));
     }
 
     #[test]

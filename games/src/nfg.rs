@@ -609,23 +609,21 @@ fn quote(s: &str) -> String {
     format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
-/// Write a game in the payoff-list format (payoffs printed exactly with `{}` of f64).
+/// Write a game in the payoff-list format with strategy counts (`{ 3 2 }`), the form both
+/// Gambit and OpenSpiel's `load_nfg_game` read (OpenSpiel's reader takes no strategy names
+/// and no comment line); payoffs printed exactly with `{}` of f64. Strategy names are not
+/// kept: read back, strategies are named `1`, `2`, … as Gambit names counted ones.
 pub fn to_nfg_string(game: &NormalFormGame) -> String {
     let mut out = format!("NFG 1 R {} {{ ", quote(game.title()));
     for p in game.player_names() {
         out.push_str(&quote(p));
         out.push(' ');
     }
-    out.push_str("}\n{ ");
-    for names in game.strategy_names() {
-        out.push_str("{ ");
-        for s in names {
-            out.push_str(&quote(s));
-            out.push(' ');
-        }
-        out.push_str("} ");
+    out.push_str("} { ");
+    for k in game.shape() {
+        out.push_str(&format!("{k} "));
     }
-    out.push_str("}\n\"\"\n\n");
+    out.push_str("}\n\n");
     let shape = game.shape().to_vec();
     let mut idx = vec![0usize; shape.len()];
     for _ in 0..game.num_profiles() {

@@ -8,7 +8,9 @@ import numpy.typing as npt
 
 __version__: str
 
-PolicyLike = Union["Policy", npt.ArrayLike, Mapping[str, Any], Any]
+#: A callable policy: ``policy(obs [B x d] float32, legal [B x A] bool) -> probs [B x A]``.
+PolicyFn = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]], npt.ArrayLike]
+PolicyLike = Union["Policy", PolicyFn, npt.ArrayLike, Mapping[str, Any], Any]
 ProfileLike = Union[PolicyLike, Sequence[PolicyLike]]
 
 class MetagameError(Exception): ...
@@ -55,6 +57,14 @@ def best_response(game: Game, policy: ProfileLike, player: int) -> tuple[Policy,
 def expected_returns(game: Game, policy: ProfileLike) -> npt.NDArray[np.float64]: ...
 def aggregate(game: Game, policies: Sequence[PolicyLike], weights: npt.ArrayLike) -> Policy: ...
 def walk_pyspiel(game: Any, max_nodes: int, progress: bool) -> Game: ...
+def matches(
+    game: Union[Game, str],
+    policies: Sequence[Union[str, PolicyLike]],
+    episodes: int = ...,
+    seed: int = ...,
+    evaluator: str = ...,
+    max_nodes: Optional[int] = ...,
+) -> dict[str, Any]: ...
 
 class NormalFormGame:
     def __init__(self, *payoffs: Union[npt.ArrayLike, Sequence[npt.ArrayLike]]) -> None: ...
@@ -89,7 +99,9 @@ class Solution:
     @property
     def joint(self) -> Optional[npt.NDArray[np.float64]]: ...
     @property
-    def stationary(self) -> Optional[list[list[float]]]: ...
+    def stationary(self) -> Optional[npt.NDArray[np.float64]]: ...
+    @property
+    def stationary_distributions(self) -> Optional[list[npt.NDArray[np.float64]]]: ...
 
 GameLike = Union[NormalFormGame, npt.ArrayLike, tuple[npt.ArrayLike, ...]]
 

@@ -36,7 +36,45 @@ def from_pyspiel(game: Any, max_nodes: int = DEFAULT_MAX_NODES, progress: bool =
         raise TypeError(f"from_pyspiel: a pyspiel.Game or a game string, not {type(game).__name__}")
     if max_nodes < 1:
         raise ValueError(f"max_nodes must be at least 1, got {max_nodes}")
+    # Only sequential games have a tree; walk_pyspiel says so for the rest.
+    sequential = game.get_type().dynamics.name == "SEQUENTIAL"
+    estimate = estimated_nodes(game) if sequential else 0.0
+    if estimate > 2 * max_nodes:
+        raise ValueError(
+            f"the game tree of {game} has about {estimate:.2g} nodes (estimated from {_PROBES} random "
+            f"playouts), more than the limit of {max_nodes}; pass max_nodes= to raise the limit"
+        )
     return walk_pyspiel(game, max_nodes, progress)
+
+
+#: Random playouts behind ``estimated_nodes``.
+_PROBES = 200
+
+
+def estimated_nodes(game: Any, probes: int = _PROBES, seed: int = 0) -> float:
+    """The number of histories of ``game``'s tree, estimated from random playouts without
+    walking it (Knuth 1975: each playout's sum of the products of the branching factors
+    along its path is an unbiased estimate). Heavy-tailed on unbalanced trees, where it
+    tends to be low; enough to refuse a tree thousands of times past a limit at once."""
+    import random
+
+    rng = random.Random(seed)
+    total = 0.0
+    for _ in range(probes):
+        state = game.new_initial_state()
+        weight, nodes = 1.0, 1.0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                actions = [a for a, _ in state.chance_outcomes()]
+            elif state.is_simultaneous_node():
+                return 1.0  # walk_pyspiel refuses these with its own message
+            else:
+                actions = state.legal_actions()
+            weight *= len(actions)
+            nodes += weight
+            state = state.child(rng.choice(actions))
+        total += nodes
+    return total / probes
 
 
 def to_tabular_policy(policy: Union[Policy, Any], pyspiel_game: Any, game: Game | None = None):

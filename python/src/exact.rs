@@ -19,6 +19,7 @@ fn is_policy_like(item: &Bound<'_, PyAny>) -> PyResult<bool> {
     Ok(item.cast::<PyPolicy>().is_ok()
         || item.cast::<PyDict>().is_ok()
         || item.hasattr("action_probability_array")?
+        || (item.is_callable() && !item.hasattr("__array__")?)
         || (item.hasattr("ndim")? && item.getattr("ndim")?.extract::<usize>()? == 2))
 }
 

@@ -128,7 +128,8 @@ impl PyGame {
         Ok(self.tree.legal_actions(self.infoset(infoset)?).iter().map(|a| a.0).collect())
     }
     /// The tensor a network reads, as OpenSpiel lays it out: ``None`` for a game that gives
-    /// none (a game read from OpenSpiel), else ``(kind, dims)`` with kind
+    /// none (a game read from OpenSpiel whose type provides no information-state tensor, and
+    /// no observation tensor with perfect information), else ``(kind, dims)`` with kind
     /// ``"information_state"`` (OpenSpiel's ``information_state_tensor``) or ``"observation"``
     /// (its ``observation_tensor``, for perfect-information games) and dims its shape
     /// (``("information_state", [11])`` for Kuhn poker, ``("observation", [3, 3, 3])`` for

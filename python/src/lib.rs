@@ -7,12 +7,14 @@
 
 use pyo3::prelude::*;
 
+mod callable_policy;
 mod convert;
 mod distributed;
 mod errors;
 mod exact;
 mod experiment;
 mod game;
+mod matches;
 mod normal_form;
 mod policy;
 mod pyspiel;
@@ -26,6 +28,7 @@ fn _metagame(m: &Bound<'_, PyModule>) -> PyResult<()> {
     game::register(m)?;
     policy::register(m)?;
     exact::register(m)?;
+    matches::register(m)?;
     pyspiel::register(m)?;
     normal_form::register(m)?;
     sequence_form::register(m)?;

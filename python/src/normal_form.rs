@@ -160,6 +160,24 @@ impl PyNormalFormGame {
 pub struct PySolution {
     solution: Solution,
     tolerance: f64,
+    /// The game's shape: a joint distribution over its profiles has it.
+    shape: Vec<usize>,
+}
+
+impl PySolution {
+    /// A distribution over joint profiles in the game's shape; one over a single population's
+    /// strategies (a vector) stays flat.
+    fn joint_shaped<'py>(&self, py: Python<'py>, values: &[f64]) -> Bound<'py, PyArrayDyn<f64>> {
+        let shape = if values.len() == self.shape.iter().product::<usize>() {
+            self.shape.clone()
+        } else {
+            vec![values.len()]
+        };
+        // INVARIANT: `shape` holds exactly `values.len()` entries (checked just above).
+        ArrayD::from_shape_vec(IxDyn(&shape), values.to_vec())
+            .expect("the shape holds the values")
+            .into_pyarray(py)
+    }
 }
 
 #[pymethods]
@@ -213,10 +231,23 @@ impl PySolution {
     fn joint<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArrayDyn<f64>>> {
         self.solution.joint().map(|j| j.clone().into_pyarray(py))
     }
-    /// alpha-Rank's stationary distributions, else None.
+    /// alpha-Rank's stationary distribution over joint profiles, shaped like ``joint`` (the
+    /// game's shape; a vector over strategies for a single population), else None. When the
+    /// chain has several (status ``"multiple_stationary"``), their mean, of which
+    /// ``strategies`` are the marginals; ``stationary_distributions`` lists each.
     #[getter]
-    fn stationary(&self) -> Option<Vec<Vec<f64>>> {
-        self.solution.stationary().map(<[Vec<f64>]>::to_vec)
+    fn stationary<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArrayDyn<f64>>> {
+        let all = self.solution.stationary()?;
+        let n = all.first().map_or(0, Vec::len);
+        let mean: Vec<f64> =
+            (0..n).map(|i| all.iter().map(|pi| pi[i]).sum::<f64>() / all.len() as f64).collect();
+        Some(self.joint_shaped(py, &mean))
+    }
+    /// Every stationary distribution of alpha-Rank's chain, each shaped as ``stationary``;
+    /// else None.
+    #[getter]
+    fn stationary_distributions<'py>(&self, py: Python<'py>) -> Option<Vec<Bound<'py, PyArrayDyn<f64>>>> {
+        Some(self.solution.stationary()?.iter().map(|pi| self.joint_shaped(py, pi)).collect())
     }
     fn __repr__(&self) -> PyResult<String> {
         Ok(format!(
@@ -266,7 +297,10 @@ fn solver_from(name: &str, settings: Option<&Bound<'_, PyDict>>) -> PyResult<Box
 
 fn answers(game: &NormalFormGame, solutions: Vec<Solution>) -> Vec<PySolution> {
     let tolerance = Nash::CERTIFICATE_TOLERANCE * game.payoff_scale().max(f64::MIN_POSITIVE);
-    solutions.into_iter().map(|solution| PySolution { solution, tolerance }).collect()
+    solutions
+        .into_iter()
+        .map(|solution| PySolution { solution, tolerance, shape: game.shape().to_vec() })
+        .collect()
 }
 
 /// Solve a normal-form game (a ``NormalFormGame``, a 2-D array for a zero-sum game, or a

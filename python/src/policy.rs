@@ -11,6 +11,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
+use crate::callable_policy::CallablePolicy;
 use crate::convert::float_array;
 use crate::errors::value_error;
 use crate::game::PyGame;
@@ -36,7 +37,8 @@ pub fn same_game(a: &GameTree, b: &GameTree) -> bool {
             && (0..a.num_infosets()).all(|i| a.infoset_key(InfosetId(i)) == b.infoset_key(InfosetId(i))))
 }
 
-/// `obj` as a policy of `tree`: a `Policy` of the same game, a numpy-like
+/// `obj` as a policy of `tree`: a `Policy` of the same game, a callable
+/// `policy(obs, legal) -> probs` (tabulated: see `callable_policy.rs`), a numpy-like
 /// `[infosets × actions]` array, a dict from information-state strings to OpenSpiel's
 /// `[(action, probability), ...]` pairs or to a row of `num_actions` probabilities, or an
 /// OpenSpiel `TabularPolicy` (anything with `state_lookup` and `action_probability_array`).
@@ -45,7 +47,7 @@ pub fn same_game(a: &GameTree, b: &GameTree) -> bool {
 ///
 /// `ValueError` for a policy of another game or rows that are not distributions over the
 /// legal actions; `TypeError` for anything else.
-pub fn as_policy(tree: &Arc<GameTree>, obj: &Bound<'_, PyAny>) -> PyResult<TabularPolicy> {
+pub fn as_policy(tree: &GameTree, obj: &Bound<'_, PyAny>) -> PyResult<TabularPolicy> {
     if let Ok(p) = obj.cast::<PyPolicy>() {
         let p = p.get();
         if !same_game(&p.tree, tree) {
@@ -64,20 +66,36 @@ pub fn as_policy(tree: &Arc<GameTree>, obj: &Bound<'_, PyAny>) -> PyResult<Tabul
         return from_dict(tree, d);
     }
     if obj.hasattr("__array__")? || obj.is_instance_of::<PyList>() {
-        let (shape, values) = float_array(obj, "policy")?;
-        let want = [tree.num_infosets(), tree.num_actions()];
-        if shape != want {
-            return Err(PyValueError::new_err(format!(
-                "policy: an array of shape {shape:?}, but {} takes [infosets, actions] = {want:?}",
-                tree.name()
-            )));
-        }
-        return TabularPolicy::from_dense(tree, values).map_err(value_error);
+        return from_array(tree, obj);
+    }
+    if obj.hasattr("action_probabilities")? {
+        return Err(PyTypeError::new_err(format!(
+            "an OpenSpiel {} that is not a TabularPolicy: pass open_spiel.python.policy.tabular_policy_from_callable(game, policy)",
+            obj.get_type().name()?
+        )));
+    }
+    if let Some(callable) = CallablePolicy::of(obj)? {
+        // Asked once per player for all of its information states, tensors and legal
+        // actions (the GIL is held here: the calls are made on this thread).
+        return TabularPolicy::tabulate(tree, &callable).map_err(value_error);
     }
     Err(PyTypeError::new_err(format!(
-        "a policy must be a metagame.Policy, a numpy array [infosets × actions], a dict of information states, or an OpenSpiel TabularPolicy; got {}",
+        "a policy must be a metagame.Policy, a callable policy(obs, legal) -> probs, a numpy array [infosets × actions], a dict of information states, or an OpenSpiel TabularPolicy; got {}",
         obj.get_type().name()?
     )))
+}
+
+/// A numpy-like `[infosets × actions]` array as a policy of `tree`.
+fn from_array(tree: &GameTree, obj: &Bound<'_, PyAny>) -> PyResult<TabularPolicy> {
+    let (shape, values) = float_array(obj, "policy")?;
+    let want = [tree.num_infosets(), tree.num_actions()];
+    if shape != want {
+        return Err(PyValueError::new_err(format!(
+            "policy: an array of shape {shape:?}, but {} takes [infosets, actions] = {want:?}",
+            tree.name()
+        )));
+    }
+    TabularPolicy::from_dense(tree, values).map_err(value_error)
 }
 
 /// An OpenSpiel `TabularPolicy`: the row of each information state found in `state_lookup`.

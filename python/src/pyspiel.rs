@@ -2,7 +2,7 @@
 //! history, with chance, any number of players, general-sum), then built and checked like
 //! the built-in games.
 
-use metagame::games::{ActionId, ExplicitGame, GameTree};
+use metagame::games::{ActionId, ExplicitGame, GameTree, TensorKind, TensorShape};
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -44,11 +44,17 @@ fn walk_pyspiel(
             )));
         }
     }
-    if !kind.getattr("provides_information_state_string")?.extract::<bool>()? {
-        return Err(PyValueError::new_err(format!(
-            "{name} has no information-state strings (its GameType.provides_information_state_string is False), which tabular policies are keyed by"
-        )));
-    }
+    // Asked of the states themselves: some games (python_iterated_prisoners_dilemma) give
+    // the strings though their GameType declares none.
+    let declared: bool = kind.getattr("provides_information_state_string")?.extract()?;
+    let no_strings = |e: PyErr| {
+        if declared {
+            return e;
+        }
+        PyValueError::new_err(format!(
+            "{name} has no information-state strings (its states do not give them, and its GameType.provides_information_state_string is False), which tabular policies are keyed by"
+        ))
+    };
     let num_players: usize = game.call_method0("num_players")?.extract()?;
     let num_actions: usize = game.call_method0("num_distinct_actions")?.extract()?;
     let utility_sum = match enum_name(&kind.getattr("utility")?)?.as_str() {
@@ -57,6 +63,10 @@ fn walk_pyspiel(
         _ => None,
     };
     let mut builder = ExplicitGame::builder(name.clone(), num_players, num_actions, utility_sum);
+    let tensor = tensor_kind(game, &kind)?;
+    if let Some((shape, _)) = &tensor {
+        builder = builder.with_tensors(shape.clone());
+    }
     let bar = progress.then(|| {
         let bar = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
         bar.set_style(
@@ -106,11 +116,18 @@ fn walk_pyspiel(
             let player = usize::try_from(player).map_err(|_| {
                 PyValueError::new_err(format!("{name}: a state's current player is {player}"))
             })?;
-            let key: String =
-                state.call_method1(intern!(py, "information_state_string"), (player,))?.extract()?;
+            let key: String = state
+                .call_method1(intern!(py, "information_state_string"), (player,))
+                .and_then(|k| k.extract())
+                .map_err(no_strings)?;
             let legal: Vec<usize> = state.call_method0(intern!(py, "legal_actions"))?.extract()?;
             let legal: Vec<ActionId> = legal.into_iter().map(ActionId).collect();
+            let new = !builder.has_infoset(&key);
             let children = builder.decision(node, player, &key, &legal).map_err(value_error)?;
+            if let (true, Some((_, method))) = (new, &tensor) {
+                let values: Vec<f32> = state.call_method1(*method, (player,))?.extract()?;
+                builder.set_tensor(&key, &values).map_err(value_error)?;
+            }
             (legal, children)
         };
         if builder.num_nodes() > max_nodes {
@@ -129,6 +146,27 @@ fn walk_pyspiel(
         other => value_error(other),
     })?;
     Ok(PyGame::read_from_pyspiel(tree))
+}
+
+/// The tensor a policy of the walked game reads, as OpenSpiel gives it, and the state
+/// method that gives it: the information-state tensor where the game provides one, else
+/// the observation tensor of a game of perfect information (where it is the state's).
+fn tensor_kind(
+    game: &Bound<'_, PyAny>,
+    kind: &Bound<'_, PyAny>,
+) -> PyResult<Option<(TensorShape, &'static str)>> {
+    let flag = |name: &str| -> PyResult<bool> { kind.getattr(name)?.extract() };
+    let (tensor, shape_method, state_method) = if flag("provides_information_state_tensor")? {
+        (TensorKind::InformationState, "information_state_tensor_shape", "information_state_tensor")
+    } else if flag("provides_observation_tensor")?
+        && enum_name(&kind.getattr("information")?)? == "PERFECT_INFORMATION"
+    {
+        (TensorKind::Observation, "observation_tensor_shape", "observation_tensor")
+    } else {
+        return Ok(None);
+    };
+    let dims: Vec<usize> = game.call_method0(shape_method)?.extract()?;
+    Ok(Some((TensorShape::new(tensor, dims), state_method)))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -44,8 +44,11 @@ def test_max_nodes_too_small():
     assert metagame.load_game("kuhn_poker", max_nodes=58).num_nodes == 58
     with raises(ValueError, "more than 57 nodes"):
         metagame.load_game("kuhn_poker", max_nodes=57)
-    with raises(ValueError, "leduc_poker() has more than 1000 nodes; pass max_nodes="):
+    # Far past the limit: refused from random playouts before the walk; near it, by the walk.
+    with raises(ValueError, "leduc_poker() has about 1.1e+04 nodes (estimated from 200 random playouts), more than the limit of 1000"):
         mos.from_pyspiel(pyspiel.load_game("leduc_poker"), max_nodes=1000, progress=False)
+    with raises(ValueError, "leduc_poker() has more than 6000 nodes; pass max_nodes="):
+        mos.from_pyspiel(pyspiel.load_game("leduc_poker"), max_nodes=6000, progress=False)
     with raises(ValueError, "more than 57 nodes"):
         mos.from_pyspiel("kuhn_poker", max_nodes=57, progress=False)
     with raises(ValueError, "max_nodes must be at least 1, got 0"):
@@ -69,10 +72,20 @@ def test_unknown_information_states_and_players(kuhn):
 
 
 def test_openspiel_game_without_information_state_strings():
-    game = pyspiel.load_game("breakthrough")
+    game = pyspiel.load_game("catch")
     assert not game.get_type().provides_information_state_string
-    with raises(ValueError, "breakthrough() has no information-state strings"):
+    with raises(ValueError, "catch() has no information-state strings (its states do not give them"):
         mos.from_pyspiel(game, progress=False)
+
+
+def test_openspiel_games_too_large_to_walk_are_refused_before_the_walk():
+    """A tree far past the limit is refused from random playouts at once, not after the
+    walk has filled the limit (connect_four took 70 s and 2.8 GB that way)."""
+    for name in ("connect_four", "breakthrough"):
+        with raises(ValueError, f"the game tree of {name}() has about"):
+            mos.from_pyspiel(name, progress=False)
+    with raises(ValueError, "the game tree of tic_tac_toe() has about"):
+        mos.from_pyspiel("tic_tac_toe", max_nodes=10_000, progress=False)
 
 
 def test_simultaneous_game_not_converted():
@@ -124,7 +137,7 @@ def test_nan_and_non_distribution_policies(kuhn, leduc):
 
 def test_policies_of_the_wrong_kind(kuhn):
     for bad in (5, None, "uniform"):
-        with raises(TypeError, "a policy must be a metagame.Policy, a numpy array"):
+        with raises(TypeError, "a policy must be a metagame.Policy, a callable policy(obs, legal) -> probs, a numpy array"):
             metagame.nash_conv(kuhn, bad)
 
 

@@ -161,10 +161,21 @@ def ce_gains(joint, payoffs):
 def test_alpha_rank_reports_its_stationary_distribution():
     ranked = metagame.solve(RPS, "alpha-rank")
     assert ranked.stationary is not None and ranked.joint is None and ranked.value is None
-    np.testing.assert_allclose(ranked.stationary[0], [1 / 3] * 3, atol=1e-9)
+    # A symmetric game is one population: a distribution over its strategies.
+    assert ranked.stationary.shape == (3,)
+    np.testing.assert_allclose(ranked.stationary, [1 / 3] * 3, atol=1e-9)
+    # Two populations: over joint profiles in the game's shape (as a CE's ``joint``), with
+    # the strategies as its marginals.
+    bos = metagame.solve(metagame.NormalFormGame(*BOS), "alpha-rank")
+    assert bos.stationary.shape == (2, 2)
+    np.testing.assert_allclose(bos.stationary.sum(), 1.0, atol=1e-12)
+    np.testing.assert_allclose(bos.stationary.sum(axis=1), bos.strategies[0], atol=1e-12)
+    assert all(d.shape == (2, 2) for d in bos.stationary_distributions)
     # Prisoner's dilemma: defection (1) is the sink of every deviation path.
     pd = (np.array([[3.0, 0.0], [5.0, 1.0]]), np.array([[3.0, 5.0], [0.0, 1.0]]))
-    np.testing.assert_allclose(strategies(metagame.solve(pd, "alpha-rank")), [[0, 1], [0, 1]], atol=1e-6)
+    ranked = metagame.solve(pd, "alpha-rank")
+    np.testing.assert_allclose(strategies(ranked), [[0, 1], [0, 1]], atol=1e-6)
+    np.testing.assert_allclose(ranked.stationary, [0, 1] if ranked.stationary.ndim == 1 else [[0, 0], [0, 1]], atol=1e-6)
 
 
 def test_ce_is_the_maximum_gini_correlated_equilibrium():

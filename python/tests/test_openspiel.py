@@ -272,3 +272,72 @@ def test_the_built_in_tic_tac_toe_is_openspiels():
         raw[i] *= mask
     raw /= raw.sum(axis=1, keepdims=True)
     assert metagame.nash_conv(ours, raw) == pytest.approx(metagame.nash_conv(theirs, raw), abs=1e-12)
+
+
+def _pyspiel_payoffs(text: str, tmp_path, name: str) -> list[np.ndarray]:
+    """The payoff tensors of an .nfg text as ``pyspiel.load_nfg_game`` reads it."""
+    pyspiel = require("pyspiel")
+    path = tmp_path / name
+    path.write_text(text)
+    game = pyspiel.load_nfg_game(path.read_text())
+    shape = [len(game.new_initial_state().legal_actions(p)) for p in range(game.num_players())]
+    payoffs = [np.zeros(shape) for _ in range(game.num_players())]
+    for profile in np.ndindex(*shape):
+        state = game.new_initial_state()
+        state.apply_actions(list(profile))
+        for p, u in enumerate(state.returns()):
+            payoffs[p][profile] = u
+    return payoffs
+
+
+def test_every_nfg_metagame_writes_loads_in_pyspiel(tmp_path):
+    """``to_nfg_string`` (2 and 3 players, named strategies) and a PSRO run's
+    ``meta_game.nfg``: pyspiel's reader takes each, with the same payoffs."""
+    rng = np.random.default_rng(7)
+    games = {
+        "three.nfg": metagame.NormalFormGame([np.round(rng.standard_normal((2, 3, 2)), 3) for _ in range(3)]),
+        "two.nfg": metagame.NormalFormGame([np.array([[3.0, 0.0], [0.0, 2.0]]), np.array([[2.0, 0.0], [0.5, 3.0]])]),
+    }
+    for name, game in games.items():
+        read = _pyspiel_payoffs(game.to_nfg_string(), tmp_path, name)
+        for p, payoff in enumerate(read):
+            np.testing.assert_array_equal(payoff, game.payoffs(p), err_msg=name)
+    run = tmp_path / "psro"
+    metagame.run({"algorithm": "psro", "game": "kuhn_poker", "max_iterations": 4}, out=run)
+    text = (run / "meta_game.nfg").read_text()
+    written = metagame.NormalFormGame.from_nfg_string(text)
+    read = _pyspiel_payoffs(text, tmp_path, "meta_game.nfg")
+    assert [r.shape for r in read] == [tuple(written.shape)] * 2
+    for p, payoff in enumerate(read):
+        np.testing.assert_array_equal(payoff, written.payoffs(p))
+
+
+def test_a_game_whose_states_give_strings_its_type_does_not_declare_is_walked():
+    """python_iterated_prisoners_dilemma declares no information-state strings, yet its
+    states give them: it is walked (turn-based, two rounds) like any other game."""
+    from open_spiel.python import games  # noqa: F401  (registers OpenSpiel's Python games)
+
+    pd = pyspiel.convert_to_turn_based(pyspiel.load_game("python_iterated_prisoners_dilemma(max_game_length=2)"))
+    assert not pd.get_type().provides_information_state_string
+    game = mos.from_pyspiel(pd, progress=False)
+    assert game.num_players == 2 and game.num_infosets > 0
+    # Always defecting is the only equilibrium of the finitely repeated game: uniform play
+    # is exploitable, the all-defect policy is not.
+    defect = np.zeros((game.num_infosets, game.num_actions))
+    defect[:, 1] = 1.0
+    assert metagame.nash_conv(game, metagame.Policy.uniform(game)) > 0.5
+    assert metagame.nash_conv(game, defect) == pytest.approx(0.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("name", ["kuhn_poker", "leduc_poker", "tic_tac_toe"])
+def test_a_walked_game_carries_openspiels_tensors(name):
+    """The walk keeps each information state's tensor as pyspiel gives it (the
+    information-state tensor, or the observation tensor of a perfect-information game):
+    equal to the built-in game's, so a callable policy reads the same on both."""
+    walked = mos.from_pyspiel(name, progress=False)
+    built = metagame.load_game(name)
+    assert walked.tensor_shape == built.tensor_shape
+    ours = built.infoset_tensors()
+    theirs = walked.infoset_tensors()
+    for i, key in enumerate(walked.infosets()):
+        np.testing.assert_array_equal(theirs[i], ours[built.infoset_index(key)], err_msg=key)

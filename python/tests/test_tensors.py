@@ -118,9 +118,13 @@ def test_shapes_without_a_pyspiel_counterpart_or_a_tree():
     for i, key in enumerate(team.infosets()):
         expected[i, team.infoset_player(key)] = 1.0
     np.testing.assert_array_equal(team.infoset_tensors(), expected)
-    # A game read from pyspiel gives no tensor.
+    # A game read from pyspiel gives the tensors pyspiel gives (test_openspiel.py compares
+    # them value by value with the built-in games').
     from metagame import openspiel as mos
 
     walked = mos.from_pyspiel(pyspiel.load_game("kuhn_poker"), progress=False)
-    assert walked.tensor_shape is None
-    assert walked.infoset_tensors() is None
+    assert walked.tensor_shape == ("information_state", [11])
+    goofspiel = pyspiel.convert_to_turn_based(pyspiel.load_game("goofspiel(num_cards=3,imp_info=True)"))
+    walked = mos.from_pyspiel(goofspiel, progress=False)
+    assert walked.tensor_shape == ("information_state", goofspiel.information_state_tensor_shape())
+    assert walked.infoset_tensors().shape == (walked.num_infosets, goofspiel.information_state_tensor_size())

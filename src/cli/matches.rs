@@ -65,23 +65,8 @@ impl Policy for Counted<'_> {
 
 /// Every joint entry, seat 0 most significant.
 fn all_entries(num_policies: usize, num_players: usize) -> anyhow::Result<Vec<Matchup>> {
-    let count = u32::try_from(num_players)
-        .ok()
-        .and_then(|p| num_policies.checked_pow(p))
-        .filter(|&c| c <= 1 << 20)
-        .with_context(|| {
-            format!("{num_policies} policies and {num_players} players make too many entries")
-        })?;
-    Ok((0..count)
-        .map(|mut i| {
-            let mut seats = vec![0; num_players];
-            for s in seats.iter_mut().rev() {
-                *s = i % num_policies;
-                i /= num_policies;
-            }
-            Matchup { seats }
-        })
-        .collect())
+    Matchup::every(num_policies, num_players, 1 << 20)
+        .with_context(|| format!("{num_policies} policies and {num_players} players make too many entries"))
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {

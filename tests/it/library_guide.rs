@@ -14,6 +14,14 @@ fn readme_program(readme: &str) -> String {
     section[start..end].to_string() + "\n"
 }
 
+/// The `[profile.release]` table of a manifest, header and keys.
+fn release_profile(manifest: &str) -> String {
+    let start = manifest.find("[profile.release]").expect("the workspace sets its release profile");
+    let body = &manifest[start..];
+    let end = body[1..].find("\n[").map_or(body.len(), |i| i + 2);
+    body[..end].to_string()
+}
+
 #[test]
 fn the_readme_program_compiles_and_runs_in_a_crate_of_its_own() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -21,9 +29,13 @@ fn the_readme_program_compiles_and_runs_in_a_crate_of_its_own() {
     let dir = temp_dir("library-guide");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("src")).unwrap();
+    // The workspace's release profile too: with another one every dependency's build hash
+    // differs and the whole tree is compiled again (eight minutes of CI's two cores).
+    let workspace_manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let release = release_profile(&workspace_manifest);
     let manifest = format!(
         "[package]\nname = \"uses-metagame\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-         [dependencies]\nmetagame = {{ path = {:?} }}\n\n[workspace]\n",
+         [dependencies]\nmetagame = {{ path = {:?} }}\n\n{release}\n[workspace]\n",
         root.display().to_string()
     );
     std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
