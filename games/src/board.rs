@@ -131,12 +131,12 @@ pub(crate) struct Lane<C> {
     pub(crate) seated: Vec<usize>,
 }
 
-/// Policy `policy` decides at seat `player` for lanes `who`.
+/// `policy` (number `index` of the caller's list, for messages) decides at seat `player`
+/// for lanes `who`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn decide<B: Board>(
     board: &B,
-    policies: &[&dyn Policy],
-    policy: usize,
+    (policy, index): (&dyn Policy, usize),
     player: PlayerId,
     who: &[usize],
     lanes: &mut [Lane<B::Cursor>],
@@ -144,11 +144,11 @@ pub(crate) fn decide<B: Board>(
     s: &mut Scratch,
 ) -> Result<()> {
     let failed = |source: Error| Error::PolicyFailed {
-        policy,
-        kind: policies[policy].kind().to_string(),
+        policy: index,
+        kind: policy.kind().to_string(),
         source: Box::new(source),
     };
-    let table = policies[policy].as_tabular();
+    let table = policy.as_tabular();
     if let Some(table) = table.filter(|_| board.infoset(&lanes[who[0]].at).is_some()) {
         for &l in who {
             let lane = &mut lanes[l];
@@ -204,7 +204,7 @@ pub(crate) fn decide<B: Board>(
     s.probs.resize(b * a, 0.0);
     let mut out = ArrayViewMut2::from_shape((b, a), &mut s.probs).map_err(|e| Error::Shape(e.to_string()))?;
     let decisions = Decisions { player, tensors, legal, infosets };
-    policies[policy].probabilities(&decisions, out.view_mut()).map_err(failed)?;
+    policy.probabilities(&decisions, out.view_mut()).map_err(failed)?;
     check_probabilities(legal, out.view()).map_err(failed)?;
     for (r, &l) in who.iter().enumerate() {
         let lane = &mut lanes[l];

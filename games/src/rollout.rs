@@ -429,7 +429,8 @@ impl<B: Board> Setup<'_, B> {
         lanes: &mut [Lane<B::Cursor>],
         s: &mut Scratch,
     ) -> Result<()> {
-        decide(self.board, self.policies, policy, player, who, lanes, (self.num_actions, self.tensor_size), s)
+        let held = (self.policies[policy], policy);
+        decide(self.board, held, player, who, lanes, (self.num_actions, self.tensor_size), s)
     }
 }
 

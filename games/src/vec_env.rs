@@ -15,6 +15,8 @@
 //! choices, never on which other episodes share a batch (for policies that answer a decision
 //! the same whatever else is in their batch, as tables and the crate's networks do).
 
+use std::sync::Arc;
+
 use crate::arena::Arena;
 use crate::board::{Board, Lane, Scratch, StateBoard, TreeBoard, decide, pick};
 use crate::error::{Error, Result};
@@ -22,7 +24,7 @@ use crate::flat::cumulate;
 use crate::game::{ActionId, Game, PlayerId, Turn};
 use crate::philox::{EpisodeStream, derive_seed};
 use crate::policy::Policy;
-use crate::registry::AnyState;
+use crate::registry::{AnyGame, AnyState};
 use crate::rollout::SEAT_DRAWS;
 use crate::tabular_policy::ROW_SUM_TOLERANCE;
 
@@ -135,45 +137,11 @@ impl<'a> VecEnv<'a> {
         first: u64,
         limit: Option<u64>,
     ) -> Result<Self> {
-        let np = arena.num_players();
-        if seat >= np {
-            return Err(Error::Shape(format!("seat {seat} of {}, which has {np} players", arena.name())));
-        }
-        if num_envs == 0 {
-            return Err(Error::Shape("an environment of 0 lanes".into()));
-        }
-        let mut policies: Vec<&'a dyn Policy> = Vec::new();
-        let mut seats = vec![Vec::new(); np];
-        for mixture in opponents {
-            let s = mixture.seat;
-            if s >= np || s == seat || !seats[s].is_empty() {
-                return Err(Error::Shape(format!(
-                    "an opponent mixture for seat {s}: the learner plays seat {seat} of {np}, and each other seat takes one mixture"
-                )));
-            }
-            let total: f64 = mixture.members.iter().map(|m| m.1).sum();
-            let bad = mixture.members.is_empty()
-                || mixture.members.iter().any(|m| !(m.1 > 0.0 && m.1.is_finite()))
-                || (total - 1.0).abs() > ROW_SUM_TOLERANCE;
-            if bad {
-                return Err(Error::Shape(format!(
-                    "the mixture of seat {s} is not a distribution (probabilities positive, summing to 1)"
-                )));
-            }
-            for &(policy, weight) in &mixture.members {
-                seats[s].push((policies.len(), weight));
-                policies.push(policy);
-            }
-        }
-        if let Some(missing) = (0..np).find(|&s| s != seat && seats[s].is_empty()) {
-            return Err(Error::Shape(format!("no opponent mixture for seat {missing}")));
-        }
-        let shape = Shape {
-            num_players: np,
-            num_actions: arena.num_actions(),
-            tensor_size: arena.tensor_shape().map_or(0, |s| s.size()),
-        };
-        let common = Common { seat, policies, seats, seed, shape, next_episode: first, limit };
+        let mixtures = opponents
+            .iter()
+            .map(|m| (m.seat, m.members.iter().map(|&(p, w)| (Held::Borrowed(p), w)).collect()))
+            .collect();
+        let common = Common::new(arena, seat, mixtures, seed, first, limit)?;
         let inner = match (arena.game_tree(), arena.game_rules()) {
             (Some(tree), _) => Inner::Tree(Box::new(Env::new(TreeBoard { tree }, common, num_envs)?)),
             (None, Some(game)) => Inner::States(Box::new(Env::new(
@@ -185,6 +153,32 @@ impl<'a> VecEnv<'a> {
             (None, None) => unreachable!("an arena has rules or a tree"),
         };
         Ok(Self { inner })
+    }
+
+    /// [`VecEnv::new`] on `game`'s states, the environment sharing its opponents' policies
+    /// rather than borrowing them (`opponents`: per other seat, `(seat, [(policy,
+    /// probability)])`), so that it can be kept anywhere (a Python object holds one).
+    /// Opponents that are tables need a tree, and do not play here.
+    ///
+    /// # Errors
+    ///
+    /// As [`VecEnv::new`].
+    pub fn on_states(
+        game: &AnyGame,
+        seat: usize,
+        opponents: &[(usize, Vec<(Arc<dyn Policy>, f64)>)],
+        num_envs: usize,
+        seed: u64,
+    ) -> Result<VecEnv<'static>> {
+        let mixtures = opponents
+            .iter()
+            .map(|(s, members)| {
+                (*s, members.iter().map(|(p, w)| (Held::Shared(Arc::clone(p)), *w)).collect())
+            })
+            .collect();
+        let common = Common::new(Arena::rules(game), seat, mixtures, seed, 0, None)?;
+        let board = StateBoard { root: game.new_initial_state() };
+        Ok(VecEnv { inner: Inner::States(Box::new(Env::new(board, common, num_envs)?)) })
     }
 
     /// Number of lanes.
@@ -259,16 +253,80 @@ struct Shape {
     tensor_size: usize,
 }
 
+/// An opponent's policy: borrowed from the caller, or shared with it.
+enum Held<'a> {
+    Borrowed(&'a dyn Policy),
+    Shared(Arc<dyn Policy>),
+}
+
+impl Held<'_> {
+    fn policy(&self) -> &dyn Policy {
+        match self {
+            Held::Borrowed(p) => *p,
+            Held::Shared(p) => p.as_ref(),
+        }
+    }
+}
+
 /// What does not depend on the board.
 struct Common<'a> {
     seat: usize,
-    policies: Vec<&'a dyn Policy>,
+    policies: Vec<Held<'a>>,
     /// Per seat: `(policy index, probability)`; empty at the learner's seat.
     seats: Vec<Vec<(usize, f64)>>,
     seed: u64,
     shape: Shape,
     next_episode: u64,
     limit: Option<u64>,
+}
+
+impl<'a> Common<'a> {
+    /// The checked setup of `seat` of the arena's game against `mixtures` (per other seat,
+    /// `(seat, [(policy, probability)])`).
+    fn new(
+        arena: Arena<'_>,
+        seat: usize,
+        mixtures: Vec<(usize, Vec<(Held<'a>, f64)>)>,
+        seed: u64,
+        first: u64,
+        limit: Option<u64>,
+    ) -> Result<Self> {
+        let np = arena.num_players();
+        if seat >= np {
+            return Err(Error::Shape(format!("seat {seat} of {}, which has {np} players", arena.name())));
+        }
+        let mut policies: Vec<Held<'a>> = Vec::new();
+        let mut seats = vec![Vec::new(); np];
+        for (s, members) in mixtures {
+            if s >= np || s == seat || !seats[s].is_empty() {
+                return Err(Error::Shape(format!(
+                    "an opponent mixture for seat {s}: the learner plays seat {seat} of {np}, and each other seat takes one mixture"
+                )));
+            }
+            let total: f64 = members.iter().map(|m| m.1).sum();
+            let bad = members.is_empty()
+                || members.iter().any(|m| !(m.1 > 0.0 && m.1.is_finite()))
+                || (total - 1.0).abs() > ROW_SUM_TOLERANCE;
+            if bad {
+                return Err(Error::Shape(format!(
+                    "the mixture of seat {s} is not a distribution (probabilities positive, summing to 1)"
+                )));
+            }
+            for (policy, weight) in members {
+                seats[s].push((policies.len(), weight));
+                policies.push(policy);
+            }
+        }
+        if let Some(missing) = (0..np).find(|&s| s != seat && seats[s].is_empty()) {
+            return Err(Error::Shape(format!("no opponent mixture for seat {missing}")));
+        }
+        let shape = Shape {
+            num_players: np,
+            num_actions: arena.num_actions(),
+            tensor_size: arena.tensor_shape().map_or(0, |s| s.size()),
+        };
+        Ok(Common { seat, policies, seats, seed, shape, next_episode: first, limit })
+    }
 }
 
 struct Env<'a, B: Board> {
@@ -287,6 +345,9 @@ struct Env<'a, B: Board> {
 
 impl<'a, B: Board> Env<'a, B> {
     fn new(board: B, c: Common<'a>, num_envs: usize) -> Result<Self> {
+        if num_envs == 0 {
+            return Err(Error::Shape("an environment of 0 lanes".into()));
+        }
         let mut env = Self {
             lanes: Vec::with_capacity(num_envs),
             episode: vec![0; num_envs],
@@ -439,8 +500,7 @@ impl<'a, B: Board> Env<'a, B> {
                 let Shape { num_actions, tensor_size, .. } = self.c.shape;
                 decide(
                     &self.board,
-                    &self.c.policies,
-                    policy,
+                    (self.c.policies[policy].policy(), policy),
                     PlayerId(player),
                     &who,
                     &mut self.lanes,
@@ -514,6 +574,22 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// An environment sharing its opponents (`on_states`) plays the episodes of one
+    /// borrowing them, and refuses the same bad setups.
+    #[test]
+    fn shared_opponents_play_the_borrowed_ones_episodes() {
+        let rules = registry::load("leduc_poker").unwrap();
+        let borrowed = [SeatMixture { seat: 1, members: vec![(&Uniform, 0.25), (&FirstAction, 0.75)] }];
+        let mut env = VecEnv::new(Arena::rules(&rules), 0, &borrowed, 5, 11).unwrap();
+        let reference = play_uniform(&mut env, 400);
+        let shared: Vec<(usize, Vec<(Arc<dyn Policy>, f64)>)> =
+            vec![(1, vec![(Arc::new(Uniform), 0.25), (Arc::new(FirstAction), 0.75)])];
+        let mut env = VecEnv::on_states(&rules, 0, &shared, 5, 11).unwrap();
+        assert_eq!(play_uniform(&mut env, 400), reference);
+        assert!(VecEnv::on_states(&rules, 0, &shared, 0, 11).is_err());
+        assert!(VecEnv::on_states(&rules, 1, &shared, 5, 11).is_err());
     }
 
     #[test]

@@ -20,6 +20,7 @@ mod policy;
 mod pyspiel;
 mod ratings;
 mod sequence_form;
+mod vec_env;
 
 #[pymodule]
 fn _metagame(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -35,5 +36,6 @@ fn _metagame(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ratings::register(m)?;
     experiment::register(m)?;
     distributed::register(m)?;
+    vec_env::register(m)?;
     Ok(())
 }

@@ -1,0 +1,224 @@
+//! `metagame.VecEnv`: one seat of a game as a vectorised environment in Gymnasium's
+//! `VectorEnv` form, played in Rust (`games::VecEnv`), the other seats drawn per episode from
+//! a mixture of policies that answer whole batches, so that a Python trainer learns against
+//! a meta-mixture at Rust speed.
+
+use std::sync::Arc;
+
+use metagame::games::{ActionId, AnyGame, Arena, Policy, VecEnv, registry};
+use numpy::{PyArray1, PyArray2};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+
+use crate::callable_policy::CallablePolicy;
+use crate::errors::{run_error, value_error};
+use crate::game::PyGame;
+
+/// Opponents per other seat: `(seat, [(policy, probability)])`.
+type Mixtures = Vec<(usize, Vec<(Arc<dyn Policy>, f64)>)>;
+
+/// ``num_envs`` lanes of seat ``player`` of ``game`` (a game string, or a built-in ``Game``),
+/// the other seats played by ``opponents`` (names such as ``"uniform"``, policy files,
+/// or callables ``policy(obs, legal) -> probs``), one drawn per episode with ``weights``
+/// (default: equal). Episodes are keyed by ``seed``: the same seed and actions give the same
+/// episodes, whatever ``num_envs``.
+///
+/// Gymnasium's ``VectorEnv`` form: ``reset()`` gives ``(obs, infos)`` and ``step(actions)``
+/// ``(obs, rewards, terminations, truncations, infos)``, with ``obs`` ``[num_envs × d]``
+/// float32 (OpenSpiel's tensor) and ``infos["action_mask"]`` ``[num_envs × A]`` bool. A
+/// lane whose episode ends starts the next one in the same step (Gymnasium's same-step
+/// autoreset): its reward and termination are the ended episode's, its observation the new
+/// episode's first.
+#[pyclass(module = "metagame", name = "VecEnv", unsendable)]
+pub struct PyVecEnv {
+    game: AnyGame,
+    opponents: Mixtures,
+    player: usize,
+    num_envs: usize,
+    seed: u64,
+    env: VecEnv<'static>,
+}
+
+/// An opponent policy given from Python: a name or file, or a callable.
+fn opponent(game: &AnyGame, obj: &Bound<'_, PyAny>) -> PyResult<Arc<dyn Policy>> {
+    if let Ok(spec) = obj.cast::<PyString>() {
+        let policy =
+            metagame::registry::policy(Arena::rules(game), &spec.to_string()).map_err(|e| run_error(&e))?;
+        return Ok(Arc::from(policy));
+    }
+    match CallablePolicy::of(obj)? {
+        Some(callable) => Ok(Arc::new(callable)),
+        None => Err(PyTypeError::new_err(format!(
+            "an opponent is a policy name or file, or a callable policy(obs, legal) -> probs, not {} (tables need the game tree, which VecEnv does not build)",
+            obj.get_type().name()?
+        ))),
+    }
+}
+
+impl PyVecEnv {
+    fn observe<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyArray2<f32>>, Bound<'py, PyDict>)> {
+        let (n, d, a) = (self.num_envs, self.env.tensor_size(), self.env.num_actions());
+        let (mut obs, mut legal) = (vec![0.0f32; n * d], vec![false; n * a]);
+        self.env.observe(&mut obs, &mut legal);
+        let obs = ndarray::Array2::from_shape_vec((n, d), obs).map_err(value_error)?;
+        let legal = ndarray::Array2::from_shape_vec((n, a), legal).map_err(value_error)?;
+        let infos = PyDict::new(py);
+        infos.set_item("action_mask", PyArray2::from_owned_array(py, legal))?;
+        Ok((PyArray2::from_owned_array(py, obs), infos))
+    }
+
+    fn build(&self, seed: u64) -> PyResult<VecEnv<'static>> {
+        VecEnv::on_states(&self.game, self.player, &self.opponents, self.num_envs, seed).map_err(value_error)
+    }
+}
+
+#[pymethods]
+impl PyVecEnv {
+    #[new]
+    #[pyo3(signature = (game, num_envs, player=0, opponents=None, weights=None, seed=0))]
+    fn py_new(
+        game: &Bound<'_, PyAny>,
+        num_envs: usize,
+        player: usize,
+        opponents: Option<Vec<Bound<'_, PyAny>>>,
+        weights: Option<Vec<f64>>,
+        seed: u64,
+    ) -> PyResult<Self> {
+        let name = if let Ok(g) = game.cast::<PyGame>() {
+            let g = g.get();
+            if g.from_pyspiel {
+                return Err(PyValueError::new_err(format!(
+                    "VecEnv plays a built-in game's states; {} was read from pyspiel",
+                    g.tree.name()
+                )));
+            }
+            g.tree.name().to_string()
+        } else if let Ok(s) = game.cast::<PyString>() {
+            s.to_string()
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "game: a game string or a metagame.Game, not {}",
+                game.get_type().name()?
+            )));
+        };
+        let rules = registry::load(&name).map_err(value_error)?;
+        let members = match &opponents {
+            Some(list) => list.iter().map(|o| opponent(&rules, o)).collect::<PyResult<Vec<_>>>()?,
+            None => vec![opponent(&rules, &PyString::new(game.py(), "uniform").into_any())?],
+        };
+        let weights = weights.unwrap_or_else(|| vec![1.0 / members.len() as f64; members.len()]);
+        if weights.len() != members.len() {
+            return Err(PyValueError::new_err(format!(
+                "{} weights for {} opponents",
+                weights.len(),
+                members.len()
+            )));
+        }
+        let mixture: Vec<(Arc<dyn Policy>, f64)> = members.into_iter().zip(weights).collect();
+        let num_players = Arena::rules(&rules).num_players();
+        if player >= num_players {
+            return Err(PyValueError::new_err(format!(
+                "player {player} does not exist: {name} has {num_players} players"
+            )));
+        }
+        let opponents: Mixtures =
+            (0..num_players).filter(|&s| s != player).map(|s| (s, mixture.clone())).collect();
+        let env = VecEnv::on_states(&rules, player, &opponents, num_envs, seed).map_err(value_error)?;
+        Ok(Self { game: rules, opponents, player, num_envs, seed, env })
+    }
+
+    /// Start every lane at a new episode, numbered from 0 again (``seed`` replaces the
+    /// environment's); ``(obs, infos)``.
+    #[pyo3(signature = (seed=None, options=None))]
+    fn reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        seed: Option<u64>,
+        options: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<(Bound<'py, PyArray2<f32>>, Bound<'py, PyDict>)> {
+        let _ = options;
+        if let Some(seed) = seed {
+            self.seed = seed;
+        }
+        self.env = self.build(self.seed)?;
+        self.observe(py)
+    }
+
+    /// Take one action per lane (ints, legal where ``infos["action_mask"]`` says);
+    /// ``(obs, rewards, terminations, truncations, infos)``.
+    #[allow(clippy::type_complexity)]
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        actions: Vec<i64>,
+    ) -> PyResult<(
+        Bound<'py, PyArray2<f32>>,
+        Bound<'py, PyArray1<f64>>,
+        Bound<'py, PyArray1<bool>>,
+        Bound<'py, PyArray1<bool>>,
+        Bound<'py, PyDict>,
+    )> {
+        let actions = actions
+            .into_iter()
+            .map(|a| usize::try_from(a).map(ActionId))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|_| PyValueError::new_err("actions are action ids, not negative numbers"))?;
+        let steps = self.env.step(&actions).map_err(value_error)?;
+        let rewards: Vec<f64> = steps.iter().map(|s| s.reward).collect();
+        let done: Vec<bool> = steps.iter().map(|s| s.done).collect();
+        let (obs, infos) = self.observe(py)?;
+        let truncated = vec![false; self.num_envs];
+        Ok((
+            obs,
+            PyArray1::from_vec(py, rewards),
+            PyArray1::from_vec(py, done),
+            PyArray1::from_vec(py, truncated),
+            infos,
+        ))
+    }
+
+    /// Nothing to release (Gymnasium's ``close``).
+    fn close(&self) {}
+
+    /// Number of lanes.
+    #[getter]
+    fn num_envs(&self) -> usize {
+        self.num_envs
+    }
+    /// The seat the learner plays.
+    #[getter]
+    fn player(&self) -> usize {
+        self.player
+    }
+    /// Values in one observation (OpenSpiel's tensor, flattened).
+    #[getter]
+    fn observation_size(&self) -> usize {
+        self.env.tensor_size()
+    }
+    /// Number of distinct actions (the width of an action mask).
+    #[getter]
+    fn num_actions(&self) -> usize {
+        self.env.num_actions()
+    }
+    /// ``(episodes, mean return)`` of the learner over the episodes ended since the last
+    /// reset.
+    #[getter]
+    fn finished(&self) -> (u64, f64) {
+        let (n, sum) = self.env.finished();
+        (n, if n == 0 { 0.0 } else { sum / n as f64 })
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "VecEnv({:?}, player {}, {} lanes)",
+            Arena::rules(&self.game).name(),
+            self.player,
+            self.num_envs
+        )
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyVecEnv>()?;
+    Ok(())
+}
