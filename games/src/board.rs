@@ -2,6 +2,8 @@
 //! policy decides for a batch of them at once: what the rollout evaluator and the seat
 //! environment share.
 
+use std::borrow::Borrow;
+
 use ndarray::{ArrayView2, ArrayViewMut2};
 
 use crate::error::{Error, Result};
@@ -78,46 +80,47 @@ impl<S: State + Sync> Board for StateBoard<S> {
 }
 
 /// Rollouts on a built tree's nodes, tensors read from its per-infoset cache.
-pub(crate) struct TreeBoard<'a> {
-    pub(crate) tree: &'a GameTree,
+/// `T` is `&GameTree` where the caller holds the tree, `Arc<GameTree>` where the board shares it.
+pub(crate) struct TreeBoard<T> {
+    pub(crate) tree: T,
 }
 
-impl Board for TreeBoard<'_> {
+impl<T: Borrow<GameTree> + Sync> Board for TreeBoard<T> {
     type Cursor = u32;
     fn root(&self) -> u32 {
         0
     }
     fn turn(&self, &at: &u32) -> Turn {
-        match self.tree.kind[at as usize] {
-            NodeKind::Decision => Turn::Player(PlayerId(self.tree.player[at as usize] as usize)),
+        match self.tree.borrow().kind[at as usize] {
+            NodeKind::Decision => Turn::Player(PlayerId(self.tree.borrow().player[at as usize] as usize)),
             NodeKind::Chance => Turn::Chance,
             NodeKind::Terminal => Turn::Terminal,
         }
     }
     fn chance(&self, at: &mut u32, u: f64, cum: &mut Vec<f64>) {
-        let children = self.tree.children(*at as usize);
+        let children = self.tree.borrow().children(*at as usize);
         cum.clear();
         cum.resize(children.len(), 0.0);
-        cumulate(self.tree.chance_prob[children.clone()].iter().copied(), cum);
+        cumulate(self.tree.borrow().chance_prob[children.clone()].iter().copied(), cum);
         *at = (children.start + pick(cum, u)) as u32;
     }
     fn legal(&self, &at: &u32, out: &mut Vec<ActionId>) {
         out.clear();
-        out.extend_from_slice(self.tree.legal_actions(self.tree.node_infoset(at as usize)));
+        out.extend_from_slice(self.tree.borrow().legal_actions(self.tree.borrow().node_infoset(at as usize)));
     }
     fn tensor(&self, &at: &u32, _: PlayerId, out: &mut [f32]) {
-        if let Some(t) = self.tree.infoset_tensor(self.tree.node_infoset(at as usize)) {
+        if let Some(t) = self.tree.borrow().infoset_tensor(self.tree.borrow().node_infoset(at as usize)) {
             out.copy_from_slice(t);
         }
     }
     fn infoset(&self, &at: &u32) -> Option<InfosetId> {
-        Some(self.tree.node_infoset(at as usize))
+        Some(self.tree.borrow().node_infoset(at as usize))
     }
     fn apply(&self, at: &mut u32, k: usize, _: ActionId) {
-        *at = self.tree.first_child[*at as usize] + k as u32;
+        *at = self.tree.borrow().first_child[*at as usize] + k as u32;
     }
     fn returns(&self, &at: &u32, out: &mut [f64]) {
-        out.copy_from_slice(self.tree.terminal_utilities(at as usize));
+        out.copy_from_slice(self.tree.borrow().terminal_utilities(at as usize));
     }
 }
 

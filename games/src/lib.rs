@@ -105,4 +105,4 @@ pub use teams::{MAX_TEAM_STRATEGIES, Teams, team_nash_conv};
 pub use tic_tac_toe::{TicTacToe, TicTacToeState};
 pub use tree::{GameTree, InfosetId, MAX_NODES, NodeKind};
 pub use tree_size::{TreeSize, quick_tree_size, tree_size};
-pub use vec_env::{LaneStep, SeatMixture, VecEnv};
+pub use vec_env::{LaneStep, SeatMixture, SharedSeat, VecEnv};

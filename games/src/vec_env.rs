@@ -27,6 +27,7 @@ use crate::policy::Policy;
 use crate::registry::{AnyGame, AnyState};
 use crate::rollout::SEAT_DRAWS;
 use crate::tabular_policy::ROW_SUM_TOLERANCE;
+use crate::tree::GameTree;
 
 /// The policies that may play one opponent seat, with their probabilities.
 #[derive(Clone)]
@@ -77,14 +78,19 @@ pub struct VecEnv<'a> {
 }
 
 enum Inner<'a> {
-    Tree(Box<Env<'a, TreeBoard<'a>>>),
+    Tree(Box<Env<'a, TreeBoard<&'a GameTree>>>),
+    SharedTree(Box<Env<'a, TreeBoard<Arc<GameTree>>>>),
     States(Box<Env<'a, StateBoard<AnyState>>>),
 }
+
+/// One opponent seat's mixture of shared policies: `(seat, [(policy, probability)])`.
+pub type SharedSeat = (usize, Vec<(Arc<dyn Policy>, f64)>);
 
 macro_rules! each {
     ($self:expr, $env:ident => $body:expr) => {
         match $self {
             Inner::Tree($env) => $body,
+            Inner::SharedTree($env) => $body,
             Inner::States($env) => $body,
         }
     };
@@ -166,19 +172,29 @@ impl<'a> VecEnv<'a> {
     pub fn on_states(
         game: &AnyGame,
         seat: usize,
-        opponents: &[(usize, Vec<(Arc<dyn Policy>, f64)>)],
+        opponents: &[SharedSeat],
         num_envs: usize,
         seed: u64,
     ) -> Result<VecEnv<'static>> {
-        let mixtures = opponents
-            .iter()
-            .map(|(s, members)| {
-                (*s, members.iter().map(|(p, w)| (Held::Shared(Arc::clone(p)), *w)).collect())
-            })
-            .collect();
-        let common = Common::new(Arena::rules(game), seat, mixtures, seed, 0, None)?;
+        let common = Common::new(Arena::rules(game), seat, shared(opponents), seed, 0, None)?;
         let board = StateBoard { root: game.new_initial_state() };
         Ok(VecEnv { inner: Inner::States(Box::new(Env::new(board, common, num_envs)?)) })
+    }
+
+    /// [`VecEnv::on_states`] on a tree the environment shares: its opponents may be tables.
+    ///
+    /// # Errors
+    ///
+    /// As [`VecEnv::new`].
+    pub fn on_tree(
+        tree: Arc<GameTree>,
+        seat: usize,
+        opponents: &[SharedSeat],
+        num_envs: usize,
+        seed: u64,
+    ) -> Result<VecEnv<'static>> {
+        let common = Common::new(Arena::tree(&tree), seat, shared(opponents), seed, 0, None)?;
+        Ok(VecEnv { inner: Inner::SharedTree(Box::new(Env::new(TreeBoard { tree }, common, num_envs)?)) })
     }
 
     /// Number of lanes.
@@ -251,6 +267,14 @@ struct Shape {
     num_players: usize,
     num_actions: usize,
     tensor_size: usize,
+}
+
+/// Shared mixtures as the environment holds them.
+fn shared(opponents: &[SharedSeat]) -> Vec<(usize, Vec<(Held<'static>, f64)>)> {
+    opponents
+        .iter()
+        .map(|(s, members)| (*s, members.iter().map(|(p, w)| (Held::Shared(Arc::clone(p)), *w)).collect()))
+        .collect()
 }
 
 /// An opponent's policy: borrowed from the caller, or shared with it.
@@ -584,9 +608,14 @@ mod tests {
         let borrowed = [SeatMixture { seat: 1, members: vec![(&Uniform, 0.25), (&FirstAction, 0.75)] }];
         let mut env = VecEnv::new(Arena::rules(&rules), 0, &borrowed, 5, 11).unwrap();
         let reference = play_uniform(&mut env, 400);
-        let shared: Vec<(usize, Vec<(Arc<dyn Policy>, f64)>)> =
+        let shared: Vec<SharedSeat> =
             vec![(1, vec![(Arc::new(Uniform), 0.25), (Arc::new(FirstAction), 0.75)])];
         let mut env = VecEnv::on_states(&rules, 0, &shared, 5, 11).unwrap();
+        assert_eq!(play_uniform(&mut env, 400), reference);
+        let tree = Arc::new(GameTree::build(&rules).unwrap());
+        let table: Arc<dyn Policy> = Arc::new(TabularPolicy::uniform(&tree));
+        let on_tree: Vec<SharedSeat> = vec![(1, vec![(table, 0.25), (Arc::new(FirstAction), 0.75)])];
+        let mut env = VecEnv::on_tree(Arc::clone(&tree), 0, &on_tree, 5, 11).unwrap();
         assert_eq!(play_uniform(&mut env, 400), reference);
         assert!(VecEnv::on_states(&rules, 0, &shared, 0, 11).is_err());
         assert!(VecEnv::on_states(&rules, 1, &shared, 5, 11).is_err());

@@ -158,6 +158,41 @@ class ResponseRequest:
     def budget(self) -> Optional[int]: ...
     @property
     def warm_start(self) -> Optional[Policy]: ...
+    def env(self, num_envs: int, seed: Optional[int] = None) -> VecEnv: ...
+
+class VecEnv:
+    def __init__(
+        self,
+        game: Union[Game, str],
+        num_envs: int,
+        player: int = 0,
+        opponents: Optional[Sequence[Union[str, PolicyLike]]] = None,
+        weights: Optional[Sequence[float]] = None,
+        seed: int = 0,
+    ) -> None: ...
+    def reset(
+        self, seed: Optional[int] = None, options: Any = None
+    ) -> tuple[npt.NDArray[np.float32], dict[str, Any]]: ...
+    def step(
+        self, actions: Sequence[int]
+    ) -> tuple[
+        npt.NDArray[np.float32],
+        npt.NDArray[np.float64],
+        npt.NDArray[np.bool_],
+        npt.NDArray[np.bool_],
+        dict[str, Any],
+    ]: ...
+    def close(self) -> None: ...
+    @property
+    def num_envs(self) -> int: ...
+    @property
+    def player(self) -> int: ...
+    @property
+    def observation_size(self) -> int: ...
+    @property
+    def num_actions(self) -> int: ...
+    @property
+    def finished(self) -> tuple[int, float]: ...
 
 class NativeExperiment(Iterator[dict[str, Any]]):
     def __init__(

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use metagame::games::{GameTree, PlayerId, TabularPolicy};
+use metagame::games::{GameTree, PlayerId, SharedSeat, TabularPolicy};
 use metagame::populations::{
     self, Budget, IterationReport, Oracle, PolicyId, Response, ResponseRequest, TrainingStats, WeightedMember,
 };
@@ -28,6 +28,7 @@ use crate::distributed::{PythonEvaluator, PythonTrainer};
 use crate::errors::{MetagameError, run_error, value_error};
 use crate::game::PyGame;
 use crate::policy::{PyPolicy, as_policy};
+use crate::vec_env::{PyVecEnv, Source};
 
 /// What an oracle is asked: a response for ``player`` against ``opponents``.
 ///
@@ -118,6 +119,23 @@ impl PyResponseRequest {
             budget,
             warm_start: warm_start.map(|w| as_policy(tree, w)).transpose()?,
         })
+    }
+    /// A ``VecEnv`` of ``num_envs`` lanes of this request's ``player`` against its
+    /// opponents, each opponent seat drawn per episode from its mixture (the weights of
+    /// ``opponents``), played on the game's tree; episodes keyed by ``seed`` (default: the
+    /// request's). A trainer in Python learns against the meta-mixture through it.
+    #[pyo3(signature = (num_envs, seed=None))]
+    fn env(&self, num_envs: usize, seed: Option<u64>) -> PyResult<PyVecEnv> {
+        let mut seats: Vec<SharedSeat> = Vec::new();
+        for (seat, _, policy, weight) in &self.opponents {
+            let member: Arc<dyn metagame::games::Policy> = Arc::new(policy.clone());
+            match seats.iter_mut().find(|(s, _)| s == seat) {
+                Some((_, members)) => members.push((member, *weight)),
+                None => seats.push((*seat, vec![(member, *weight)])),
+            }
+        }
+        let source = Source::Tree(Arc::clone(&self.handle.tree));
+        PyVecEnv::new(source, self.player, seats, num_envs, seed.unwrap_or(self.seed))
     }
     /// Pickle as the constructor's arguments (for Ray tasks).
     #[allow(clippy::type_complexity)]

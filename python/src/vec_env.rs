@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use metagame::games::{ActionId, AnyGame, Arena, Policy, VecEnv, registry};
+use metagame::games::{ActionId, AnyGame, Arena, GameTree, Policy, SharedSeat, VecEnv, registry};
 use numpy::{PyArray1, PyArray2};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -14,14 +14,30 @@ use pyo3::types::{PyDict, PyString};
 use crate::callable_policy::CallablePolicy;
 use crate::errors::{run_error, value_error};
 use crate::game::PyGame;
+use crate::policy::as_policy;
 
-/// Opponents per other seat: `(seat, [(policy, probability)])`.
-type Mixtures = Vec<(usize, Vec<(Arc<dyn Policy>, f64)>)>;
+/// What the lanes play on: a built-in game's states, or a tree (a `Game`'s).
+pub enum Source {
+    States(AnyGame),
+    Tree(Arc<GameTree>),
+}
 
-/// ``num_envs`` lanes of seat ``player`` of ``game`` (a game string, or a built-in ``Game``),
-/// the other seats played by ``opponents`` (names such as ``"uniform"``, policy files,
-/// or callables ``policy(obs, legal) -> probs``), one drawn per episode with ``weights``
-/// (default: equal). Episodes are keyed by ``seed``: the same seed and actions give the same
+impl Source {
+    fn arena(&self) -> Arena<'_> {
+        match self {
+            Source::States(game) => Arena::rules(game),
+            Source::Tree(tree) => Arena::tree(tree),
+        }
+    }
+}
+
+/// ``num_envs`` lanes of seat ``player`` of ``game``, the other seats played by
+/// ``opponents``, one drawn per episode with ``weights`` (default: equal). ``game`` is a
+/// game string (played on its states: ``"connect_four"``) or a ``Game`` (played on its tree;
+/// OpenSpiel games read by ``from_pyspiel`` too). An opponent is a name such as
+/// ``"uniform"``, a policy file, a callable ``policy(obs, legal) -> probs``, or on a
+/// ``Game`` any policy form ``Policy`` takes. ``ResponseRequest.env`` makes one against a
+/// PSRO request's opponents. Episodes are keyed by ``seed``: the same seed and actions give the same
 /// episodes, whatever ``num_envs``.
 ///
 /// Gymnasium's ``VectorEnv`` form: ``reset()`` gives ``(obs, infos)`` and ``step(actions)``
@@ -32,25 +48,31 @@ type Mixtures = Vec<(usize, Vec<(Arc<dyn Policy>, f64)>)>;
 /// episode's first.
 #[pyclass(module = "metagame", name = "VecEnv", unsendable)]
 pub struct PyVecEnv {
-    game: AnyGame,
-    opponents: Mixtures,
+    source: Source,
+    opponents: Vec<SharedSeat>,
     player: usize,
     num_envs: usize,
     seed: u64,
     env: VecEnv<'static>,
 }
 
-/// An opponent policy given from Python: a name or file, or a callable.
-fn opponent(game: &AnyGame, obj: &Bound<'_, PyAny>) -> PyResult<Arc<dyn Policy>> {
+/// An opponent policy given from Python: a name or file, a callable, or on a tree a table.
+fn opponent(source: &Source, obj: &Bound<'_, PyAny>) -> PyResult<Arc<dyn Policy>> {
     if let Ok(spec) = obj.cast::<PyString>() {
         let policy =
-            metagame::registry::policy(Arena::rules(game), &spec.to_string()).map_err(|e| run_error(&e))?;
+            metagame::registry::policy(source.arena(), &spec.to_string()).map_err(|e| run_error(&e))?;
         return Ok(Arc::from(policy));
     }
-    match CallablePolicy::of(obj)? {
-        Some(callable) => Ok(Arc::new(callable)),
-        None => Err(PyTypeError::new_err(format!(
-            "an opponent is a policy name or file, or a callable policy(obs, legal) -> probs, not {} (tables need the game tree, which VecEnv does not build)",
+    if !obj.hasattr("action_probabilities")?
+        && !obj.hasattr("state_lookup")?
+        && let Some(callable) = CallablePolicy::of(obj)?
+    {
+        return Ok(Arc::new(callable));
+    }
+    match source {
+        Source::Tree(tree) => Ok(Arc::new(as_policy(tree, obj)?)),
+        Source::States(_) => Err(PyTypeError::new_err(format!(
+            "an opponent is a policy name or file, or a callable policy(obs, legal) -> probs, not {} (tables need the game tree: pass a metagame.Game)",
             obj.get_type().name()?
         ))),
     }
@@ -69,8 +91,38 @@ impl PyVecEnv {
     }
 
     fn build(&self, seed: u64) -> PyResult<VecEnv<'static>> {
-        VecEnv::on_states(&self.game, self.player, &self.opponents, self.num_envs, seed).map_err(value_error)
+        build(&self.source, self.player, &self.opponents, self.num_envs, seed)
     }
+
+    /// An environment of seat `player` against `opponents` (one mixture per other seat).
+    ///
+    /// # Errors
+    ///
+    /// `ValueError` for a setup `games::VecEnv` refuses, or an opponent failing at once.
+    pub fn new(
+        source: Source,
+        player: usize,
+        opponents: Vec<SharedSeat>,
+        num_envs: usize,
+        seed: u64,
+    ) -> PyResult<Self> {
+        let env = build(&source, player, &opponents, num_envs, seed)?;
+        Ok(Self { source, opponents, player, num_envs, seed, env })
+    }
+}
+
+fn build(
+    source: &Source,
+    player: usize,
+    opponents: &[SharedSeat],
+    num_envs: usize,
+    seed: u64,
+) -> PyResult<VecEnv<'static>> {
+    match source {
+        Source::States(game) => VecEnv::on_states(game, player, opponents, num_envs, seed),
+        Source::Tree(tree) => VecEnv::on_tree(Arc::clone(tree), player, opponents, num_envs, seed),
+    }
+    .map_err(value_error)
 }
 
 #[pymethods]
@@ -85,27 +137,19 @@ impl PyVecEnv {
         weights: Option<Vec<f64>>,
         seed: u64,
     ) -> PyResult<Self> {
-        let name = if let Ok(g) = game.cast::<PyGame>() {
-            let g = g.get();
-            if g.from_pyspiel {
-                return Err(PyValueError::new_err(format!(
-                    "VecEnv plays a built-in game's states; {} was read from pyspiel",
-                    g.tree.name()
-                )));
-            }
-            g.tree.name().to_string()
+        let source = if let Ok(g) = game.cast::<PyGame>() {
+            Source::Tree(Arc::clone(&g.get().tree))
         } else if let Ok(s) = game.cast::<PyString>() {
-            s.to_string()
+            Source::States(registry::load(&s.to_string()).map_err(value_error)?)
         } else {
             return Err(PyTypeError::new_err(format!(
                 "game: a game string or a metagame.Game, not {}",
                 game.get_type().name()?
             )));
         };
-        let rules = registry::load(&name).map_err(value_error)?;
         let members = match &opponents {
-            Some(list) => list.iter().map(|o| opponent(&rules, o)).collect::<PyResult<Vec<_>>>()?,
-            None => vec![opponent(&rules, &PyString::new(game.py(), "uniform").into_any())?],
+            Some(list) => list.iter().map(|o| opponent(&source, o)).collect::<PyResult<Vec<_>>>()?,
+            None => vec![opponent(&source, &PyString::new(game.py(), "uniform").into_any())?],
         };
         let weights = weights.unwrap_or_else(|| vec![1.0 / members.len() as f64; members.len()]);
         if weights.len() != members.len() {
@@ -116,16 +160,14 @@ impl PyVecEnv {
             )));
         }
         let mixture: Vec<(Arc<dyn Policy>, f64)> = members.into_iter().zip(weights).collect();
-        let num_players = Arena::rules(&rules).num_players();
+        let (name, num_players) = (source.arena().name(), source.arena().num_players());
         if player >= num_players {
             return Err(PyValueError::new_err(format!(
                 "player {player} does not exist: {name} has {num_players} players"
             )));
         }
-        let opponents: Mixtures =
-            (0..num_players).filter(|&s| s != player).map(|s| (s, mixture.clone())).collect();
-        let env = VecEnv::on_states(&rules, player, &opponents, num_envs, seed).map_err(value_error)?;
-        Ok(Self { game: rules, opponents, player, num_envs, seed, env })
+        let opponents = (0..num_players).filter(|&s| s != player).map(|s| (s, mixture.clone())).collect();
+        Self::new(source, player, opponents, num_envs, seed)
     }
 
     /// Start every lane at a new episode, numbered from 0 again (``seed`` replaces the
@@ -209,12 +251,7 @@ impl PyVecEnv {
         (n, if n == 0 { 0.0 } else { sum / n as f64 })
     }
     fn __repr__(&self) -> String {
-        format!(
-            "VecEnv({:?}, player {}, {} lanes)",
-            Arena::rules(&self.game).name(),
-            self.player,
-            self.num_envs
-        )
+        format!("VecEnv({:?}, player {}, {} lanes)", self.source.arena().name(), self.player, self.num_envs)
     }
 }
 
