@@ -18,7 +18,7 @@ use metagame::games::{GameTree, PlayerId, SharedSeat, TabularPolicy};
 use metagame::populations::{
     self, Budget, IterationReport, Oracle, PolicyId, Response, ResponseRequest, TrainingStats, WeightedMember,
 };
-use metagame::{Components, ExperimentConfig, RunOptions, RunReport, run_experiment_on};
+use metagame::{Components, ExperimentConfig, RunOptions, RunReport, run_experiment_on, run_experiment_with};
 use pyo3::exceptions::{PyStopIteration, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -401,11 +401,17 @@ impl PyExperiment {
         builtin_oracle: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
         let config = read_config(config, &source, game.map(|g| g.tree.as_ref()))?;
+        // A Python oracle reads tables of the tree; without one (and without a game given)
+        // the run loads its game as the CLI does, so games too large for a tree run on
+        // their states (neural PSRO on connect four, say).
         let game = match game {
-            Some(g) => g.handle(),
-            None => PyGame::new(crate::game::load_tree(py, config.game(), None)?),
+            Some(g) => Some(g.handle()),
+            None if oracle.is_some() || builtin_oracle.is_some() => {
+                Some(PyGame::new(crate::game::load_tree(py, config.game(), None)?))
+            }
+            None => None,
         };
-        let tree = Arc::clone(&game.tree);
+        let tree = game.as_ref().map(|g| Arc::clone(&g.tree));
         let raised = Arc::new(Mutex::new(None));
         let mut components = Components::default();
         if let Some(object) = oracle {
@@ -422,7 +428,8 @@ impl PyExperiment {
                 object,
                 name: "python",
                 exact: false,
-                game: game.handle(),
+                // INVARIANT: the tree is built whenever an oracle is given (above).
+                game: game.as_ref().expect("the tree of an oracle's run").handle(),
                 raised: Arc::clone(&raised),
             };
             components = components.with_oracle(Box::new(oracle));
@@ -438,7 +445,8 @@ impl PyExperiment {
                 object,
                 name: built.name(),
                 exact: true,
-                game: game.handle(),
+                // INVARIANT: the tree is built whenever an oracle is given (above).
+                game: game.as_ref().expect("the tree of an oracle's run").handle(),
                 raised: Arc::clone(&raised),
             };
             components = components.with_oracle(Box::new(oracle));
@@ -478,7 +486,10 @@ impl PyExperiment {
                     Ok(Command::Stop) | Err(_) => ControlFlow::Break(()),
                 }
             };
-            run_experiment_on(&config, &tree, &options, components, &mut observer)
+            match &tree {
+                Some(tree) => run_experiment_on(&config, tree, &options, components, &mut observer),
+                None => run_experiment_with(&config, &options, components, &mut observer),
+            }
         });
         let running = Running {
             reports: Mutex::new(reports),

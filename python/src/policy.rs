@@ -252,17 +252,28 @@ impl PyPolicy {
 /// returns probabilities: a sequence over the legal actions (in their order), a sequence of
 /// ``num_actions`` entries, or a dict ``{action: probability}``. It is called once per
 /// information state, so a network's or a model's policy on a small game gets an exact
-/// NashConv.
+/// NashConv. A callable of three parameters, ``fn(info_state, legal_actions, tensor)``, is
+/// also handed the state's tensor (float32, OpenSpiel's layout; None for a game without
+/// one). For whole batches, pass a callable ``policy(obs, legal)`` as the policy instead.
 #[pyfunction]
 fn tabulate(game: &PyGame, policy_fn: &Bound<'_, PyAny>) -> PyResult<PyPolicy> {
     let tree = &game.tree;
     let width = tree.num_actions();
     let mut probs = vec![0.0; tree.num_infosets() * width];
+    let wants_tensor = takes_three(policy_fn)?;
+    let size = tree.tensor_shape().map_or(0, |s| s.size());
     for i in 0..tree.num_infosets() {
         let id = InfosetId(i);
         let key = tree.infoset_key(id);
         let legal: Vec<usize> = tree.legal_actions(id).iter().map(|a| a.0).collect();
-        let answer = policy_fn.call1((key, legal.clone()))?;
+        let answer = if wants_tensor {
+            let tensor = tree
+                .infoset_tensors()
+                .map(|all| numpy::PyArray1::from_slice(policy_fn.py(), &all[i * size..(i + 1) * size]));
+            policy_fn.call1((key, legal.clone(), tensor))?
+        } else {
+            policy_fn.call1((key, legal.clone()))?
+        };
         let row = &mut probs[i * width..(i + 1) * width];
         let bad = |what: String| {
             PyValueError::new_err(format!("tabulate: at {key:?} the callable returned {what}"))
@@ -304,6 +315,23 @@ fn tabulate(game: &PyGame, policy_fn: &Bound<'_, PyAny>) -> PyResult<PyPolicy> {
     let policy = TabularPolicy::from_dense(tree, probs)
         .map_err(|e| PyValueError::new_err(format!("tabulate: {e}")))?;
     Ok(PyPolicy::of(game, policy))
+}
+
+/// Whether `f` takes a third positional argument (or any number of them).
+fn takes_three(f: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let Ok(signature) = f.py().import("inspect")?.call_method1("signature", (f,)) else {
+        return Ok(false); // a builtin without a signature: called with two
+    };
+    let mut positional = 0;
+    for parameter in signature.getattr("parameters")?.call_method0("values")?.try_iter()? {
+        let kind = parameter?.getattr("kind")?.getattr("name")?.extract::<String>()?;
+        match kind.as_str() {
+            "POSITIONAL_ONLY" | "POSITIONAL_OR_KEYWORD" => positional += 1,
+            "VAR_POSITIONAL" => return Ok(true),
+            _ => {}
+        }
+    }
+    Ok(positional >= 3)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -200,3 +200,21 @@ def test_openspiel_policies_that_are_not_tables_say_how_to_convert(leduc):
 
     with pytest.raises(TypeError, match="tabular_policy_from_callable"):
         metagame.nash_conv(leduc, ActionProbabilities())
+
+
+def test_tabulate_hands_a_three_parameter_callable_the_tensor(leduc):
+    seen = []
+
+    def first_with_tensor(info_state, legal, tensor):
+        seen.append((info_state, tensor))
+        return [1.0] + [0.0] * (len(legal) - 1)
+
+    table = metagame.tabulate(leduc, first_with_tensor)
+    assert len(seen) == leduc.num_infosets
+    tensors = leduc.infoset_tensors()
+    for info_state, tensor in seen:
+        assert tensor.dtype == np.float32
+        np.testing.assert_array_equal(tensor, tensors[leduc.infoset_index(info_state)])
+    # Two parameters: the string and the legal actions only, as before.
+    same = metagame.tabulate(leduc, lambda info_state, legal: [1.0] + [0.0] * (len(legal) - 1))
+    np.testing.assert_array_equal(table.array, same.array)

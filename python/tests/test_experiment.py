@@ -49,6 +49,27 @@ def test_a_config_file_gives_the_cli_report(tmp_path):
     assert sorted(os.listdir(tmp_path / "py")) == sorted(os.listdir(tmp_path / "cli"))
 
 
+def test_neural_psro_on_a_game_without_a_tree_runs_and_resumes_as_from_the_cli(tmp_path):
+    """connect_four is too large for its tree: a run with the built-in ppo oracle plays its
+    entries by rollouts on the states, keeps its members as safetensors files, and a run
+    stopped after one iteration resumes to the uninterrupted one, as the CLI does."""
+    config = {"game": "connect_four", "algorithm": "psro", "oracle": "ppo", "evaluator": "rollout",
+              "episodes_per_entry": 200, "max_iterations": 2, "learner": {"episodes_per_response": 256}}
+    whole = metagame.run(config, out=tmp_path / "whole")
+    assert [it["nash_conv"] for it in whole["iterations"]] == [None] * 3
+    assert len(os.listdir(tmp_path / "whole" / "members")) >= 2
+    with metagame.Experiment(config, out=tmp_path / "cut") as experiment:
+        next(experiment)
+        next(experiment)
+    resumed = metagame.run(config, out=tmp_path / "cut", resume=True)
+    assert without_times(resumed)["meta_game"] == without_times(whole)["meta_game"]
+    if CLI.is_file():
+        subprocess.run([str(CLI), "run", str(tmp_path / "whole" / "config.toml"), "--out", str(tmp_path / "cli")],
+                       check=True, capture_output=True, timeout=600)
+        cli = json.loads((tmp_path / "cli" / "report.json").read_text())
+        assert without_times(cli)["meta_game"] == without_times(whole)["meta_game"]
+
+
 def test_dict_toml_text_and_path_configs_are_the_same_run(tmp_path):
     fields = {"game": "kuhn_poker", "algorithm": "cfr", "variant": "cfr+", "max_iterations": 30}
     text = "".join(f"{k} = {json.dumps(v)}\n" for k, v in fields.items())
