@@ -46,3 +46,19 @@ def test_a_jax_function_is_a_policy_equal_to_its_numpy_twin():
     for _ in range(30):
         obs, _, _, _, infos = env.step(infos["action_mask"].argmax(axis=1))
     assert env.finished[0] > 0
+
+
+def test_the_books_jax_ppo_oracle_lowers_nash_conv_through_request_env(tmp_path):
+    """examples/python/ppo_oracle.py, the PPO oracle the book shows, in a short PSRO run."""
+    require("jax")
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "python" / "ppo_oracle.py"
+    spec = importlib.util.spec_from_file_location("ppo_oracle", path)
+    ppo_oracle = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ppo_oracle)
+    config = {"game": "kuhn_poker", "algorithm": "psro", "meta_solver": "nash", "max_iterations": 3}
+    report = metagame.run(config, out=tmp_path / "run", oracle=ppo_oracle.PPO(updates=25))
+    nash_conv = [it["nash_conv"] for it in report["iterations"]]
+    assert nash_conv[-1] < 0.5 * nash_conv[0], nash_conv
