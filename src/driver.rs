@@ -508,6 +508,7 @@ impl Drive for Driver<'_> {
             iterations: Vec::new(),
             meta_game: None,
             meta_game_shape: Vec::new(),
+            meta_game_stderr: None,
         };
         let json = serde_json::to_vec_pretty(&report).map_err(|e| output_err(&dir.join(REPORT_FILE), e))?;
         checkpoint::write_atomic(&dir.join(REPORT_FILE), &json)?;
@@ -722,6 +723,7 @@ fn write_outputs<L: TrainingLoop>(
         iterations: history,
         meta_game: meta_values,
         meta_game_shape: meta_shape,
+        meta_game_stderr: meta_game.as_ref().and_then(|_| lp.meta_game_stderr()),
     };
     let json = serde_json::to_vec_pretty(&report).map_err(|e| output_err(&dir.join(REPORT_FILE), e))?;
     checkpoint::write_atomic(&dir.join(REPORT_FILE), &json)?;

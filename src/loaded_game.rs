@@ -121,4 +121,9 @@ impl LoadedGame {
             limit: self.max_nodes,
         })
     }
+
+    /// The game and its tree where it was built, taken apart (an embedder keeps the tree).
+    pub fn into_parts(self) -> (AnyGame, Option<GameTree>) {
+        (self.game, self.tree)
+    }
 }

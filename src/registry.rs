@@ -487,7 +487,7 @@ fn gpu_evaluator() -> Result<Box<dyn MatchEvaluator>> {
 }
 
 /// A policy back from the bytes of its file in a run folder.
-type ReadPolicyFile = fn(&[u8]) -> Result<Arc<dyn Policy>>;
+pub type ReadPolicyFile = fn(&[u8]) -> Result<Arc<dyn Policy>>;
 
 /// A kind of policy that commands and configs name: by a word, or by a file they read.
 struct PolicyKind {
@@ -608,19 +608,42 @@ pub fn policy(arena: Arena<'_>, spec: &str) -> Result<Box<dyn Policy>> {
 /// errors for bytes it cannot read.
 pub fn policy_from_file(kind: &str, bytes: &[u8]) -> Result<Arc<dyn Policy>> {
     let entry = POLICY_KINDS.iter().find_map(|k| k.from_file.filter(|(name, _)| *name == kind));
-    let Some((_, read)) = entry else {
+    let embedded = || {
+        EMBEDDED_POLICY_FILES
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .find(|(name, _)| *name == kind)
+            .copied()
+    };
+    let Some((_, read)) = entry.or_else(embedded) else {
+        let mut known: Vec<&str> = POLICY_KINDS.iter().filter_map(|k| k.from_file.map(|f| f.0)).collect();
+        known.extend(EMBEDDED_POLICY_FILES.read().unwrap_or_else(|p| p.into_inner()).iter().map(|e| e.0));
         return Err(Error::UnknownComponent {
             kind: "policy kind",
             name: kind.to_string(),
-            known: POLICY_KINDS
-                .iter()
-                .filter_map(|k| k.from_file.map(|f| f.0))
-                .collect::<Vec<_>>()
-                .join(", "),
-            hint: "",
+            known: known.join(", "),
+            hint: if kind == "python" {
+                " (a member a Python oracle answered, pickled: read the run from Python, metagame.run(..., resume=True))"
+            } else {
+                ""
+            },
         });
     };
     read(bytes)
+}
+
+/// Kinds of policy files that an embedder reads ([`register_policy_file_kind`]).
+static EMBEDDED_POLICY_FILES: std::sync::RwLock<Vec<(&'static str, ReadPolicyFile)>> =
+    std::sync::RwLock::new(Vec::new());
+
+/// Teach [`policy_from_file`] a kind of policy file that this crate cannot read itself: the
+/// Python package registers `"python"` (a pickled callable) so that a run whose members are
+/// Python objects resumes. A kind registered again replaces the earlier reader.
+pub fn register_policy_file_kind(kind: &'static str, read: ReadPolicyFile) {
+    let mut kinds = EMBEDDED_POLICY_FILES.write().unwrap_or_else(|p| p.into_inner());
+    kinds.retain(|(name, _)| *name != kind);
+    kinds.push((kind, read));
 }
 
 /// `Display`, and serde through the name, for a registered name type.

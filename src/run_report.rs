@@ -81,6 +81,10 @@ pub struct RunReport {
     pub meta_game: Option<Vec<Vec<f64>>>,
     /// Shape of `meta_game`.
     pub meta_game_shape: Vec<usize>,
+    /// The standard error of each entry of `meta_game`, laid out as it, where the entries
+    /// were sampled (absent when they are exact).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta_game_stderr: Option<Vec<Vec<f64>>>,
 }
 
 impl RunReport {

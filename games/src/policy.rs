@@ -90,6 +90,13 @@ pub trait Policy: Send + Sync {
     fn to_file(&self) -> Result<Option<PolicyFile>> {
         Ok(None)
     }
+
+    /// The policy as [`Any`](std::any::Any), for an embedder that gives its own kinds back
+    /// as themselves (the Python package hands a user's callable back, not a copy).
+    /// Default `None`.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
 }
 
 /// A policy written out as bytes, with the kind that reads it back: how a run folder keeps a

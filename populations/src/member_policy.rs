@@ -106,6 +106,21 @@ impl MemberPolicy {
         }
     }
 
+    /// The policy with shared ownership, to keep past a borrow (a Python trainer's
+    /// environment plays it).
+    ///
+    /// # Errors
+    ///
+    /// As [`MemberPolicy::policy`].
+    pub fn shared(&self) -> Result<Arc<dyn Policy>> {
+        match self {
+            MemberPolicy::Table(t) => Ok(Arc::clone(t) as Arc<dyn Policy>),
+            MemberPolicy::Stored(s) => s.policy.clone().ok_or_else(|| {
+                Error::SavedState(format!("the member policy {} was not loaded from the run folder", s.file))
+            }),
+        }
+    }
+
     /// The table, for a member that is one.
     pub fn as_table(&self) -> Option<&TabularPolicy> {
         match self {

@@ -339,6 +339,18 @@ impl PayoffTable {
         self.game_of(self.means.clone())
     }
 
+    /// The standard error of every entry's mean, player-major and row-major as the
+    /// meta-game's payoffs; `None` when every entry is exact (or one is missing).
+    pub fn stderr(&self) -> Option<Vec<Vec<f64>>> {
+        let entries: Option<Vec<&Entry>> = self.entries.iter().map(|e| e.as_deref()).collect();
+        let entries = entries?;
+        if entries.iter().all(|e| e.exact) {
+            return None;
+        }
+        let errors: Vec<Vec<f64>> = entries.iter().map(|e| e.stderr()).collect();
+        Some((0..self.shape.len()).map(|p| errors.iter().map(|e| e[p]).collect()).collect())
+    }
+
     /// `f` on the table as a meta-game ([`PayoffTable::to_normal_form`]), built from the
     /// table's own means and handed back afterwards: no copy of the meta-game, which a PSRO
     /// iteration would otherwise make once per meta-solve.

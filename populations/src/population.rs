@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 use std::ops::Range;
+use std::sync::Arc;
 
 use metagame_games::{PlayerId, Policy, TabularPolicy};
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -11,7 +12,7 @@ use crate::error::Result;
 use crate::member_policy::{MemberPolicy, StoredPolicy};
 
 /// One opponent member a response is asked to answer, with its meta-probability.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct WeightedMember<'a> {
     /// The seat it plays.
@@ -22,6 +23,9 @@ pub struct WeightedMember<'a> {
     pub policy: &'a dyn Policy,
     /// Its probability in the mixture to answer (> 0).
     pub weight: f64,
+    /// The same policy with shared ownership, where the population holds it so (an oracle
+    /// that keeps its opponents past the request, a Python trainer's environment, needs it).
+    pub shared: Option<Arc<dyn Policy>>,
 }
 
 impl std::fmt::Debug for WeightedMember<'_> {
@@ -38,7 +42,14 @@ impl std::fmt::Debug for WeightedMember<'_> {
 impl<'a> WeightedMember<'a> {
     /// An opponent member with its weight.
     pub fn new(player: PlayerId, id: PolicyId, policy: &'a dyn Policy, weight: f64) -> Self {
-        Self { player, id, policy, weight }
+        Self { player, id, policy, weight, shared: None }
+    }
+
+    /// The member with its policy's shared handle.
+    #[must_use]
+    pub fn sharing(mut self, shared: Arc<dyn Policy>) -> Self {
+        self.shared = Some(shared);
+        self
     }
 }
 
@@ -248,7 +259,9 @@ impl Population {
             .iter()
             .zip(weights)
             .filter(|(_, w)| **w > 0.0)
-            .map(|(m, &w)| Ok(WeightedMember::new(player, m.id, m.policy.policy()?, w)))
+            .map(|(m, &w)| {
+                Ok(WeightedMember::new(player, m.id, m.policy.policy()?, w).sharing(m.policy.shared()?))
+            })
             .collect()
     }
 

@@ -85,6 +85,12 @@ pub trait TrainingLoop {
         Ok(None)
     }
 
+    /// The standard errors of the meta-game's entries (laid out as its payoffs), where they
+    /// were sampled; `None` for exact entries and loops without a meta-game.
+    fn meta_game_stderr(&self) -> Option<Vec<Vec<f64>>> {
+        None
+    }
+
     /// The population's lineage in Graphviz DOT, for loops with a population; `reports` is
     /// the run's history (oldest first).
     fn lineage_dot(&self, reports: &[IterationReport]) -> Option<String> {

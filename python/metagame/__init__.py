@@ -26,6 +26,7 @@ from typing import Union as _Union
 from ._metagame import (
     Game,
     MetagameError,
+    NativePolicy,
     NormalFormGame,
     Policy,
     ResponseRequest,
@@ -58,6 +59,7 @@ __all__ = [
     "Experiment",
     "Game",
     "MetagameError",
+    "NativePolicy",
     "NormalFormGame",
     "Policy",
     "ResponseRequest",

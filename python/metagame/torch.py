@@ -12,27 +12,35 @@ policy everywhere a policy is named), which then plays at Rust speed without Pyt
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Optional, Union
+from typing import Any, Optional, Union
 
 import numpy as _np
 
 
-def policy(module: Any, device: Optional[Any] = None) -> Callable:
-    """``module(obs) -> logits`` as a policy ``(obs [B x d] float32, legal [B x A] bool) -> probs``."""
-    import torch
+class Policy:
+    """A module as a callable policy (see the module's docstring). It pickles as the module
+    (PyTorch's own pickling: the class by reference, the tensors by value) and its device."""
 
-    if device is None:
-        device = next(module.parameters(), torch.empty(0)).device
+    def __init__(self, module: Any, device: Optional[Any] = None) -> None:
+        import torch
 
-    def call(obs: _np.ndarray, legal: _np.ndarray) -> _np.ndarray:
+        self.module = module
+        self.device = next(module.parameters(), torch.empty(0)).device if device is None else device
+        self.__name__ = type(module).__name__
+
+    def __call__(self, obs: _np.ndarray, legal: _np.ndarray) -> _np.ndarray:
+        import torch
+
         with torch.no_grad():
-            x = torch.from_numpy(obs).to(device)
-            mask = torch.from_numpy(legal).to(device)
-            logits = module(x).masked_fill(~mask, float("-inf"))
+            x = torch.from_numpy(obs).to(self.device)
+            mask = torch.from_numpy(legal).to(self.device)
+            logits = self.module(x).masked_fill(~mask, float("-inf"))
             return torch.softmax(logits, dim=-1).cpu().numpy()
 
-    call.__name__ = type(module).__name__
-    return call
+
+def policy(module: Any, device: Optional[Any] = None) -> Policy:
+    """``module(obs) -> logits`` as a policy ``(obs [B x d] float32, legal [B x A] bool) -> probs``."""
+    return Policy(module, device)
 
 
 def to_native(module: Any, path: Union[str, "os.PathLike[str]"]) -> str:

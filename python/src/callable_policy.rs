@@ -6,8 +6,16 @@
 //! (a numpy array, a list, a CPU PyTorch tensor): finite, non-negative, zero on illegal
 //! actions, each row summing to 1. Every answer is checked; a callable that raises or
 //! answers garbage is one error naming it.
+//!
+//! A callable that becomes a member of a run (an oracle's answer on a game played on its
+//! states) is kept in the run folder pickled (`members/<sha256>.pkl`, kind `"python"`) and
+//! unpickled when the run resumes: pickle stores functions and classes by reference, so
+//! their module must be importable then, and a run folder, like any pickle, is to be read
+//! only when it is one's own.
 
-use metagame::games::{self, Decisions, Policy, check_probabilities};
+use std::sync::Arc;
+
+use metagame::games::{self, Decisions, Policy, PolicyFile, check_probabilities};
 use ndarray::ArrayViewMut2;
 use numpy::{PyArray2, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -34,6 +42,11 @@ impl CallablePolicy {
             Err(_) => obj.get_type().name()?.to_string(),
         };
         Ok(Some(Self { object: obj.clone().unbind(), name }))
+    }
+
+    /// Another handle on the same Python object.
+    pub fn share(&self) -> Self {
+        Self { object: Python::attach(|py| self.object.clone_ref(py)), name: self.name.clone() }
     }
 
     /// The name messages give it.
@@ -81,6 +94,57 @@ impl Policy for CallablePolicy {
     }
 
     fn kind(&self) -> &str {
-        "python"
+        KIND
+    }
+
+    fn to_file(&self) -> games::Result<Option<PolicyFile>> {
+        let bytes = Python::attach(|py| {
+            let pickled = py.import("pickle")?.call_method1("dumps", (self.object.bind(py), 5))?;
+            pickled.extract::<Vec<u8>>()
+        })
+        .map_err(|e| {
+            self.failed(format!(
+                "cannot be kept in the run folder: pickle failed ({e}); make it a module-level function or an object of a module-level class, or convert a network with metagame.torch.to_native"
+            ))
+        })?;
+        Ok(Some(PolicyFile { kind: KIND.into(), extension: "pkl".into(), bytes }))
+    }
+
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+}
+
+/// The kind of a callable's policy file.
+pub const KIND: &str = "python";
+
+impl CallablePolicy {
+    /// The Python object.
+    pub fn object(&self) -> &Py<PyAny> {
+        &self.object
+    }
+
+    /// A callable back from its pickled file (registered with the registry as the reader of
+    /// kind `"python"`, so that runs whose members are callables resume).
+    ///
+    /// # Errors
+    ///
+    /// Bytes that do not unpickle (a module that cannot be imported, say) or unpickle to
+    /// something that is not callable.
+    pub fn from_file(bytes: &[u8]) -> metagame::Result<Arc<dyn Policy>> {
+        let failed = |why: String| {
+            metagame::Error::Game(games::Error::PolicyCode(format!("a pickled Python member {why}")))
+        };
+        Python::attach(|py| {
+            let object = py
+                .import("pickle")
+                .and_then(|pickle| pickle.call_method1("loads", (pyo3::types::PyBytes::new(py, bytes),)))
+                .map_err(|e| failed(format!("cannot be unpickled: {e}")))?;
+            match Self::of(&object) {
+                Ok(Some(callable)) => Ok(Arc::new(callable) as Arc<dyn Policy>),
+                Ok(None) => Err(failed(format!("is a {}, not a callable", object.get_type()))),
+                Err(e) => Err(failed(e.to_string())),
+            }
+        })
     }
 }

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use metagame::games::{GameTree, PlayerId, SharedSeat, TabularPolicy};
+use metagame::games::{AnyGame, Game, GameTree, PlayerId, Policy, SharedSeat, TabularPolicy, registry};
 use metagame::populations::{
     self, Budget, IterationReport, Oracle, PolicyId, Response, ResponseRequest, TrainingStats, WeightedMember,
 };
@@ -23,12 +23,13 @@ use pyo3::exceptions::{PyStopIteration, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
+use crate::callable_policy::CallablePolicy;
 use crate::convert::{json_to_py, toml_table};
 use crate::distributed::{PythonEvaluator, PythonTrainer};
 use crate::errors::{MetagameError, run_error, value_error};
 use crate::game::PyGame;
 use crate::policy::{PyPolicy, as_policy};
-use crate::vec_env::{PyVecEnv, Source};
+use crate::vec_env::{PyVecEnv, Source, opponent};
 
 /// What an oracle is asked: a response for ``player`` against ``opponents``.
 ///
@@ -36,62 +37,225 @@ use crate::vec_env::{PyVecEnv, Source};
 /// ``{"player", "id", "policy", "weight"}`` (the weights of one seat sum to 1);
 /// ``profile``: the opponents' mixtures aggregated into one Policy (what an exact best
 /// response answers); ``seed``: the seed of any sampling, keyed by the loop; ``budget``: the
-/// episodes the response may use (None: unlimited); ``warm_start``: a Policy to start from,
-/// or None.
+/// episodes the response may use (None: unlimited); ``warm_start``: a policy to start from,
+/// or None; ``env(num_envs)``: a ``VecEnv`` against the opponents' mixture.
+///
+/// On a game whose tree was built (``game`` is its ``Game``) the policies are ``Policy``
+/// tables and an answer is any policy form (a callable is tabulated). On a game played on
+/// its states (``game`` is None: ``connect_four``, say) there is no ``profile``; a policy
+/// is the Python callable it was (the user's own object, to train on from a warm start) or
+/// a ``NativePolicy`` (a network member), and an answer is a callable
+/// ``policy(obs, legal) -> probs`` (kept in the run folder pickled) or the path of a
+/// ``.safetensors`` network (``metagame.torch.to_native`` writes one).
 #[pyclass(frozen, module = "metagame", name = "ResponseRequest")]
 pub struct PyResponseRequest {
-    handle: PyGame,
+    on: RequestGame,
     #[pyo3(get)]
     player: usize,
-    opponents: Vec<(usize, u32, TabularPolicy, f64)>,
-    profile: TabularPolicy,
+    opponents: Vec<(usize, u32, Arc<dyn Policy>, f64)>,
+    profile: Option<TabularPolicy>,
     #[pyo3(get)]
     seed: u64,
     #[pyo3(get)]
     budget: Option<u64>,
-    warm_start: Option<TabularPolicy>,
+    warm_start: Option<Arc<dyn Policy>>,
+}
+
+/// What a request's game is: a tree (a `Game`), or a game played on its states.
+enum RequestGame {
+    Tree(PyGame),
+    States(AnyGame),
+}
+
+impl RequestGame {
+    fn handle(&self) -> Self {
+        match self {
+            RequestGame::Tree(g) => RequestGame::Tree(g.handle()),
+            RequestGame::States(g) => RequestGame::States(g.clone()),
+        }
+    }
+
+    fn source(&self) -> Source {
+        match self {
+            RequestGame::Tree(g) => Source::Tree(Arc::clone(&g.tree)),
+            RequestGame::States(g) => Source::States(g.clone()),
+        }
+    }
+
+    fn name(&self) -> String {
+        match self {
+            RequestGame::Tree(g) => g.tree.name().to_string(),
+            RequestGame::States(g) => g.name(),
+        }
+    }
+
+    fn num_players(&self) -> usize {
+        match self {
+            RequestGame::Tree(g) => g.tree.num_players(),
+            RequestGame::States(g) => g.num_players(),
+        }
+    }
+
+    /// A policy as Python sees it: a table of the tree, the user's own callable, or a
+    /// native policy to call.
+    fn to_python(&self, py: Python<'_>, player: usize, policy: &Arc<dyn Policy>) -> PyResult<Py<PyAny>> {
+        if let RequestGame::Tree(g) = self
+            && let Some(table) = policy.as_tabular()
+        {
+            return Ok(Py::new(py, PyPolicy::of(g, table.clone()))?.into_any());
+        }
+        if let Some(callable) = policy.as_any().and_then(|a| a.downcast_ref::<CallablePolicy>()) {
+            return Ok(callable.object().clone_ref(py));
+        }
+        let num_actions = match self {
+            RequestGame::Tree(g) => g.tree.num_actions(),
+            RequestGame::States(g) => g.num_distinct_actions(),
+        };
+        Ok(Py::new(py, PyNativePolicy { policy: Arc::clone(policy), player, num_actions })?.into_any())
+    }
+
+    /// An oracle's answer as a policy of this game.
+    fn answer(&self, answer: &Bound<'_, PyAny>) -> PyResult<Arc<dyn Policy>> {
+        match self {
+            RequestGame::Tree(g) => Ok(Arc::new(as_policy(&g.tree, answer)?)),
+            RequestGame::States(game) => {
+                if let Ok(native) = answer.cast::<PyNativePolicy>() {
+                    return Ok(Arc::clone(&native.get().policy));
+                }
+                if answer.cast::<PyPolicy>().is_ok() {
+                    return Err(PyTypeError::new_err(format!(
+                        "a table needs the game tree, and {} is played on its states: answer a callable policy(obs, legal) -> probs or a .safetensors file",
+                        game.name()
+                    )));
+                }
+                opponent(&self.source(), answer)
+            }
+        }
+    }
+}
+
+/// A policy of a run that is neither a table nor a Python object (a network member),
+/// callable as ``policy(obs, legal) -> probs`` on numpy arrays (``obs`` ``[B × d]``
+/// float32, ``legal`` ``[B × A]`` bool), answered natively.
+#[pyclass(frozen, module = "metagame", name = "NativePolicy")]
+pub struct PyNativePolicy {
+    policy: Arc<dyn Policy>,
+    player: usize,
+    num_actions: usize,
+}
+
+#[pymethods]
+impl PyNativePolicy {
+    fn __call__<'py>(
+        &self,
+        py: Python<'py>,
+        obs: numpy::PyReadonlyArray2<'py, f32>,
+        legal: numpy::PyReadonlyArray2<'py, bool>,
+    ) -> PyResult<Bound<'py, numpy::PyArray2<f32>>> {
+        let (obs, legal) = (obs.as_array(), legal.as_array());
+        if legal.ncols() != self.num_actions || obs.nrows() != legal.nrows() {
+            return Err(PyValueError::new_err(format!(
+                "obs [{} × {}] and legal [{} × {}]: expected one row of each per decision and {} actions",
+                obs.nrows(),
+                obs.ncols(),
+                legal.nrows(),
+                legal.ncols(),
+                self.num_actions
+            )));
+        }
+        let decisions =
+            metagame::games::Decisions { player: PlayerId(self.player), tensors: obs, legal, infosets: None };
+        let mut out = ndarray::Array2::<f32>::zeros((legal.nrows(), self.num_actions));
+        self.policy.probabilities(&decisions, out.view_mut()).map_err(value_error)?;
+        Ok(numpy::PyArray2::from_owned_array(py, out))
+    }
+    /// What the policy is made of (``"mlp"``, ``"uniform"``).
+    #[getter]
+    fn kind(&self) -> String {
+        self.policy.kind().to_string()
+    }
+    fn __repr__(&self) -> String {
+        format!("NativePolicy(kind={:?}, player={})", self.policy.kind(), self.player)
+    }
+}
+
+/// A policy owned past the borrow a request gives it: a table or a callable shared, any
+/// other kind copied through its file.
+fn owned(policy: &dyn Policy) -> populations::Result<Arc<dyn Policy>> {
+    if let Some(table) = policy.as_tabular() {
+        return Ok(Arc::new(table.clone()));
+    }
+    if let Some(callable) = policy.as_any().and_then(|a| a.downcast_ref::<CallablePolicy>()) {
+        return Ok(Arc::new(callable.share()));
+    }
+    let Some(file) = policy.to_file()? else {
+        return Err(populations::Error::Config(format!(
+            "a policy of kind `{}` cannot be handed to Python",
+            policy.kind()
+        )));
+    };
+    metagame::registry::policy_from_file(&file.kind, &file.bytes)
+        .map_err(|e| populations::Error::Config(e.to_string()))
 }
 
 fn policy_array<'py>(
     py: Python<'py>,
     tree: &GameTree,
-    policy: &TabularPolicy,
-) -> Bound<'py, numpy::PyArray2<f64>> {
+    policy: &dyn Policy,
+) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
     use numpy::IntoPyArray;
+    let Some(policy) = policy.as_tabular() else {
+        return Err(PyTypeError::new_err("a request whose policies are not tables cannot be pickled"));
+    };
     // INVARIANT: a policy of the tree has exactly this many entries.
-    ndarray::Array2::from_shape_vec((tree.num_infosets(), tree.num_actions()), policy.as_slice().to_vec())
+    Ok(ndarray::Array2::from_shape_vec((tree.num_infosets(), tree.num_actions()), policy.as_slice().to_vec())
         .expect("a policy of the tree")
-        .into_pyarray(py)
+        .into_pyarray(py))
 }
 
 #[pymethods]
 impl PyResponseRequest {
-    /// A request, as the loops make them (to test an oracle by hand, say): ``opponents`` a
-    /// list of ``(player, id, policy, weight)`` tuples or of dicts with those keys, the
-    /// policies in any policy form.
+    /// A request, as the loops make them (to test an oracle by hand, say): ``game`` a
+    /// ``Game`` or a game string (played on its states), ``opponents`` a list of
+    /// ``(player, id, policy, weight)`` tuples or of dicts with those keys, the policies in
+    /// any form the game takes (on a string: names, files and callables).
     #[new]
-    #[pyo3(signature = (game, player, opponents, profile, seed=0, budget=None, warm_start=None))]
+    #[pyo3(signature = (game, player, opponents, profile=None, seed=0, budget=None, warm_start=None))]
     fn py_new(
-        game: &PyGame,
+        game: &Bound<'_, PyAny>,
         player: usize,
         opponents: Vec<Bound<'_, PyAny>>,
-        profile: &Bound<'_, PyAny>,
+        profile: Option<&Bound<'_, PyAny>>,
         seed: u64,
         budget: Option<u64>,
         warm_start: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let tree = &game.tree;
-        if player >= tree.num_players() {
+        let on = if let Ok(g) = game.cast::<PyGame>() {
+            RequestGame::Tree(g.get().handle())
+        } else if let Ok(s) = game.cast::<PyString>() {
+            RequestGame::States(registry::load(&s.to_string()).map_err(value_error)?)
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "game: a metagame.Game or a game string, not {}",
+                game.get_type().name()?
+            )));
+        };
+        if player >= on.num_players() {
             return Err(PyValueError::new_err(format!(
                 "player {player} does not exist: {} has {} players",
-                tree.name(),
-                tree.num_players()
+                on.name(),
+                on.num_players()
             )));
         }
+        let source = on.source();
+        let policy = |obj: &Bound<'_, PyAny>| match &on {
+            RequestGame::Tree(g) => Ok(Arc::new(as_policy(&g.tree, obj)?) as Arc<dyn Policy>),
+            RequestGame::States(_) => opponent(&source, obj),
+        };
         let members = opponents
             .iter()
             .map(|o| {
-                let (seat, id, policy, weight): (usize, u32, Bound<'_, PyAny>, f64) = match o.cast::<PyDict>()
+                let (seat, id, member, weight): (usize, u32, Bound<'_, PyAny>, f64) = match o.cast::<PyDict>()
                 {
                     Ok(d) => {
                         let get = |k: &str| {
@@ -107,37 +271,40 @@ impl PyResponseRequest {
                     }
                     Err(_) => o.extract()?,
                 };
-                Ok((seat, id, as_policy(tree, &policy)?, weight))
+                Ok((seat, id, policy(&member)?, weight))
             })
             .collect::<PyResult<_>>()?;
-        Ok(Self {
-            handle: game.handle(),
-            player,
-            opponents: members,
-            profile: as_policy(tree, profile)?,
-            seed,
-            budget,
-            warm_start: warm_start.map(|w| as_policy(tree, w)).transpose()?,
-        })
+        let profile = match (&on, profile) {
+            (RequestGame::Tree(g), Some(p)) => Some(as_policy(&g.tree, p)?),
+            (RequestGame::States(g), Some(_)) => {
+                return Err(PyValueError::new_err(format!(
+                    "profile: a table needs the game tree, and {} is played on its states",
+                    g.name()
+                )));
+            }
+            (_, None) => None,
+        };
+        let warm_start = warm_start.map(policy).transpose()?;
+        Ok(Self { on, player, opponents: members, profile, seed, budget, warm_start })
     }
     /// A ``VecEnv`` of ``num_envs`` lanes of this request's ``player`` against its
     /// opponents, each opponent seat drawn per episode from its mixture (the weights of
-    /// ``opponents``), played on the game's tree; episodes keyed by ``seed`` (default: the
-    /// request's). A trainer in Python learns against the meta-mixture through it.
+    /// ``opponents``), played on the game's tree or its states; episodes keyed by ``seed``
+    /// (default: the request's). A trainer in Python learns against the meta-mixture
+    /// through it.
     #[pyo3(signature = (num_envs, seed=None))]
     fn env(&self, num_envs: usize, seed: Option<u64>) -> PyResult<PyVecEnv> {
         let mut seats: Vec<SharedSeat> = Vec::new();
         for (seat, _, policy, weight) in &self.opponents {
-            let member: Arc<dyn metagame::games::Policy> = Arc::new(policy.clone());
             match seats.iter_mut().find(|(s, _)| s == seat) {
-                Some((_, members)) => members.push((member, *weight)),
-                None => seats.push((*seat, vec![(member, *weight)])),
+                Some((_, members)) => members.push((Arc::clone(policy), *weight)),
+                None => seats.push((*seat, vec![(Arc::clone(policy), *weight)])),
             }
         }
-        let source = Source::Tree(Arc::clone(&self.handle.tree));
-        PyVecEnv::new(source, self.player, seats, num_envs, seed.unwrap_or(self.seed))
+        PyVecEnv::new(self.on.source(), self.player, seats, num_envs, seed.unwrap_or(self.seed))
     }
-    /// Pickle as the constructor's arguments (for Ray tasks).
+    /// Pickle as the constructor's arguments (for Ray tasks; requests on a game's tree
+    /// only).
     #[allow(clippy::type_complexity)]
     fn __reduce__<'py>(
         &self,
@@ -148,36 +315,41 @@ impl PyResponseRequest {
             PyGame,
             usize,
             Vec<(usize, u32, Bound<'py, numpy::PyArray2<f64>>, f64)>,
-            Bound<'py, numpy::PyArray2<f64>>,
+            Option<Bound<'py, numpy::PyArray2<f64>>>,
             u64,
             Option<u64>,
             Option<Bound<'py, numpy::PyArray2<f64>>>,
         ),
     )> {
+        let RequestGame::Tree(game) = &self.on else {
+            return Err(PyTypeError::new_err(format!(
+                "a request on {}, played on its states, cannot be pickled",
+                self.on.name()
+            )));
+        };
         let class = py.get_type::<PyResponseRequest>().into_any();
+        let tree = &game.tree;
         let opponents = self
             .opponents
             .iter()
-            .map(|(p, id, pol, w)| (*p, *id, policy_array(py, &self.handle.tree, pol), *w))
-            .collect();
-        let warm = self.warm_start.as_ref().map(|w| policy_array(py, &self.handle.tree, w));
-        Ok((
-            class,
-            (
-                self.game(),
-                self.player,
-                opponents,
-                policy_array(py, &self.handle.tree, &self.profile),
-                self.seed,
-                self.budget,
-                warm,
-            ),
-        ))
+            .map(|(p, id, pol, w)| Ok((*p, *id, policy_array(py, tree, pol.as_ref())?, *w)))
+            .collect::<PyResult<_>>()?;
+        let warm = self.warm_start.as_ref().map(|w| policy_array(py, tree, w.as_ref())).transpose()?;
+        let profile = self.profile.as_ref().map(|p| policy_array(py, tree, p)).transpose()?;
+        Ok((class, (game.handle(), self.player, opponents, profile, self.seed, self.budget, warm)))
     }
-    /// The game.
+    /// The game, or None for a game played on its states (its tree was not built).
     #[getter]
-    fn game(&self) -> PyGame {
-        self.handle.handle()
+    fn game(&self) -> Option<PyGame> {
+        match &self.on {
+            RequestGame::Tree(g) => Some(g.handle()),
+            RequestGame::States(_) => None,
+        }
+    }
+    /// The game string.
+    #[getter]
+    fn game_name(&self) -> String {
+        self.on.name()
     }
     /// The opponents' members with their weights.
     #[getter]
@@ -188,25 +360,30 @@ impl PyResponseRequest {
                 let d = PyDict::new(py);
                 d.set_item("player", player)?;
                 d.set_item("id", id)?;
-                d.set_item("policy", PyPolicy::of(&self.handle, policy.clone()))?;
+                d.set_item("policy", self.on.to_python(py, *player, policy)?)?;
                 d.set_item("weight", weight)?;
                 Ok(d)
             })
             .collect()
     }
-    /// The opponents' mixtures aggregated into one behaviour policy.
+    /// The opponents' mixtures aggregated into one behaviour policy (None on a game played
+    /// on its states).
     #[getter]
-    fn profile(&self) -> PyPolicy {
-        PyPolicy::of(&self.handle, self.profile.clone())
+    fn profile(&self) -> Option<PyPolicy> {
+        match (&self.on, &self.profile) {
+            (RequestGame::Tree(g), Some(p)) => Some(PyPolicy::of(g, p.clone())),
+            _ => None,
+        }
     }
     /// A policy to start training from, or None.
     #[getter]
-    fn warm_start(&self) -> Option<PyPolicy> {
-        self.warm_start.as_ref().map(|p| PyPolicy::of(&self.handle, p.clone()))
+    fn warm_start(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        self.warm_start.as_ref().map(|p| self.on.to_python(py, self.player, p)).transpose()
     }
     fn __repr__(&self) -> String {
         format!(
-            "ResponseRequest(player={}, {} opponent members, seed={}, budget={:?})",
+            "ResponseRequest({:?}, player={}, {} opponent members, seed={}, budget={:?})",
+            self.on.name(),
             self.player,
             self.opponents.len(),
             self.seed,
@@ -223,7 +400,7 @@ struct PythonOracle {
     name: &'static str,
     /// True when the object answers for an exact built-in oracle.
     exact: bool,
-    game: PyGame,
+    on: RequestGame,
     raised: Arc<Mutex<Option<PyErr>>>,
 }
 
@@ -242,27 +419,47 @@ impl Oracle for PythonOracle {
             Budget::Episodes(n) => Some(n),
             _ => None,
         };
-        // Python oracles see tables of the game's tree: members that are not tables are
-        // tabulated over it.
-        let tree = request.tree(self.name)?;
-        let table = |p: &dyn metagame::games::Policy| -> populations::Result<TabularPolicy> {
-            Ok(TabularPolicy::of(tree, p)?.into_owned())
+        let (opponents, profile, warm_start) = match &self.on {
+            RequestGame::Tree(_) => {
+                // On a tree, Python oracles see tables: members that are not are tabulated.
+                let tree = request.tree(self.name)?;
+                let table = |p: &dyn Policy| -> populations::Result<Arc<dyn Policy>> {
+                    Ok(Arc::new(TabularPolicy::of(tree, p)?.into_owned()))
+                };
+                let opponents = request
+                    .opponents
+                    .iter()
+                    .map(|m| Ok((m.player.0, m.id.0, table(m.policy)?, m.weight)))
+                    .collect::<populations::Result<_>>()?;
+                let warm = request.warm_start.map(table).transpose()?;
+                (opponents, Some(request.profile(self.name)?.clone()), warm)
+            }
+            RequestGame::States(_) => {
+                let opponents = request
+                    .opponents
+                    .iter()
+                    .map(|m| {
+                        let shared = match &m.shared {
+                            Some(shared) => Arc::clone(shared),
+                            None => owned(m.policy)?,
+                        };
+                        Ok((m.player.0, m.id.0, shared, m.weight))
+                    })
+                    .collect::<populations::Result<_>>()?;
+                (opponents, None, request.warm_start.map(owned).transpose()?)
+            }
         };
         let asked = PyResponseRequest {
-            handle: self.game.handle(),
+            on: self.on.handle(),
             player: request.player.0,
-            opponents: request
-                .opponents
-                .iter()
-                .map(|m| Ok((m.player.0, m.id.0, table(m.policy)?, m.weight)))
-                .collect::<populations::Result<_>>()?,
-            profile: request.profile(self.name)?.clone(),
+            opponents,
+            profile,
             seed: request.seed,
             budget,
-            warm_start: request.warm_start.map(table).transpose()?,
+            warm_start,
         };
         let failed = |reason: String| populations::Error::Oracle { name: self.name.into(), reason };
-        Python::attach(|py| {
+        let policy = Python::attach(|py| {
             let answer = match self.object.call_method1(py, "respond", (asked,)) {
                 Ok(answer) => answer,
                 Err(e) => {
@@ -271,17 +468,17 @@ impl Oracle for PythonOracle {
                     return Err(failed(format!("respond() raised {message}")));
                 }
             };
-            let policy = as_policy(&self.game.tree, answer.bind(py)).map_err(|e| {
+            self.on.answer(answer.bind(py)).map_err(|e| {
                 failed(format!(
                     "respond() returned something that is not a policy of {}: {}",
-                    self.game.tree.name(),
+                    self.on.name(),
                     e.value(py)
                 ))
-            })?;
-            let mut stats = TrainingStats::default();
-            stats.seconds = started.elapsed().as_secs_f64();
-            Ok(Response::new(policy, stats))
-        })
+            })
+        })?;
+        let mut stats = TrainingStats::default();
+        stats.seconds = started.elapsed().as_secs_f64();
+        Response::of(policy, stats)
     }
 }
 
@@ -401,17 +598,26 @@ impl PyExperiment {
         builtin_oracle: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
         let config = read_config(config, &source, game.map(|g| g.tree.as_ref()))?;
-        // A Python oracle reads tables of the tree; without one (and without a game given)
-        // the run loads its game as the CLI does, so games too large for a tree run on
-        // their states (neural PSRO on connect four, say).
-        let game = match game {
-            Some(g) => Some(g.handle()),
+        // A Python oracle reads tables of the tree where the tree fits (as the CLI builds
+        // it); on a game too large for its tree it is asked on the states, and the run
+        // loads its game as the CLI does (neural PSRO on connect four, say).
+        let on = match game {
+            Some(g) => Some(RequestGame::Tree(g.handle())),
             None if oracle.is_some() || builtin_oracle.is_some() => {
-                Some(PyGame::new(crate::game::load_tree(py, config.game(), None)?))
+                let (name, max_nodes) = (config.game().to_string(), config.max_nodes());
+                let loaded =
+                    py.detach(|| metagame::LoadedGame::load(&name, max_nodes)).map_err(|e| run_error(&e))?;
+                Some(match loaded.into_parts() {
+                    (_, Some(tree)) => RequestGame::Tree(PyGame::new(tree)),
+                    (game, None) => RequestGame::States(game),
+                })
             }
             None => None,
         };
-        let tree = game.as_ref().map(|g| Arc::clone(&g.tree));
+        let tree = match &on {
+            Some(RequestGame::Tree(g)) => Some(Arc::clone(&g.tree)),
+            _ => None,
+        };
         let raised = Arc::new(Mutex::new(None));
         let mut components = Components::default();
         if let Some(object) = oracle {
@@ -428,8 +634,8 @@ impl PyExperiment {
                 object,
                 name: "python",
                 exact: false,
-                // INVARIANT: the tree is built whenever an oracle is given (above).
-                game: game.as_ref().expect("the tree of an oracle's run").handle(),
+                // INVARIANT: the game is loaded whenever an oracle is given (above).
+                on: on.as_ref().expect("the game of an oracle's run").handle(),
                 raised: Arc::clone(&raised),
             };
             components = components.with_oracle(Box::new(oracle));
@@ -441,12 +647,17 @@ impl PyExperiment {
                     "only an exact built-in oracle answers elsewhere (a learned one keeps state between requests)",
                 ));
             };
+            let Some(RequestGame::Tree(game)) = &on else {
+                return Err(PyValueError::new_err(format!(
+                    "an exact oracle needs the game tree, and {} is too large for it",
+                    config.game()
+                )));
+            };
             let oracle = PythonOracle {
                 object,
                 name: built.name(),
                 exact: true,
-                // INVARIANT: the tree is built whenever an oracle is given (above).
-                game: game.as_ref().expect("the tree of an oracle's run").handle(),
+                on: RequestGame::Tree(game.handle()),
                 raised: Arc::clone(&raised),
             };
             components = components.with_oracle(Box::new(oracle));
@@ -611,12 +822,17 @@ fn respond_builtin(
     let tree = Arc::clone(&game.tree);
     let (player, seed, budget) = (request.player, request.seed, request.budget);
     let opponents = request.opponents.clone();
-    let (profile, warm) = (request.profile.clone(), request.warm_start.clone());
+    let warm = request.warm_start.clone();
+    let Some(profile) = request.profile.clone() else {
+        return Err(PyValueError::new_err(
+            "the request has no profile (a built-in oracle needs the opponents' aggregate)",
+        ));
+    };
     let answer = crate::errors::released(py, tree.num_nodes() >= crate::errors::SMALL_TREE, move || {
         let members = opponents
             .iter()
             .map(|(seat, id, policy, weight)| {
-                WeightedMember::new(PlayerId(*seat), PolicyId(*id), policy, *weight)
+                WeightedMember::new(PlayerId(*seat), PolicyId(*id), policy.as_ref(), *weight)
             })
             .collect();
         let mut asked = ResponseRequest::new(&tree, PlayerId(player), members, &profile, seed);
@@ -624,7 +840,7 @@ fn respond_builtin(
             asked = asked.with_budget(Budget::Episodes(n));
         }
         if let Some(w) = &warm {
-            asked = asked.with_warm_start(w);
+            asked = asked.with_warm_start(w.as_ref());
         }
         let response = oracle.respond(&asked)?;
         let policy = response.policy.policy()?;
@@ -639,5 +855,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(respond_builtin, m)?)?;
     m.add_class::<PyExperiment>()?;
     m.add_class::<PyResponseRequest>()?;
+    m.add_class::<PyNativePolicy>()?;
     Ok(())
 }

@@ -37,5 +37,10 @@ fn _metagame(m: &Bound<'_, PyModule>) -> PyResult<()> {
     experiment::register(m)?;
     distributed::register(m)?;
     vec_env::register(m)?;
+    // Runs whose members are Python callables resume from their pickled files.
+    metagame::registry::register_policy_file_kind(
+        callable_policy::KIND,
+        callable_policy::CallablePolicy::from_file,
+    );
     Ok(())
 }

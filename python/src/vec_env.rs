@@ -57,7 +57,7 @@ pub struct PyVecEnv {
 }
 
 /// An opponent policy given from Python: a name or file, a callable, or on a tree a table.
-fn opponent(source: &Source, obj: &Bound<'_, PyAny>) -> PyResult<Arc<dyn Policy>> {
+pub fn opponent(source: &Source, obj: &Bound<'_, PyAny>) -> PyResult<Arc<dyn Policy>> {
     if let Ok(spec) = obj.cast::<PyString>() {
         let policy =
             metagame::registry::policy(source.arena(), &spec.to_string()).map_err(|e| run_error(&e))?;

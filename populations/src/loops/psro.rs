@@ -947,6 +947,9 @@ impl TrainingLoop for Psro<'_> {
     fn meta_game(&self) -> Result<Option<NormalFormGame>> {
         self.state.table.to_normal_form().map(Some)
     }
+    fn meta_game_stderr(&self) -> Option<Vec<Vec<f64>>> {
+        self.state.table.stderr()
+    }
     fn lineage_dot(&self, _reports: &[IterationReport]) -> Option<String> {
         Some(self.state.population.lineage_dot())
     }
