@@ -42,6 +42,7 @@ mod error;
 mod evaluator;
 mod exact;
 mod explicit;
+mod external;
 pub mod flat;
 mod game;
 mod game_info;
@@ -85,6 +86,7 @@ pub use exact::{
     expected_returns, exploitability, nash_conv, nash_conv_report,
 };
 pub use explicit::{ExplicitGame, ExplicitGameBuilder, ExplicitState};
+pub use external::{ExternalGame, ExternalGameState, ExternalRules, ExternalState, Failure};
 pub use game::{ActionId, Game, PlayerId, State, TensorKind, TensorShape, Turn};
 pub use kuhn::{KuhnPoker, KuhnState};
 pub use leduc::{LeducPoker, LeducState};

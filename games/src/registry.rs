@@ -30,7 +30,7 @@ use crate::normal_form::NormalFormGame;
 /// A type that registers several games (a family, like the matrix games) is still one line.
 /// The variant names are those of [`AnyGame`] and [`AnyState`].
 macro_rules! registry {
-    ($($variant:ident($game:ty),)+) => {
+    ($($variant:ident($game:ty),)+ ; $($ext:ident($ext_game:ty),)*) => {
         /// Every game the registry can load, as one type (games are generic, not dyn).
         ///
         /// Non-exhaustive: the registry grows, so matches outside this crate need a `_` arm.
@@ -41,6 +41,10 @@ macro_rules! registry {
                 #[doc = concat!("[`", stringify!($game), "`].")]
                 $variant($game),
             )+
+            $(
+                #[doc = concat!("[`", stringify!($ext_game), "`] (not in the registry: built by an embedder).")]
+                $ext($ext_game),
+            )*
         }
 
         /// The state of an [`AnyGame`].
@@ -51,6 +55,10 @@ macro_rules! registry {
                 #[doc = concat!("A state of [`", stringify!($game), "`].")]
                 $variant(<$game as Game>::State),
             )+
+            $(
+                #[doc = concat!("A state of [`", stringify!($ext_game), "`].")]
+                $ext(<$ext_game as Game>::State),
+            )*
         }
 
         $(
@@ -60,6 +68,13 @@ macro_rules! registry {
                 }
             }
         )+
+        $(
+            impl From<$ext_game> for AnyGame {
+                fn from(game: $ext_game) -> Self {
+                    AnyGame::$ext(game)
+                }
+            }
+        )*
 
         /// Each registered type's games with the function that builds one of them.
         const FAMILIES: &[(&[GameInfo], Builder)] = &[$((<$game as Registered>::GAMES, build::<$game>),)+];
@@ -67,52 +82,52 @@ macro_rules! registry {
         impl Game for AnyGame {
             type State = AnyState;
             fn name(&self) -> String {
-                match self { $(AnyGame::$variant(g) => g.name(),)+ }
+                match self { $(AnyGame::$variant(g) => g.name(),)+ $(AnyGame::$ext(g) => g.name(),)* }
             }
             fn num_players(&self) -> usize {
-                match self { $(AnyGame::$variant(g) => g.num_players(),)+ }
+                match self { $(AnyGame::$variant(g) => g.num_players(),)+ $(AnyGame::$ext(g) => g.num_players(),)* }
             }
             fn num_distinct_actions(&self) -> usize {
-                match self { $(AnyGame::$variant(g) => g.num_distinct_actions(),)+ }
+                match self { $(AnyGame::$variant(g) => g.num_distinct_actions(),)+ $(AnyGame::$ext(g) => g.num_distinct_actions(),)* }
             }
             fn new_initial_state(&self) -> AnyState {
-                match self { $(AnyGame::$variant(g) => AnyState::$variant(g.new_initial_state()),)+ }
+                match self { $(AnyGame::$variant(g) => AnyState::$variant(g.new_initial_state()),)+ $(AnyGame::$ext(g) => AnyState::$ext(g.new_initial_state()),)* }
             }
             fn utility_sum(&self) -> Option<f64> {
-                match self { $(AnyGame::$variant(g) => g.utility_sum(),)+ }
+                match self { $(AnyGame::$variant(g) => g.utility_sum(),)+ $(AnyGame::$ext(g) => g.utility_sum(),)* }
             }
             fn count_histories(&self, at_most: u64) -> Option<u64> {
-                match self { $(AnyGame::$variant(g) => g.count_histories(at_most),)+ }
+                match self { $(AnyGame::$variant(g) => g.count_histories(at_most),)+ $(AnyGame::$ext(g) => g.count_histories(at_most),)* }
             }
             fn tensor_shape(&self) -> Option<TensorShape> {
-                match self { $(AnyGame::$variant(g) => g.tensor_shape(),)+ }
+                match self { $(AnyGame::$variant(g) => g.tensor_shape(),)+ $(AnyGame::$ext(g) => g.tensor_shape(),)* }
             }
         }
 
         impl State for AnyState {
             fn turn(&self) -> Turn {
-                match self { $(AnyState::$variant(s) => s.turn(),)+ }
+                match self { $(AnyState::$variant(s) => s.turn(),)+ $(AnyState::$ext(s) => s.turn(),)* }
             }
             fn legal_actions(&self) -> Vec<ActionId> {
-                match self { $(AnyState::$variant(s) => s.legal_actions(),)+ }
+                match self { $(AnyState::$variant(s) => s.legal_actions(),)+ $(AnyState::$ext(s) => s.legal_actions(),)* }
             }
             fn chance_outcomes(&self) -> Vec<(ActionId, f64)> {
-                match self { $(AnyState::$variant(s) => s.chance_outcomes(),)+ }
+                match self { $(AnyState::$variant(s) => s.chance_outcomes(),)+ $(AnyState::$ext(s) => s.chance_outcomes(),)* }
             }
             fn apply_action(&mut self, action: ActionId) {
-                match self { $(AnyState::$variant(s) => s.apply_action(action),)+ }
+                match self { $(AnyState::$variant(s) => s.apply_action(action),)+ $(AnyState::$ext(s) => s.apply_action(action),)* }
             }
             fn returns(&self) -> Vec<f64> {
-                match self { $(AnyState::$variant(s) => s.returns(),)+ }
+                match self { $(AnyState::$variant(s) => s.returns(),)+ $(AnyState::$ext(s) => s.returns(),)* }
             }
             fn information_state_string(&self, player: PlayerId) -> String {
-                match self { $(AnyState::$variant(s) => s.information_state_string(player),)+ }
+                match self { $(AnyState::$variant(s) => s.information_state_string(player),)+ $(AnyState::$ext(s) => s.information_state_string(player),)* }
             }
             fn history(&self) -> &[ActionId] {
-                match self { $(AnyState::$variant(s) => s.history(),)+ }
+                match self { $(AnyState::$variant(s) => s.history(),)+ $(AnyState::$ext(s) => s.history(),)* }
             }
             fn write_tensor(&self, player: PlayerId, out: &mut [f32]) {
-                match self { $(AnyState::$variant(s) => s.write_tensor(player, out),)+ }
+                match self { $(AnyState::$variant(s) => s.write_tensor(player, out),)+ $(AnyState::$ext(s) => s.write_tensor(player, out),)* }
             }
         }
     };
@@ -127,6 +142,8 @@ registry! {
     TicTacToe(crate::tic_tac_toe::TicTacToe),
     TeamRps(crate::team_rps::TeamRps),
     ConnectFour(crate::connect_four::ConnectFour),
+    ;
+    External(crate::external::ExternalGame),
 }
 
 type Builder = fn(&GameInfo, &Params) -> Result<AnyGame>;

@@ -58,7 +58,7 @@ def expected_returns(game: Game, policy: ProfileLike) -> npt.NDArray[np.float64]
 def aggregate(game: Game, policies: Sequence[PolicyLike], weights: npt.ArrayLike) -> Policy: ...
 def walk_pyspiel(game: Any, max_nodes: int, progress: bool) -> Game: ...
 def matches(
-    game: Union[Game, str],
+    game: Union[Game, "PlayedGame", str],
     policies: Sequence[Union[str, PolicyLike]],
     episodes: int = ...,
     seed: int = ...,
@@ -136,7 +136,7 @@ def nash_averaging(win_rates: npt.ArrayLike) -> dict[str, Any]: ...
 class ResponseRequest:
     def __init__(
         self,
-        game: Union[Game, str],
+        game: Union[Game, "PlayedGame", str],
         player: int,
         opponents: Sequence[Any],
         profile: Optional[PolicyLike] = None,
@@ -162,6 +162,18 @@ class ResponseRequest:
     def warm_start(self) -> Any: ...
     def env(self, num_envs: int, seed: Optional[int] = None) -> VecEnv: ...
 
+class PlayedGame:
+    @property
+    def name(self) -> str: ...
+    @property
+    def num_players(self) -> int: ...
+    @property
+    def num_actions(self) -> int: ...
+    @property
+    def tensor_shape(self) -> Optional[tuple[str, list[int]]]: ...
+
+def play_pyspiel(game: Any) -> PlayedGame: ...
+
 class NativePolicy:
     def __call__(
         self, obs: npt.NDArray[np.float32], legal: npt.NDArray[np.bool_]
@@ -172,7 +184,7 @@ class NativePolicy:
 class VecEnv:
     def __init__(
         self,
-        game: Union[Game, str],
+        game: Union[Game, "PlayedGame", str],
         num_envs: int,
         player: int = 0,
         opponents: Optional[Sequence[Union[str, PolicyLike]]] = None,

@@ -4,25 +4,35 @@ OpenSpiel's ``TabularPolicy``.
 ``from_pyspiel`` walks the game's tree once through pyspiel (sequential games with
 information-state strings; any number of players, chance, general-sum), then every exact
 algorithm runs on it: ``nash_conv``, ``best_response``, PSRO, XFP, CFR, the league.
+``from_pyspiel(game, walk=False)`` plays a game of any size on pyspiel's states instead,
+with its tensors: ``matches``, ``VecEnv`` and ``ResponseRequest`` take it.
 """
 
 from __future__ import annotations
 
 from typing import Any, Union
 
-from ._metagame import Game, Policy, walk_pyspiel
+from ._metagame import Game, PlayedGame, Policy, play_pyspiel, walk_pyspiel
 
 #: The default node limit of ``from_pyspiel`` (as ``load_game``'s): 10 million nodes.
 DEFAULT_MAX_NODES = 10_000_000
 
 
-def from_pyspiel(game: Any, max_nodes: int = DEFAULT_MAX_NODES, progress: bool = True) -> Game:
+def from_pyspiel(
+    game: Any, max_nodes: int = DEFAULT_MAX_NODES, progress: bool = True, walk: bool = True
+) -> Union[Game, PlayedGame]:
     """A metagame ``Game`` from a ``pyspiel.Game`` (or its game string).
 
     Simultaneous-move games need ``pyspiel.convert_to_turn_based(game)`` first. Raises
     ValueError for a game without information-state strings, and for a tree of more than
-    ``max_nodes`` nodes. ``progress`` shows a progress line on stderr (at a terminal) for
-    trees of more than 100 000 nodes; Ctrl-C stops the walk.
+    ``max_nodes`` nodes (a tree far past it is refused before the walk, from random
+    playouts). ``progress`` shows a progress line on stderr (at a terminal) for trees of
+    more than 100 000 nodes; Ctrl-C stops the walk.
+
+    ``walk=False`` walks nothing: the answer is a ``PlayedGame``, played move by move on
+    pyspiel's states (any size: connect four, breakthrough), policies reading OpenSpiel's
+    information-state tensor (or the observation tensor of a perfect-information game). A
+    pyspiel call that raises during play is a ValueError of the call that played it.
     """
     if isinstance(game, str):
         import pyspiel
@@ -34,6 +44,8 @@ def from_pyspiel(game: Any, max_nodes: int = DEFAULT_MAX_NODES, progress: bool =
             raise ValueError(f"from_pyspiel: {str(e).splitlines()[0]}") from None
     if not hasattr(game, "new_initial_state") or not hasattr(game, "get_type"):
         raise TypeError(f"from_pyspiel: a pyspiel.Game or a game string, not {type(game).__name__}")
+    if not walk:
+        return play_pyspiel(game)
     if max_nodes < 1:
         raise ValueError(f"max_nodes must be at least 1, got {max_nodes}")
     # Only sequential games have a tree; walk_pyspiel says so for the rest.
@@ -42,7 +54,8 @@ def from_pyspiel(game: Any, max_nodes: int = DEFAULT_MAX_NODES, progress: bool =
     if estimate > 2 * max_nodes:
         raise ValueError(
             f"the game tree of {game} has about {estimate:.2g} nodes (estimated from {_PROBES} random "
-            f"playouts), more than the limit of {max_nodes}; pass max_nodes= to raise the limit"
+            f"playouts), more than the limit of {max_nodes}; pass max_nodes= to raise the limit, or walk=False "
+            "to play it on its states"
         )
     return walk_pyspiel(game, max_nodes, progress)
 

@@ -232,6 +232,8 @@ impl PyResponseRequest {
     ) -> PyResult<Self> {
         let on = if let Ok(g) = game.cast::<PyGame>() {
             RequestGame::Tree(g.get().handle())
+        } else if let Ok(g) = game.cast::<crate::played::PyPlayedGame>() {
+            RequestGame::States(g.get().game.clone())
         } else if let Ok(s) = game.cast::<PyString>() {
             RequestGame::States(registry::load(&s.to_string()).map_err(value_error)?)
         } else {

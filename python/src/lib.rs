@@ -16,6 +16,7 @@ mod experiment;
 mod game;
 mod matches;
 mod normal_form;
+mod played;
 mod policy;
 mod pyspiel;
 mod ratings;
@@ -37,6 +38,7 @@ fn _metagame(m: &Bound<'_, PyModule>) -> PyResult<()> {
     experiment::register(m)?;
     distributed::register(m)?;
     vec_env::register(m)?;
+    played::register(m)?;
     // Runs whose members are Python callables resume from their pickled files.
     metagame::registry::register_policy_file_kind(
         callable_policy::KIND,

@@ -14,6 +14,7 @@ use crate::callable_policy::CallablePolicy;
 use crate::convert::json_to_py;
 use crate::errors::{run_error, value_error};
 use crate::game::PyGame;
+use crate::played::PyPlayedGame;
 use crate::policy::as_policy;
 
 /// One policy of the list and the name messages give it.
@@ -78,16 +79,20 @@ fn matches<'py>(
     }
     let loaded;
     let held;
+    let played;
     let arena = if let Ok(g) = game.cast::<PyGame>() {
         held = g.get().handle();
         Arena::tree(&held.tree)
+    } else if let Ok(g) = game.cast::<PyPlayedGame>() {
+        played = g.get().game.clone();
+        Arena::rules(&played)
     } else if let Ok(spec) = game.cast::<PyString>() {
         let limit = max_nodes.unwrap_or(metagame::games::GameTree::DEFAULT_MAX_NODES as u64);
         loaded = LoadedGame::load(&spec.to_string(), limit).map_err(|e| run_error(&e))?;
         loaded.arena()
     } else {
         return Err(PyTypeError::new_err(format!(
-            "game: a metagame.Game or a game string, not {}",
+            "game: a metagame.Game, a metagame.PlayedGame or a game string, not {}",
             game.get_type().name()?
         )));
     };
@@ -122,6 +127,9 @@ fn matches<'py>(
             }
             _ => value_error(e),
         })?;
+    if let Some(rules) = arena.game_rules() {
+        PyPlayedGame::check(rules)?;
+    }
     let seconds = start.elapsed().as_secs_f64();
     let exact = !kind.samples();
     let played: u64 = if exact { 0 } else { totals.iter().map(|t| t.episodes).sum() };

@@ -151,7 +151,7 @@ fn walk_pyspiel(
 /// The tensor a policy of the walked game reads, as OpenSpiel gives it, and the state
 /// method that gives it: the information-state tensor where the game provides one, else
 /// the observation tensor of a game of perfect information (where it is the state's).
-fn tensor_kind(
+pub fn tensor_kind(
     game: &Bound<'_, PyAny>,
     kind: &Bound<'_, PyAny>,
 ) -> PyResult<Option<(TensorShape, &'static str)>> {

@@ -14,6 +14,7 @@ use pyo3::types::{PyDict, PyString};
 use crate::callable_policy::CallablePolicy;
 use crate::errors::{run_error, value_error};
 use crate::game::PyGame;
+use crate::played::PyPlayedGame;
 use crate::policy::as_policy;
 
 /// What the lanes play on: a built-in game's states, or a tree (a `Game`'s).
@@ -90,6 +91,14 @@ impl PyVecEnv {
         Ok((PyArray2::from_owned_array(py, obs), infos))
     }
 
+    /// The failure of a played game's states (pyspiel raising), if any met this call.
+    fn checked(&self) -> PyResult<()> {
+        match &self.source {
+            Source::States(game) => PyPlayedGame::check(game),
+            Source::Tree(_) => Ok(()),
+        }
+    }
+
     fn build(&self, seed: u64) -> PyResult<VecEnv<'static>> {
         build(&self.source, self.player, &self.opponents, self.num_envs, seed)
     }
@@ -139,11 +148,13 @@ impl PyVecEnv {
     ) -> PyResult<Self> {
         let source = if let Ok(g) = game.cast::<PyGame>() {
             Source::Tree(Arc::clone(&g.get().tree))
+        } else if let Ok(g) = game.cast::<PyPlayedGame>() {
+            Source::States(g.get().game.clone())
         } else if let Ok(s) = game.cast::<PyString>() {
             Source::States(registry::load(&s.to_string()).map_err(value_error)?)
         } else {
             return Err(PyTypeError::new_err(format!(
-                "game: a game string or a metagame.Game, not {}",
+                "game: a game string, a metagame.Game or a metagame.PlayedGame, not {}",
                 game.get_type().name()?
             )));
         };
@@ -184,6 +195,7 @@ impl PyVecEnv {
             self.seed = seed;
         }
         self.env = self.build(self.seed)?;
+        self.checked()?;
         self.observe(py)
     }
 
@@ -207,6 +219,7 @@ impl PyVecEnv {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|_| PyValueError::new_err("actions are action ids, not negative numbers"))?;
         let steps = self.env.step(&actions).map_err(value_error)?;
+        self.checked()?;
         let rewards: Vec<f64> = steps.iter().map(|s| s.reward).collect();
         let done: Vec<bool> = steps.iter().map(|s| s.done).collect();
         let (obs, infos) = self.observe(py)?;
