@@ -20,6 +20,9 @@ imports) into that venv when they are missing:
    `connect_four_v3` AEC loop (`env.last()`, the mask, `env.step`), and against a
    Gymnasium `SyncVectorEnv` of N environments, each one seat of PettingZoo's game with a
    uniform opponent inside (the usual way to hand an AEC game to a single-agent trainer).
+3. Connect four played uniformly by `metagame.matches`, episodes per second: PettingZoo's
+   `connect_four_v3` through `metagame.pettingzoo.from_env`, OpenSpiel's through
+   `from_pyspiel(walk=False)`, and the native game.
 
 Results: a table on stdout and benches/peers/results/python_policies.json with the CPU.
 """
@@ -215,6 +218,34 @@ def connect_four_loops(quick: bool) -> list[dict]:
     return rows
 
 
+def from_env_episodes(quick: bool) -> dict:
+    """Episodes per second of uniform play through `metagame.matches`: PettingZoo's
+    connect_four_v3 through `metagame.pettingzoo.from_env`, OpenSpiel's connect_four
+    through `from_pyspiel(walk=False)`, and the native connect_four."""
+    import pyspiel
+    from pettingzoo.classic import connect_four_v3
+
+    import metagame
+    import metagame.openspiel
+    import metagame.pettingzoo
+
+    episodes = 200 if quick else 1000
+    games = {"pettingzoo from_env": metagame.pettingzoo.from_env(connect_four_v3.env),
+             "pyspiel walk=False": metagame.openspiel.from_pyspiel(pyspiel.load_game("connect_four"), walk=False),
+             "native": "connect_four"}
+    rates = {}
+    for name, game in games.items():
+        n = episodes * (20 if name == "native" else 1)
+        start = time.perf_counter()
+        metagame.matches(game, ["uniform"], episodes=n, seed=0)
+        rates[name] = n / (time.perf_counter() - start)
+    native = rates["native"]
+    for name, rate in rates.items():
+        print(f"connect four, uniform play, metagame.matches: {name:20} {rate:10.0f} episodes/s "
+              f"(native {native / rate:7.1f}x)", flush=True)
+    return rates
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="0.5 s per measurement instead of 2 s")
@@ -222,7 +253,8 @@ def main() -> None:
     ensure_pettingzoo()
     print(f"CPU: {cpu()}")
     results = {"cpu": cpu(), "callable_against_native": callable_against_native(args.quick),
-               "connect_four_loops": connect_four_loops(args.quick)}
+               "connect_four_loops": connect_four_loops(args.quick),
+               "from_env_episodes_per_s": from_env_episodes(args.quick)}
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
     with open(os.path.join(HERE, "results", "python_policies.json"), "w") as f:
         json.dump(results, f, indent=1)

@@ -116,13 +116,16 @@ impl ExternalState for PyspielState {
     }
     fn chance_outcomes(&self) -> Vec<(ActionId, f64)> {
         self.call("chance_outcomes()", Vec::new(), |s| {
-            let outcomes: Vec<(usize, f64)> = s.call_method0(intern!(s.py(), "chance_outcomes"))?.extract()?;
+            let outcomes: Vec<(usize, f64)> =
+                s.call_method0(intern!(s.py(), "chance_outcomes"))?.extract()?;
             Ok(outcomes.into_iter().map(|(a, p)| (ActionId(a), p)).collect())
         })
     }
     fn apply_action(&mut self, action: ActionId) {
         self.history.push(action);
-        self.call("apply_action()", (), |s| s.call_method1(intern!(s.py(), "apply_action"), (action.0,)).map(drop));
+        self.call("apply_action()", (), |s| {
+            s.call_method1(intern!(s.py(), "apply_action"), (action.0,)).map(drop)
+        });
     }
     fn returns(&self) -> Vec<f64> {
         let zeros = vec![0.0; self.num_players];

@@ -81,6 +81,12 @@ fn every_example_reports_what_it_reported_before_issue_10() {
         if name == "kuhn_psro_sampled" {
             responses_found_again_keep_kuhn_psro_sampled_small(&report);
             let mut new = report.clone();
+            // The entries' standard errors came after the fixture: laid out as the meta-game.
+            let stderr = new.as_object_mut().unwrap().remove("meta_game_stderr").unwrap();
+            let shape = |v: &Value| {
+                v.as_array().unwrap().iter().map(|p| p.as_array().unwrap().len()).collect::<Vec<_>>()
+            };
+            assert_eq!(shape(&stderr), shape(&new["meta_game"]));
             for it in new["iterations"].as_array_mut().unwrap() {
                 // Timing fields were stripped from the fixtures.
                 let it = it.as_object_mut().unwrap();
