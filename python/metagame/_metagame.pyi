@@ -57,6 +57,14 @@ def best_response(game: Game, policy: ProfileLike, player: int) -> tuple[Policy,
 def expected_returns(game: Game, policy: ProfileLike) -> npt.NDArray[np.float64]: ...
 def aggregate(game: Game, policies: Sequence[PolicyLike], weights: npt.ArrayLike) -> Policy: ...
 def walk_pyspiel(game: Any, max_nodes: int, progress: bool) -> Game: ...
+def approximate_nash_conv(
+    game: Union[Game, "PlayedGame", str],
+    policy: Any,
+    budget: Optional[int] = None,
+    episodes: int = 10000,
+    learner: str = "ppo",
+    seed: int = 0,
+) -> dict[str, Any]: ...
 def matches(
     game: Union[Game, "PlayedGame", str],
     policies: Sequence[Union[str, PolicyLike]],

@@ -7,6 +7,7 @@
 
 use pyo3::prelude::*;
 
+mod approximate;
 mod callable_policy;
 mod convert;
 mod distributed;
@@ -39,6 +40,7 @@ fn _metagame(m: &Bound<'_, PyModule>) -> PyResult<()> {
     distributed::register(m)?;
     vec_env::register(m)?;
     played::register(m)?;
+    approximate::register(m)?;
     // Runs whose members are Python callables resume from their pickled files.
     metagame::registry::register_policy_file_kind(
         callable_policy::KIND,

@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use metagame::games::{Arena, Matchup, Policy, TabularPolicy};
+use metagame::games::{AnyGame, Arena, Matchup, Policy, TabularPolicy};
 use metagame::{EvaluatorName, LoadedGame};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -17,8 +17,63 @@ use crate::game::PyGame;
 use crate::played::PyPlayedGame;
 use crate::policy::as_policy;
 
+/// A game as the functions that play it take it: a `Game` (its tree), a `PlayedGame`, or a
+/// game string loaded as the CLI loads it (its tree built where it fits within
+/// `max_nodes`).
+pub enum HeldGame {
+    Tree(PyGame),
+    Played(AnyGame),
+    Loaded(LoadedGame),
+}
+
+impl HeldGame {
+    /// `game` held.
+    ///
+    /// # Errors
+    ///
+    /// `TypeError` for anything else; the loader's errors for a game string.
+    pub fn of(game: &Bound<'_, PyAny>, max_nodes: Option<u64>) -> PyResult<Self> {
+        if let Ok(g) = game.cast::<PyGame>() {
+            Ok(HeldGame::Tree(g.get().handle()))
+        } else if let Ok(g) = game.cast::<PyPlayedGame>() {
+            Ok(HeldGame::Played(g.get().game.clone()))
+        } else if let Ok(spec) = game.cast::<PyString>() {
+            let limit = max_nodes.unwrap_or(metagame::games::GameTree::DEFAULT_MAX_NODES as u64);
+            let spec = spec.to_string();
+            let loaded = game.py().detach(|| LoadedGame::load(&spec, limit)).map_err(|e| run_error(&e))?;
+            Ok(HeldGame::Loaded(loaded))
+        } else {
+            Err(PyTypeError::new_err(format!(
+                "game: a metagame.Game, a metagame.PlayedGame or a game string, not {}",
+                game.get_type().name()?
+            )))
+        }
+    }
+
+    /// What it is played on.
+    pub fn arena(&self) -> Arena<'_> {
+        match self {
+            HeldGame::Tree(g) => Arena::tree(&g.tree),
+            HeldGame::Played(g) => Arena::rules(g),
+            HeldGame::Loaded(l) => l.arena(),
+        }
+    }
+
+    /// The failure a played game's states met since last asked, as a `ValueError`.
+    ///
+    /// # Errors
+    ///
+    /// That failure.
+    pub fn check(&self) -> PyResult<()> {
+        match self {
+            HeldGame::Played(g) => PyPlayedGame::check(g),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// One policy of the list and the name messages give it.
-fn read_policy(
+pub fn read_policy(
     arena: Arena<'_>,
     obj: &Bound<'_, PyAny>,
     index: usize,
@@ -77,25 +132,8 @@ fn matches<'py>(
     if policies.is_empty() {
         return Err(PyValueError::new_err("matches: give at least one policy"));
     }
-    let loaded;
-    let held;
-    let played;
-    let arena = if let Ok(g) = game.cast::<PyGame>() {
-        held = g.get().handle();
-        Arena::tree(&held.tree)
-    } else if let Ok(g) = game.cast::<PyPlayedGame>() {
-        played = g.get().game.clone();
-        Arena::rules(&played)
-    } else if let Ok(spec) = game.cast::<PyString>() {
-        let limit = max_nodes.unwrap_or(metagame::games::GameTree::DEFAULT_MAX_NODES as u64);
-        loaded = LoadedGame::load(&spec.to_string(), limit).map_err(|e| run_error(&e))?;
-        loaded.arena()
-    } else {
-        return Err(PyTypeError::new_err(format!(
-            "game: a metagame.Game, a metagame.PlayedGame or a game string, not {}",
-            game.get_type().name()?
-        )));
-    };
+    let held = HeldGame::of(game, max_nodes)?;
+    let arena = held.arena();
     if kind == EvaluatorName::Exact && arena.game_tree().is_none() {
         return Err(PyValueError::new_err(format!(
             "the exact evaluator needs the game tree of {}, which was not built",
@@ -127,9 +165,7 @@ fn matches<'py>(
             }
             _ => value_error(e),
         })?;
-    if let Some(rules) = arena.game_rules() {
-        PyPlayedGame::check(rules)?;
-    }
+    held.check()?;
     let seconds = start.elapsed().as_secs_f64();
     let exact = !kind.samples();
     let played: u64 = if exact { 0 } else { totals.iter().map(|t| t.episodes).sum() };

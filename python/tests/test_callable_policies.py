@@ -218,3 +218,25 @@ def test_tabulate_hands_a_three_parameter_callable_the_tensor(leduc):
     # Two parameters: the string and the legal actions only, as before.
     same = metagame.tabulate(leduc, lambda info_state, legal: [1.0] + [0.0] * (len(legal) - 1))
     np.testing.assert_array_equal(table.array, same.array)
+
+
+def test_a_callable_gets_an_approximate_nash_conv_below_the_exact_one_and_on_connect_four():
+    kuhn = metagame.load_game("kuhn_poker")
+
+    def always_first(obs, legal):
+        return (np.cumsum(legal, axis=1) == 1) & legal
+
+    exact = metagame.nash_conv(kuhn, always_first)
+    got = metagame.approximate_nash_conv("kuhn_poker", always_first, budget=4000, episodes=4000, seed=1)
+    assert got["lower_bound"] is True and got["training_episodes"] == 4000 and got["episodes"] == 4000
+    # A trained response is at most a best response: never above the exact value by more
+    # than sampling error, and here most of it.
+    assert got["nash_conv_estimate"] <= exact + 3 * got["stderr"], (got, exact)
+    assert got["nash_conv_estimate"] > 0.5 * exact, (got, exact)
+    on_states = metagame.approximate_nash_conv("connect_four", always_first, budget=300, episodes=300)
+    assert on_states["game"] == "connect_four" and on_states["stderr"] > 0
+    with pytest.raises(ValueError, match="the callable broken raised"):
+        def broken(obs, legal):
+            raise RuntimeError("no")
+
+        metagame.approximate_nash_conv("connect_four", broken, budget=10, episodes=10)
