@@ -23,7 +23,7 @@ use crate::policy::as_policy;
 pub enum HeldGame {
     Tree(PyGame),
     Played(AnyGame),
-    Loaded(LoadedGame),
+    Loaded(Box<LoadedGame>),
 }
 
 impl HeldGame {
@@ -41,7 +41,7 @@ impl HeldGame {
             let limit = max_nodes.unwrap_or(metagame::games::GameTree::DEFAULT_MAX_NODES as u64);
             let spec = spec.to_string();
             let loaded = game.py().detach(|| LoadedGame::load(&spec, limit)).map_err(|e| run_error(&e))?;
-            Ok(HeldGame::Loaded(loaded))
+            Ok(HeldGame::Loaded(Box::new(loaded)))
         } else {
             Err(PyTypeError::new_err(format!(
                 "game: a metagame.Game, a metagame.PlayedGame or a game string, not {}",
