@@ -117,14 +117,39 @@ impl RolloutEvaluator {
         seed: u64,
         cutoff: &Cutoff,
     ) -> Result<Vec<MatchTotals>> {
+        self.evaluate_mixed_from(arena, policies, matchups, 0, episodes, seed, cutoff)
+    }
+
+    /// [`RolloutEvaluator::evaluate_mixed`] for matchups `first, first + 1, …` of a larger
+    /// call: the totals that call gives them, bit for bit (a Ray task's share of an
+    /// iteration's entries).
+    ///
+    /// # Errors
+    ///
+    /// As [`RolloutEvaluator::evaluate_mixed`]; [`Error::Shape`] when the matchups' places
+    /// pass `u32::MAX`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn evaluate_mixed_from(
+        &self,
+        arena: Arena<'_>,
+        policies: &[&dyn Policy],
+        matchups: &[MixedMatchup],
+        first: u32,
+        episodes: u64,
+        seed: u64,
+        cutoff: &Cutoff,
+    ) -> Result<Vec<MatchTotals>> {
         check_mixed(arena, policies, matchups, episodes)?;
+        if u32::try_from(matchups.len()).ok().and_then(|n| first.checked_add(n)).is_none() {
+            return Err(Error::Shape(format!("matchups {first}.. of {}: past u32::MAX", matchups.len())));
+        }
         match (arena.game_tree(), arena.game_rules()) {
             (Some(tree), _) => {
-                self.run(&TreeBoard { tree }, arena, policies, matchups, episodes, seed, cutoff)
+                self.run(&TreeBoard { tree }, arena, policies, matchups, first, episodes, seed, cutoff)
             }
             (None, Some(game)) => {
                 let board = StateBoard { root: game.new_initial_state() };
-                self.run(&board, arena, policies, matchups, episodes, seed, cutoff)
+                self.run(&board, arena, policies, matchups, first, episodes, seed, cutoff)
             }
             // INVARIANT: an arena has rules or a tree.
             (None, None) => unreachable!("an arena has rules or a tree"),
@@ -151,7 +176,7 @@ impl RolloutEvaluator {
             return Err(Error::Unsupported(format!("{} has no states of its own to play", arena.name())));
         };
         let board = StateBoard { root: game.new_initial_state() };
-        self.run(&board, arena, policies, matchups, episodes, seed, &Cutoff::never())
+        self.run(&board, arena, policies, matchups, 0, episodes, seed, &Cutoff::never())
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -161,6 +186,7 @@ impl RolloutEvaluator {
         arena: Arena<'_>,
         policies: &[&dyn Policy],
         matchups: &[MixedMatchup],
+        first: u32,
         episodes: u64,
         seed: u64,
         cutoff: &Cutoff,
@@ -175,6 +201,7 @@ impl RolloutEvaluator {
             matchups,
             episodes,
             seed,
+            first,
             num_players: np,
             num_actions: arena.num_actions(),
             tensor_size: arena.tensor_shape().map_or(0, |s| s.size()),
@@ -322,6 +349,8 @@ struct Setup<'s, B> {
     matchups: &'s [MixedMatchup],
     episodes: u64,
     seed: u64,
+    /// The place of the first matchup in the whole call.
+    first: u32,
     num_players: usize,
     num_actions: usize,
     tensor_size: usize,
@@ -403,7 +432,10 @@ impl<B: Board> Setup<'_, B> {
 
     /// A lane at the start of episode `episode` of matchup `m`, its seats drawn.
     fn start(&self, slot: usize, (m, episode): (u32, u64)) -> Lane<B::Cursor> {
-        let mut seat_stream = EpisodeStream::new(derive_seed(self.seed, SEAT_DRAWS, &[]), m, episode);
+        // Streams are keyed by the matchup's place in the whole call (`first` + its place in
+        // this part), so that a call split into parts plays the same episodes.
+        let key = self.first + m;
+        let mut seat_stream = EpisodeStream::new(derive_seed(self.seed, SEAT_DRAWS, &[]), key, episode);
         let seated = self.matchups[m as usize]
             .seats
             .iter()
@@ -417,7 +449,7 @@ impl<B: Board> Setup<'_, B> {
                 seat[pick(&cum, u)].0
             })
             .collect();
-        Lane { at: self.board.root(), stream: EpisodeStream::new(self.seed, m, episode), slot, seated }
+        Lane { at: self.board.root(), stream: EpisodeStream::new(self.seed, key, episode), slot, seated }
     }
 
     /// Policy `policy` decides at seat `player` for lanes `who`.
@@ -506,6 +538,26 @@ mod tests {
     /// Seats drawn from mixtures: the means agree with the exact value of the mixture (the
     /// weighted sum of its pure matchups' exact values), on the tree (a table and a batched
     /// policy) and on the states (the batched policies alone).
+    #[test]
+    fn a_call_split_into_parts_gives_the_whole_calls_totals_bit_for_bit() {
+        let rules = registry::load("connect_four").unwrap();
+        let policies: [&dyn Policy; 2] = [&Uniform, &Skewed];
+        let ms: Vec<MixedMatchup> = all_matchups(2, 2).iter().map(MixedMatchup::from).collect();
+        let eval = RolloutEvaluator::new();
+        let never = Cutoff::never();
+        let whole = eval.evaluate_mixed(Arena::rules(&rules), &policies, &ms, 300, 4, &never).unwrap();
+        let mut parts =
+            eval.evaluate_mixed_from(Arena::rules(&rules), &policies, &ms[..1], 0, 300, 4, &never).unwrap();
+        parts.extend(
+            eval.evaluate_mixed_from(Arena::rules(&rules), &policies, &ms[1..], 1, 300, 4, &never).unwrap(),
+        );
+        assert_eq!(parts, whole);
+        // A part keyed as another place plays other episodes.
+        let elsewhere =
+            eval.evaluate_mixed_from(Arena::rules(&rules), &policies, &ms[1..2], 0, 300, 4, &never).unwrap();
+        assert_ne!(elsewhere[0], whole[1]);
+    }
+
     #[test]
     fn mixture_seats_agree_with_the_exact_values_within_four_standard_errors() {
         let rules = registry::load("leduc_poker").unwrap();

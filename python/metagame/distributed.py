@@ -1,5 +1,8 @@
 """metagame on a Ray cluster: the payoff entries of every iteration, the responses of a
-Python oracle and the training of a league's agents run as Ray tasks.
+Python oracle and the training of a league's agents run as Ray tasks. On a game too large
+for its tree (connect four) with the ``rollout`` evaluator, the entries' tasks receive the
+members as their files (networks as safetensors, Python callables pickled), put in Ray's
+object store once per call, and the oracle's requests carry the opponents likewise.
 
     import metagame.distributed
     report = metagame.distributed.run("examples/leduc_psro.toml", address="auto")
@@ -159,16 +162,24 @@ class Experiment(_LocalExperiment):
         else:
             fields = body
         evaluator = fields.get("evaluator", "exact") if isinstance(fields, dict) else "exact"
-        if game is None:
+        name = fields.get("game") if isinstance(fields, dict) else None
+        if game is None and isinstance(name, str):
             from . import load_game
 
-            name = fields.get("game")
-            game = load_game(name) if isinstance(name, str) else None
+            try:
+                game = load_game(name, max_nodes=fields.get("max_nodes"))
+            except ValueError:
+                # Too large for its tree (or not a game: the run says which): played on
+                # its states, the tasks load it by its string.
+                game = None
         # The game goes into the object store once; every task of the run shares it.
         game_ref = _ray().put(game) if game is not None else None
         distributed_evaluator = None
         if game is not None and evaluator in ("exact", "cpu"):
             distributed_evaluator = (_RayEvaluator(game_ref, evaluator, tasks_per_call), evaluator)
+        elif game is None and isinstance(name, str) and evaluator == "rollout":
+            # Members travel as their files (networks, pickled callables), once per call.
+            distributed_evaluator = (_RayEvaluator(name, evaluator, tasks_per_call), evaluator)
         builtin = None
         if oracle is None and game is not None:
             named = _config_oracle(body, source, game)

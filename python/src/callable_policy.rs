@@ -99,7 +99,10 @@ impl Policy for CallablePolicy {
 
     fn to_file(&self) -> games::Result<Option<PolicyFile>> {
         let bytes = Python::attach(|py| {
-            let pickled = py.import("pickle")?.call_method1("dumps", (self.object.bind(py), 5))?;
+            // Protocol 4: protocol 5 writes a numpy array that is read-only (one that came
+            // back from Ray's object store) in other bytes than a writable one, and a
+            // member's file name is the hash of its bytes.
+            let pickled = py.import("pickle")?.call_method1("dumps", (self.object.bind(py), 4))?;
             pickled.extract::<Vec<u8>>()
         })
         .map_err(|e| {

@@ -6,16 +6,17 @@
 use std::sync::Arc;
 
 use metagame::games::{
-    ExactEvaluator, GameTree, MatchEvaluator, MatchTotals, Matchup, SampledEvaluator, TabularPolicy,
-    flat::FlatTree,
+    Arena, Cutoff, ExactEvaluator, GameTree, MatchEvaluator, MatchTotals, Matchup, MixedMatchup,
+    RolloutEvaluator, SampledEvaluator, TabularPolicy, flat::FlatTree, registry,
 };
 use metagame::learners::SavedLearner;
 use metagame::populations::{LeagueTrainer, SeatLearners, TrainingJob, TrainingJobData, restore_pair};
-use numpy::{IntoPyArray, PyArray2};
+use numpy::IntoPyArray;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
 
-use crate::errors::{interruptible, value_error};
+use crate::errors::{interruptible, run_error, value_error};
 use crate::game::PyGame;
 use crate::policy::as_policy;
 
@@ -31,15 +32,18 @@ fn from_python((sums, sums_of_squares, episodes, exact): Totals) -> MatchTotals 
 }
 
 /// The totals of ``matchups`` (each a list of policy indices, one per seat), which are
-/// matchups ``first, first + 1, ...`` of an iteration, with the evaluator ``evaluator``
-/// (``"exact"`` or ``"cpu"``): each a tuple ``(sums, sums_of_squares, episodes, exact)``.
-/// The work of one Ray task of ``metagame.distributed``.
+/// matchups ``first, first + 1, ...`` of an iteration, with the evaluator ``evaluator``:
+/// each a tuple ``(sums, sums_of_squares, episodes, exact)``. On a ``Game`` (``"exact"``
+/// or ``"cpu"``) the policies are ``[infosets × actions]`` arrays; on a game string, played
+/// on its states (``"rollout"``), ``(kind, bytes)`` policy files as a run folder keeps
+/// them (networks in safetensors, pickled callables). The work of one Ray task of
+/// ``metagame.distributed``.
 #[pyfunction]
 #[pyo3(signature = (game, policies, matchups, first, episodes, seed, evaluator))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate_matchups(
     py: Python<'_>,
-    game: &PyGame,
+    game: &Bound<'_, PyAny>,
     policies: Vec<Bound<'_, PyAny>>,
     matchups: Vec<Vec<usize>>,
     first: u64,
@@ -47,16 +51,48 @@ fn evaluate_matchups(
     seed: u64,
     evaluator: &str,
 ) -> PyResult<Vec<Totals>> {
-    let tree = Arc::clone(&game.tree);
+    let matchups: Vec<Matchup> = matchups.into_iter().map(|seats| Matchup { seats }).collect();
+    if let Ok(spec) = game.cast::<PyString>() {
+        if evaluator != "rollout" {
+            return Err(PyValueError::new_err(format!(
+                "evaluator `{evaluator}` does not run in a Ray task on a game played on its states (rollout does)"
+            )));
+        }
+        let rules = registry::load(&spec.to_string()).map_err(value_error)?;
+        let files: Vec<(String, Vec<u8>)> = policies.iter().map(|p| p.extract()).collect::<PyResult<_>>()?;
+        let first = u32::try_from(first).map_err(|_| PyValueError::new_err("first: past u32::MAX"))?;
+        let policies: Vec<Arc<dyn metagame::games::Policy>> = files
+            .iter()
+            .map(|(kind, bytes)| metagame::registry::policy_from_file(kind, bytes))
+            .collect::<metagame::Result<_>>()
+            .map_err(|e| run_error(&e))?;
+        let mixed: Vec<MixedMatchup> = matchups.iter().map(MixedMatchup::from).collect();
+        let totals = py.detach(|| {
+            let refs: Vec<&dyn metagame::games::Policy> = policies.iter().map(AsRef::as_ref).collect();
+            RolloutEvaluator::new().evaluate_mixed_from(
+                Arena::rules(&rules),
+                &refs,
+                &mixed,
+                first,
+                episodes,
+                seed,
+                &Cutoff::never(),
+            )
+        });
+        return Ok(totals.map_err(value_error)?.into_iter().map(to_python).collect());
+    }
+    let game = game.cast::<PyGame>().map_err(|_| {
+        pyo3::exceptions::PyTypeError::new_err("game: a metagame.Game or a registry game string")
+    })?;
+    let tree = Arc::clone(&game.get().tree);
     let policies: Vec<TabularPolicy> =
         policies.iter().map(|p| as_policy(&tree, p)).collect::<PyResult<_>>()?;
-    let matchups: Vec<Matchup> = matchups.into_iter().map(|seats| Matchup { seats }).collect();
     let sampled = match evaluator {
         "exact" => false,
         "cpu" => true,
         other => {
             return Err(PyValueError::new_err(format!(
-                "evaluator `{other}` does not run in a Ray task (exact, cpu do)"
+                "evaluator `{other}` does not run in a Ray task on a game tree (exact, cpu do)"
             )));
         }
     };
@@ -81,11 +117,58 @@ fn evaluate_matchups(
 }
 
 /// An evaluator that hands each call's matchups to a Python callable
-/// `evaluate(policies, matchups, episodes, seed) -> [totals]` (the policies as
-/// `[infosets × actions]` arrays), under the name of the evaluator it stands for.
+/// `evaluate(policies, matchups, episodes, seed) -> [totals]`, under the name of the
+/// evaluator it stands for: the policies as `[infosets × actions]` arrays on a tree, as
+/// `(kind, bytes)` policy files on a game played on its states.
 pub struct PythonEvaluator {
     pub callable: Py<PyAny>,
     pub name: &'static str,
+}
+
+impl PythonEvaluator {
+    /// The policies as Python hands them to the tasks.
+    fn policies<'py>(
+        &self,
+        py: Python<'py>,
+        arena: metagame::games::Arena<'_>,
+        policies: &[&dyn metagame::games::Policy],
+        matchups: &[Matchup],
+    ) -> metagame::games::Result<Vec<Bound<'py, PyAny>>> {
+        let Some(tree) = arena.game_tree() else {
+            // On the states: each policy as its file (the workers read it back by kind).
+            return policies
+                .iter()
+                .map(|p| {
+                    let file = p.to_file()?.ok_or_else(|| {
+                        metagame::games::Error::Unsupported(format!(
+                            "distributed evaluation: a policy of kind `{}` cannot travel to a Ray task",
+                            p.kind()
+                        ))
+                    })?;
+                    Ok((file.kind, PyBytes::new(py, &file.bytes))
+                        .into_pyobject(py)
+                        .map_err(|e| metagame::games::Error::Unsupported(e.to_string()))?
+                        .into_any())
+                })
+                .collect();
+        };
+        // The workers rebuild the tree and play tables: policies that are not tables are
+        // tabulated here.
+        let tables = metagame::games::tables(tree, policies)?;
+        let tables: Vec<&TabularPolicy> = tables.iter().map(|t| t.as_ref()).collect();
+        metagame::games::check_matchups(tree, &tables, matchups)?;
+        let shape = (tree.num_infosets(), tree.num_actions());
+        Ok(tables
+            .iter()
+            .map(|p| {
+                // INVARIANT: checked above, every policy has the tree's shape.
+                ndarray::Array2::from_shape_vec(shape, p.as_slice().to_vec())
+                    .expect("a policy of the tree")
+                    .into_pyarray(py)
+                    .into_any()
+            })
+            .collect())
+    }
 }
 
 impl MatchEvaluator for PythonEvaluator {
@@ -101,25 +184,9 @@ impl MatchEvaluator for PythonEvaluator {
         episodes: u64,
         seed: u64,
     ) -> metagame::games::Result<Vec<MatchTotals>> {
-        // The workers rebuild the tree and play tables: policies that are not tables are
-        // tabulated here.
-        let tree = arena.need_tree("distributed evaluation")?;
-        let tables = metagame::games::tables(tree, policies)?;
-        let policies: Vec<&TabularPolicy> = tables.iter().map(|t| t.as_ref()).collect();
-        let policies = policies.as_slice();
-        metagame::games::check_matchups(tree, policies, matchups)?;
         let failed = |e: String| metagame::games::Error::Unsupported(format!("distributed evaluation: {e}"));
         Python::attach(|py| {
-            let shape = (tree.num_infosets(), tree.num_actions());
-            let arrays: Vec<Bound<'_, PyArray2<f64>>> = policies
-                .iter()
-                .map(|p| {
-                    // INVARIANT: checked above, every policy has the tree's shape.
-                    ndarray::Array2::from_shape_vec(shape, p.as_slice().to_vec())
-                        .expect("a policy of the tree")
-                        .into_pyarray(py)
-                })
-                .collect();
+            let arrays = self.policies(py, arena, policies, matchups)?;
             let seats: Vec<Vec<usize>> = matchups.iter().map(|m| m.seats.clone()).collect();
             let answer = self
                 .callable

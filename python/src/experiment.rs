@@ -21,13 +21,14 @@ use metagame::populations::{
 use metagame::{Components, ExperimentConfig, RunOptions, RunReport, run_experiment_on, run_experiment_with};
 use pyo3::exceptions::{PyStopIteration, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyDict, PyString, PyTuple};
 
 use crate::callable_policy::CallablePolicy;
 use crate::convert::{json_to_py, toml_table};
 use crate::distributed::{PythonEvaluator, PythonTrainer};
 use crate::errors::{MetagameError, run_error, value_error};
 use crate::game::PyGame;
+use crate::native_policy::PyNativePolicy;
 use crate::policy::{PyPolicy, as_policy};
 use crate::vec_env::{PyVecEnv, Source, opponent};
 
@@ -131,51 +132,6 @@ impl RequestGame {
                 opponent(&self.source(), answer)
             }
         }
-    }
-}
-
-/// A policy of a run that is neither a table nor a Python object (a network member),
-/// callable as ``policy(obs, legal) -> probs`` on numpy arrays (``obs`` ``[B × d]``
-/// float32, ``legal`` ``[B × A]`` bool), answered natively.
-#[pyclass(frozen, module = "metagame", name = "NativePolicy")]
-pub struct PyNativePolicy {
-    policy: Arc<dyn Policy>,
-    player: usize,
-    num_actions: usize,
-}
-
-#[pymethods]
-impl PyNativePolicy {
-    fn __call__<'py>(
-        &self,
-        py: Python<'py>,
-        obs: numpy::PyReadonlyArray2<'py, f32>,
-        legal: numpy::PyReadonlyArray2<'py, bool>,
-    ) -> PyResult<Bound<'py, numpy::PyArray2<f32>>> {
-        let (obs, legal) = (obs.as_array(), legal.as_array());
-        if legal.ncols() != self.num_actions || obs.nrows() != legal.nrows() {
-            return Err(PyValueError::new_err(format!(
-                "obs [{} × {}] and legal [{} × {}]: expected one row of each per decision and {} actions",
-                obs.nrows(),
-                obs.ncols(),
-                legal.nrows(),
-                legal.ncols(),
-                self.num_actions
-            )));
-        }
-        let decisions =
-            metagame::games::Decisions { player: PlayerId(self.player), tensors: obs, legal, infosets: None };
-        let mut out = ndarray::Array2::<f32>::zeros((legal.nrows(), self.num_actions));
-        self.policy.probabilities(&decisions, out.view_mut()).map_err(value_error)?;
-        Ok(numpy::PyArray2::from_owned_array(py, out))
-    }
-    /// What the policy is made of (``"mlp"``, ``"uniform"``).
-    #[getter]
-    fn kind(&self) -> String {
-        self.policy.kind().to_string()
-    }
-    fn __repr__(&self) -> String {
-        format!("NativePolicy(kind={:?}, player={})", self.policy.kind(), self.player)
     }
 }
 
@@ -305,40 +261,56 @@ impl PyResponseRequest {
         }
         PyVecEnv::new(self.on.source(), self.player, seats, num_envs, seed.unwrap_or(self.seed))
     }
-    /// Pickle as the constructor's arguments (for Ray tasks; requests on a game's tree
-    /// only).
-    #[allow(clippy::type_complexity)]
-    fn __reduce__<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> PyResult<(
-        Bound<'py, PyAny>,
-        (
-            PyGame,
-            usize,
-            Vec<(usize, u32, Bound<'py, numpy::PyArray2<f64>>, f64)>,
-            Option<Bound<'py, numpy::PyArray2<f64>>>,
-            u64,
-            Option<u64>,
-            Option<Bound<'py, numpy::PyArray2<f64>>>,
-        ),
-    )> {
-        let RequestGame::Tree(game) = &self.on else {
-            return Err(PyTypeError::new_err(format!(
-                "a request on {}, played on its states, cannot be pickled",
-                self.on.name()
-            )));
-        };
+    /// Pickle as the constructor's arguments (for Ray tasks): on a tree, the policies as
+    /// arrays; on a registry game played on its states, its game string and the policies
+    /// as themselves (callables, and native policies pickled as their files).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let class = py.get_type::<PyResponseRequest>().into_any();
-        let tree = &game.tree;
-        let opponents = self
-            .opponents
-            .iter()
-            .map(|(p, id, pol, w)| Ok((*p, *id, policy_array(py, tree, pol.as_ref())?, *w)))
-            .collect::<PyResult<_>>()?;
-        let warm = self.warm_start.as_ref().map(|w| policy_array(py, tree, w.as_ref())).transpose()?;
-        let profile = self.profile.as_ref().map(|p| policy_array(py, tree, p)).transpose()?;
-        Ok((class, (game.handle(), self.player, opponents, profile, self.seed, self.budget, warm)))
+        let (game, opponents, profile, warm): (Bound<'py, PyAny>, Vec<Bound<'py, PyAny>>, _, _) = match &self
+            .on
+        {
+            RequestGame::Tree(game) => {
+                let tree = &game.tree;
+                let opponents = self
+                    .opponents
+                    .iter()
+                    .map(|(p, id, pol, w)| {
+                        (*p, *id, policy_array(py, tree, pol.as_ref())?, *w)
+                            .into_pyobject(py)
+                            .map(Bound::into_any)
+                    })
+                    .collect::<PyResult<_>>()?;
+                let warm =
+                    self.warm_start.as_ref().map(|w| policy_array(py, tree, w.as_ref())).transpose()?;
+                let profile = self.profile.as_ref().map(|p| policy_array(py, tree, p)).transpose()?;
+                (
+                    Py::new(py, game.handle())?.into_bound(py).into_any(),
+                    opponents,
+                    profile.map(Bound::into_any),
+                    warm.map(Bound::into_any),
+                )
+            }
+            RequestGame::States(AnyGame::External(_)) => {
+                return Err(PyTypeError::new_err(format!(
+                    "a request on {}, a game played through Python, cannot be pickled",
+                    self.on.name()
+                )));
+            }
+            RequestGame::States(game) => {
+                let opponents = self
+                    .opponents
+                    .iter()
+                    .map(|(p, id, pol, w)| {
+                        (*p, *id, self.on.to_python(py, *p, pol)?, *w).into_pyobject(py).map(Bound::into_any)
+                    })
+                    .collect::<PyResult<_>>()?;
+                let warm =
+                    self.warm_start.as_ref().map(|w| self.on.to_python(py, self.player, w)).transpose()?;
+                (PyString::new(py, &game.name()).into_any(), opponents, None, warm.map(|w| w.into_bound(py)))
+            }
+        };
+        let args = (game, self.player, opponents, profile, self.seed, self.budget, warm).into_pyobject(py)?;
+        PyTuple::new(py, [class, args.into_any()])
     }
     /// The game, or None for a game played on its states (its tree was not built).
     #[getter]
@@ -669,9 +641,10 @@ impl PyExperiment {
             let name = match name.as_str() {
                 "exact" => "exact",
                 "cpu" => "cpu",
+                "rollout" => "rollout",
                 other => {
                     return Err(PyValueError::new_err(format!(
-                        "evaluator `{other}` cannot be distributed (exact, cpu can)"
+                        "evaluator `{other}` cannot be distributed (exact, cpu, rollout can)"
                     )));
                 }
             };
@@ -857,6 +830,5 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(respond_builtin, m)?)?;
     m.add_class::<PyExperiment>()?;
     m.add_class::<PyResponseRequest>()?;
-    m.add_class::<PyNativePolicy>()?;
     Ok(())
 }

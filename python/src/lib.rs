@@ -16,6 +16,7 @@ mod exact;
 mod experiment;
 mod game;
 mod matches;
+mod native_policy;
 mod normal_form;
 mod played;
 mod policy;
@@ -41,6 +42,7 @@ fn _metagame(m: &Bound<'_, PyModule>) -> PyResult<()> {
     vec_env::register(m)?;
     played::register(m)?;
     approximate::register(m)?;
+    native_policy::register(m)?;
     // Runs whose members are Python callables resume from their pickled files.
     metagame::registry::register_policy_file_kind(
         callable_policy::KIND,

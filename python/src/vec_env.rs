@@ -14,6 +14,7 @@ use pyo3::types::{PyDict, PyString};
 use crate::callable_policy::CallablePolicy;
 use crate::errors::{run_error, value_error};
 use crate::game::PyGame;
+use crate::native_policy::PyNativePolicy;
 use crate::played::PyPlayedGame;
 use crate::policy::as_policy;
 
@@ -63,6 +64,9 @@ pub fn opponent(source: &Source, obj: &Bound<'_, PyAny>) -> PyResult<Arc<dyn Pol
         let policy =
             metagame::registry::policy(source.arena(), &spec.to_string()).map_err(|e| run_error(&e))?;
         return Ok(Arc::from(policy));
+    }
+    if let Ok(native) = obj.cast::<PyNativePolicy>() {
+        return Ok(Arc::clone(&native.get().policy));
     }
     if !obj.hasattr("action_probabilities")?
         && !obj.hasattr("state_lookup")?

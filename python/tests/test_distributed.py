@@ -201,3 +201,59 @@ def test_the_readme_ray_block_runs(cluster, tmp_path):
     assert len(blocks) == 1
     run_blocks(blocks, tmp_path)
     assert (tmp_path / "runs" / "kuhn_psro_ray" / "report.json").is_file()
+
+
+# Connect four is too large for its tree: its entries are rollouts among network members.
+CONNECT_FOUR = {"game": "connect_four", "algorithm": "psro", "evaluator": "rollout", "episodes_per_entry": 150,
+                "max_iterations": 2}
+
+
+def test_native_network_members_on_ray_equal_the_local_run(cluster, tmp_path):
+    config = {**CONNECT_FOUR, "oracle": "ppo", "learner": {"episodes_per_response": 128}}
+    local = metagame.run(config, out=tmp_path / "local")
+    spread = metagame.distributed.run(config, out=tmp_path / "ray", address=cluster, tasks_per_call=3)
+    assert without_times(spread) == without_times(local)
+    assert any(f.endswith(".safetensors") for f in os.listdir(tmp_path / "ray" / "members"))
+
+
+class DiesOnceReinforce:
+    """The numpy REINFORCE oracle of test_python_members, killing its worker in the middle
+    of its first response."""
+
+    def __init__(self, marker: str):
+        from test_python_members import Reinforce
+
+        self.marker = marker
+        self.inner = Reinforce(episodes=96)
+
+    def respond(self, request):
+        if not os.path.exists(self.marker):
+            Path(self.marker).write_text(str(os.getpid()))
+            os.kill(os.getpid(), signal.SIGKILL)
+        return self.inner.respond(request)
+
+
+def test_python_network_members_on_ray_equal_the_local_run_through_a_killed_worker(cluster, tmp_path):
+    from test_python_members import Reinforce
+
+    marker = tmp_path / "killed"
+    local = metagame.run(CONNECT_FOUR, out=tmp_path / "local", oracle=Reinforce(episodes=96))
+    spread = metagame.distributed.run(CONNECT_FOUR, out=tmp_path / "ray", oracle=DiesOnceReinforce(str(marker)),
+                                      address=cluster, tasks_per_call=3)
+    assert marker.is_file() and int(marker.read_text()) != os.getpid()
+    assert without_times(spread) == without_times(local)
+    assert local["meta_game_stderr"] is not None
+    # The members are the same networks, to the last bits numpy's BLAS leaves alone: it
+    # sums in another order in a worker of one CPU (one thread) than in this process.
+    import pickle
+
+    import numpy as np
+
+    def weights(run):
+        folder = tmp_path / run / "members"
+        nets = [pickle.loads((folder / f).read_bytes()) for f in sorted(os.listdir(folder)) if f.endswith(".pkl")]
+        return sorted(([n.w1, n.b1, n.w2, n.b2] for n in nets), key=lambda w: float(w[0].sum()))
+
+    for ours, theirs in zip(weights("ray"), weights("local"), strict=True):
+        for a, b in zip(ours, theirs):
+            np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
