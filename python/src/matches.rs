@@ -8,7 +8,6 @@ use metagame::{EvaluatorName, LoadedGame};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
-use serde_json::json;
 
 use crate::callable_policy::CallablePolicy;
 use crate::convert::json_to_py;
@@ -166,33 +165,15 @@ fn matches<'py>(
             _ => value_error(e),
         })?;
     held.check()?;
-    let seconds = start.elapsed().as_secs_f64();
-    let exact = !kind.samples();
-    let played: u64 = if exact { 0 } else { totals.iter().map(|t| t.episodes).sum() };
-    let rows: Vec<_> = entries
-        .iter()
-        .zip(&totals)
-        .map(|(m, t)| {
-            json!({
-                "policies": m.seats,
-                "mean": t.mean(),
-                "stderr": t.stderr(),
-                "episodes": if exact { 0 } else { t.episodes },
-            })
-        })
-        .collect();
-    let report = json!({
-        "game": arena.name(),
-        "tree": arena.game_tree().is_some(),
-        "evaluator": built.name(),
-        "exact": exact,
-        "policies": names,
-        "seed": seed,
-        "episodes_per_entry": if exact { 0 } else { episodes },
-        "entries": rows,
-        "seconds": seconds,
-        "episodes_per_second": (!exact && seconds > 0.0).then(|| played as f64 / seconds),
-    });
+    let played = metagame::MatchesPlayed {
+        evaluator: built.name(),
+        exact: !kind.samples(),
+        policies: &names,
+        seed,
+        episodes,
+        seconds: start.elapsed().as_secs_f64(),
+    };
+    let report = metagame::matches_json(arena, &played, &entries, &totals);
     json_to_py(py, &report)
 }
 

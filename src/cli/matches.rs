@@ -102,32 +102,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let decisions: u64 = counted.iter().map(|c| c.decisions.load(std::sync::atomic::Ordering::Relaxed)).sum();
 
     if args.json {
-        let rows: Vec<_> = entries
-            .iter()
-            .zip(&totals)
-            .map(|(m, t)| {
-                json!({
-                    "policies": m.seats,
-                    "mean": t.mean(),
-                    "stderr": t.stderr(),
-                    "episodes": if exact { 0 } else { t.episodes },
-                })
-            })
-            .collect();
-        super::output::print_json(&json!({
-            "game": game.name(),
-            "tree": arena.game_tree().is_some(),
-            "evaluator": evaluator.name(),
-            "exact": exact,
-            "policies": args.policies,
-            "seed": args.seed,
-            "episodes_per_entry": if exact { 0 } else { args.episodes },
-            "entries": rows,
-            "seconds": seconds,
-            "episodes_per_second": episodes_per_second,
-            "policy_decisions": decisions,
-            "policy_decisions_per_second": (seconds > 0.0).then(|| decisions as f64 / seconds),
-        }));
+        let played = metagame::MatchesPlayed {
+            evaluator: evaluator.name(),
+            exact,
+            policies: &args.policies,
+            seed: args.seed,
+            episodes: args.episodes,
+            seconds,
+        };
+        let mut table = metagame::matches_json(arena, &played, &entries, &totals);
+        table["policy_decisions"] = json!(decisions);
+        table["policy_decisions_per_second"] = json!((seconds > 0.0).then(|| decisions as f64 / seconds));
+        super::output::print_json(&table);
     } else {
         let played_on =
             if arena.game_tree().is_some() { "its tree built" } else { "no tree: played on its states" };
