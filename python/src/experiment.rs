@@ -50,7 +50,7 @@ use crate::vec_env::{PyVecEnv, Source, opponent};
 /// ``.safetensors`` network (``metagame.torch.to_native`` writes one).
 #[pyclass(frozen, module = "metagame", name = "ResponseRequest")]
 pub struct PyResponseRequest {
-    on: RequestGame,
+    on: Source,
     #[pyo3(get)]
     player: usize,
     opponents: Vec<(usize, u32, Arc<dyn Policy>, f64)>,
@@ -62,45 +62,25 @@ pub struct PyResponseRequest {
     warm_start: Option<Arc<dyn Policy>>,
 }
 
-/// What a request's game is: a tree (a `Game`), or a game played on its states.
-enum RequestGame {
-    Tree(PyGame),
-    States(AnyGame),
-}
-
-impl RequestGame {
-    fn handle(&self) -> Self {
-        match self {
-            RequestGame::Tree(g) => RequestGame::Tree(g.handle()),
-            RequestGame::States(g) => RequestGame::States(g.clone()),
-        }
-    }
-
-    fn source(&self) -> Source {
-        match self {
-            RequestGame::Tree(g) => Source::Tree(Arc::clone(&g.tree)),
-            RequestGame::States(g) => Source::States(g.clone()),
-        }
-    }
-
+impl Source {
     fn name(&self) -> String {
         match self {
-            RequestGame::Tree(g) => g.tree.name().to_string(),
-            RequestGame::States(g) => g.name(),
+            Source::Tree(g) => g.tree.name().to_string(),
+            Source::States(g) => g.name(),
         }
     }
 
     fn num_players(&self) -> usize {
         match self {
-            RequestGame::Tree(g) => g.tree.num_players(),
-            RequestGame::States(g) => g.num_players(),
+            Source::Tree(g) => g.tree.num_players(),
+            Source::States(g) => g.num_players(),
         }
     }
 
     /// A policy as Python sees it: a table of the tree, the user's own callable, or a
     /// native policy to call.
     fn to_python(&self, py: Python<'_>, player: usize, policy: &Arc<dyn Policy>) -> PyResult<Py<PyAny>> {
-        if let RequestGame::Tree(g) = self
+        if let Source::Tree(g) = self
             && let Some(table) = policy.as_tabular()
         {
             return Ok(Py::new(py, PyPolicy::of(g, table.clone()))?.into_any());
@@ -109,8 +89,8 @@ impl RequestGame {
             return Ok(callable.object().clone_ref(py));
         }
         let num_actions = match self {
-            RequestGame::Tree(g) => g.tree.num_actions(),
-            RequestGame::States(g) => g.num_distinct_actions(),
+            Source::Tree(g) => g.tree.num_actions(),
+            Source::States(g) => g.num_distinct_actions(),
         };
         Ok(Py::new(py, PyNativePolicy { policy: Arc::clone(policy), player, num_actions })?.into_any())
     }
@@ -118,8 +98,8 @@ impl RequestGame {
     /// An oracle's answer as a policy of this game.
     fn answer(&self, answer: &Bound<'_, PyAny>) -> PyResult<Arc<dyn Policy>> {
         match self {
-            RequestGame::Tree(g) => Ok(Arc::new(as_policy(&g.tree, answer)?)),
-            RequestGame::States(game) => {
+            Source::Tree(g) => Ok(Arc::new(as_policy(&g.tree, answer)?)),
+            Source::States(game) => {
                 if let Ok(native) = answer.cast::<PyNativePolicy>() {
                     return Ok(Arc::clone(&native.get().policy));
                 }
@@ -129,7 +109,7 @@ impl RequestGame {
                         game.name()
                     )));
                 }
-                opponent(&self.source(), answer)
+                opponent(self, answer)
             }
         }
     }
@@ -187,11 +167,11 @@ impl PyResponseRequest {
         warm_start: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let on = if let Ok(g) = game.cast::<PyGame>() {
-            RequestGame::Tree(g.get().handle())
+            Source::Tree(g.get().handle())
         } else if let Ok(g) = game.cast::<crate::played::PyPlayedGame>() {
-            RequestGame::States(g.get().game.clone())
+            Source::States(g.get().game.clone())
         } else if let Ok(s) = game.cast::<PyString>() {
-            RequestGame::States(registry::load(&s.to_string()).map_err(value_error)?)
+            Source::States(registry::load(&s.to_string()).map_err(value_error)?)
         } else {
             return Err(PyTypeError::new_err(format!(
                 "game: a metagame.Game or a game string, not {}",
@@ -205,10 +185,9 @@ impl PyResponseRequest {
                 on.num_players()
             )));
         }
-        let source = on.source();
         let policy = |obj: &Bound<'_, PyAny>| match &on {
-            RequestGame::Tree(g) => Ok(Arc::new(as_policy(&g.tree, obj)?) as Arc<dyn Policy>),
-            RequestGame::States(_) => opponent(&source, obj),
+            Source::Tree(g) => Ok(Arc::new(as_policy(&g.tree, obj)?) as Arc<dyn Policy>),
+            Source::States(_) => opponent(&on, obj),
         };
         let members = opponents
             .iter()
@@ -233,8 +212,8 @@ impl PyResponseRequest {
             })
             .collect::<PyResult<_>>()?;
         let profile = match (&on, profile) {
-            (RequestGame::Tree(g), Some(p)) => Some(as_policy(&g.tree, p)?),
-            (RequestGame::States(g), Some(_)) => {
+            (Source::Tree(g), Some(p)) => Some(as_policy(&g.tree, p)?),
+            (Source::States(g), Some(_)) => {
                 return Err(PyValueError::new_err(format!(
                     "profile: a table needs the game tree, and {} is played on its states",
                     g.name()
@@ -259,7 +238,7 @@ impl PyResponseRequest {
                 None => seats.push((*seat, vec![(Arc::clone(policy), *weight)])),
             }
         }
-        PyVecEnv::new(self.on.source(), self.player, seats, num_envs, seed.unwrap_or(self.seed))
+        PyVecEnv::new(self.on.handle(), self.player, seats, num_envs, seed.unwrap_or(self.seed))
     }
     /// Pickle as the constructor's arguments (for Ray tasks): on a tree, the policies as
     /// arrays; on a registry game played on its states, its game string and the policies
@@ -269,7 +248,7 @@ impl PyResponseRequest {
         let (game, opponents, profile, warm): (Bound<'py, PyAny>, Vec<Bound<'py, PyAny>>, _, _) = match &self
             .on
         {
-            RequestGame::Tree(game) => {
+            Source::Tree(game) => {
                 let tree = &game.tree;
                 let opponents = self
                     .opponents
@@ -290,13 +269,13 @@ impl PyResponseRequest {
                     warm.map(Bound::into_any),
                 )
             }
-            RequestGame::States(AnyGame::External(_)) => {
+            Source::States(AnyGame::External(_)) => {
                 return Err(PyTypeError::new_err(format!(
                     "a request on {}, a game played through Python, cannot be pickled",
                     self.on.name()
                 )));
             }
-            RequestGame::States(game) => {
+            Source::States(game) => {
                 let opponents = self
                     .opponents
                     .iter()
@@ -316,8 +295,8 @@ impl PyResponseRequest {
     #[getter]
     fn game(&self) -> Option<PyGame> {
         match &self.on {
-            RequestGame::Tree(g) => Some(g.handle()),
-            RequestGame::States(_) => None,
+            Source::Tree(g) => Some(g.handle()),
+            Source::States(_) => None,
         }
     }
     /// The game string.
@@ -345,7 +324,7 @@ impl PyResponseRequest {
     #[getter]
     fn profile(&self) -> Option<PyPolicy> {
         match (&self.on, &self.profile) {
-            (RequestGame::Tree(g), Some(p)) => Some(PyPolicy::of(g, p.clone())),
+            (Source::Tree(g), Some(p)) => Some(PyPolicy::of(g, p.clone())),
             _ => None,
         }
     }
@@ -374,7 +353,7 @@ struct PythonOracle {
     name: &'static str,
     /// True when the object answers for an exact built-in oracle.
     exact: bool,
-    on: RequestGame,
+    on: Source,
     raised: Arc<Mutex<Option<PyErr>>>,
 }
 
@@ -394,7 +373,7 @@ impl Oracle for PythonOracle {
             _ => None,
         };
         let (opponents, profile, warm_start) = match &self.on {
-            RequestGame::Tree(_) => {
+            Source::Tree(_) => {
                 // On a tree, Python oracles see tables: members that are not are tabulated.
                 let tree = request.tree(self.name)?;
                 let table = |p: &dyn Policy| -> populations::Result<Arc<dyn Policy>> {
@@ -408,7 +387,7 @@ impl Oracle for PythonOracle {
                 let warm = request.warm_start.map(table).transpose()?;
                 (opponents, Some(request.profile(self.name)?.clone()), warm)
             }
-            RequestGame::States(_) => {
+            Source::States(_) => {
                 let opponents = request
                     .opponents
                     .iter()
@@ -576,20 +555,20 @@ impl PyExperiment {
         // it); on a game too large for its tree it is asked on the states, and the run
         // loads its game as the CLI does (neural PSRO on connect four, say).
         let on = match game {
-            Some(g) => Some(RequestGame::Tree(g.handle())),
+            Some(g) => Some(Source::Tree(g.handle())),
             None if oracle.is_some() || builtin_oracle.is_some() => {
                 let (name, max_nodes) = (config.game().to_string(), config.max_nodes());
                 let loaded =
                     py.detach(|| metagame::LoadedGame::load(&name, max_nodes)).map_err(|e| run_error(&e))?;
                 Some(match loaded.into_parts() {
-                    (_, Some(tree)) => RequestGame::Tree(PyGame::new(tree)),
-                    (game, None) => RequestGame::States(game),
+                    (_, Some(tree)) => Source::Tree(PyGame::new(tree)),
+                    (game, None) => Source::States(game),
                 })
             }
             None => None,
         };
         let tree = match &on {
-            Some(RequestGame::Tree(g)) => Some(Arc::clone(&g.tree)),
+            Some(Source::Tree(g)) => Some(Arc::clone(&g.tree)),
             _ => None,
         };
         let raised = Arc::new(Mutex::new(None));
@@ -621,7 +600,7 @@ impl PyExperiment {
                     "only an exact built-in oracle answers elsewhere (a learned one keeps state between requests)",
                 ));
             };
-            let Some(RequestGame::Tree(game)) = &on else {
+            let Some(Source::Tree(game)) = &on else {
                 return Err(PyValueError::new_err(format!(
                     "an exact oracle needs the game tree, and {} is too large for it",
                     config.game()
@@ -631,7 +610,7 @@ impl PyExperiment {
                 object,
                 name: built.name(),
                 exact: true,
-                on: RequestGame::Tree(game.handle()),
+                on: Source::Tree(game.handle()),
                 raised: Arc::clone(&raised),
             };
             components = components.with_oracle(Box::new(oracle));

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use metagame::games::{ActionId, AnyGame, Arena, GameTree, Policy, SharedSeat, VecEnv, registry};
+use metagame::games::{ActionId, AnyGame, Arena, Policy, SharedSeat, VecEnv, registry};
 use numpy::{PyArray1, PyArray2};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -18,17 +18,27 @@ use crate::native_policy::PyNativePolicy;
 use crate::played::PyPlayedGame;
 use crate::policy::as_policy;
 
-/// What the lanes play on: a built-in game's states, or a tree (a `Game`'s).
+/// What a game handed over from Python is played on: a game's states (a registry game, a
+/// `PlayedGame`), or a tree (a `Game`'s).
 pub enum Source {
     States(AnyGame),
-    Tree(Arc<GameTree>),
+    Tree(PyGame),
 }
 
 impl Source {
-    fn arena(&self) -> Arena<'_> {
+    /// What it is played on.
+    pub fn arena(&self) -> Arena<'_> {
         match self {
             Source::States(game) => Arena::rules(game),
-            Source::Tree(tree) => Arena::tree(tree),
+            Source::Tree(g) => Arena::tree(&g.tree),
+        }
+    }
+
+    /// Another handle on the same game.
+    pub fn handle(&self) -> Self {
+        match self {
+            Source::Tree(g) => Source::Tree(g.handle()),
+            Source::States(g) => Source::States(g.clone()),
         }
     }
 }
@@ -75,7 +85,7 @@ pub fn opponent(source: &Source, obj: &Bound<'_, PyAny>) -> PyResult<Arc<dyn Pol
         return Ok(Arc::new(callable));
     }
     match source {
-        Source::Tree(tree) => Ok(Arc::new(as_policy(tree, obj)?)),
+        Source::Tree(g) => Ok(Arc::new(as_policy(&g.tree, obj)?)),
         Source::States(_) => Err(PyTypeError::new_err(format!(
             "an opponent is a policy name or file, or a callable policy(obs, legal) -> probs, not {} (tables need the game tree: pass a metagame.Game)",
             obj.get_type().name()?
@@ -133,7 +143,7 @@ fn build(
 ) -> PyResult<VecEnv<'static>> {
     match source {
         Source::States(game) => VecEnv::on_states(game, player, opponents, num_envs, seed),
-        Source::Tree(tree) => VecEnv::on_tree(Arc::clone(tree), player, opponents, num_envs, seed),
+        Source::Tree(g) => VecEnv::on_tree(Arc::clone(&g.tree), player, opponents, num_envs, seed),
     }
     .map_err(value_error)
 }
@@ -151,7 +161,7 @@ impl PyVecEnv {
         seed: u64,
     ) -> PyResult<Self> {
         let source = if let Ok(g) = game.cast::<PyGame>() {
-            Source::Tree(Arc::clone(&g.get().tree))
+            Source::Tree(g.get().handle())
         } else if let Ok(g) = game.cast::<PyPlayedGame>() {
             Source::States(g.get().game.clone())
         } else if let Ok(s) = game.cast::<PyString>() {
