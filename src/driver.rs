@@ -509,6 +509,7 @@ impl Drive for Driver<'_> {
             meta_game: None,
             meta_game_shape: Vec::new(),
             meta_game_stderr: None,
+            member_elo: None,
         };
         let json = serde_json::to_vec_pretty(&report).map_err(|e| output_err(&dir.join(REPORT_FILE), e))?;
         checkpoint::write_atomic(&dir.join(REPORT_FILE), &json)?;
@@ -724,6 +725,7 @@ fn write_outputs<L: TrainingLoop>(
         meta_game: meta_values,
         meta_game_shape: meta_shape,
         meta_game_stderr: meta_game.as_ref().and_then(|_| lp.meta_game_stderr()),
+        member_elo: meta_game.as_ref().and_then(|_| lp.member_elo()),
     };
     let json = serde_json::to_vec_pretty(&report).map_err(|e| output_err(&dir.join(REPORT_FILE), e))?;
     checkpoint::write_atomic(&dir.join(REPORT_FILE), &json)?;

@@ -67,7 +67,7 @@ pub use error::{BoxError, Error, Result};
 pub use experiment::{run_experiment, run_experiment_on, run_experiment_with};
 pub use history_log::{HISTORY_FILE, HistoryMark};
 pub use loaded_game::LoadedGame;
-pub use matches_table::{MatchesPlayed, matches_json};
+pub use matches_table::{MatchesPlayed, batch_elo, matches_json};
 // Every loop's section and the `Algorithm` / `AlgorithmConfig` the `loops!` list makes.
 pub use loops::*;
 pub use registry::{EvaluatorName, LearnerSettings, MetaSolverName, OracleName};

@@ -85,6 +85,10 @@ pub struct RunReport {
     /// were sampled (absent when they are exact).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub meta_game_stderr: Option<Vec<Vec<f64>>>,
+    /// Each player's members rated together by batch Elo from the final meta-game (two-player
+    /// meta-games of games with a known utility range; the lowest member at 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member_elo: Option<Vec<Vec<f64>>>,
 }
 
 impl RunReport {

@@ -92,9 +92,9 @@ from peer_venv import ensure_venv  # noqa: E402
 # (haiku, optax, rlax, chex): all CPU wheels on PyPI. cvxpy/ecos: the "nash" meta-solver's LP.
 REQUIREMENTS = ["open_spiel==2.0.2", "numpy", "scipy", "cvxpy", "ecos",
                 "matplotlib", "jax", "dm-haiku", "optax", "rlax", "chex",
-                "flax", "orbax-checkpoint"]
+                "flax", "orbax-checkpoint", "networkx"]
 PROBE = ("numpy, scipy, pyspiel, cvxpy, ecos, matplotlib, jax, haiku, optax, "
-         "rlax, chex, flax.nnx, orbax.checkpoint")
+         "rlax, chex, flax.nnx, orbax.checkpoint, networkx")
 
 if __name__ == "__main__":
     ensure_venv(__file__, REQUIREMENTS, PROBE, {"open_spiel": "2.0.2"})
@@ -167,9 +167,11 @@ def example_settings(oracle_type, meta_solver, training_episodes,
     return s
 
 
-def run_openspiel(settings, iterations, seed):
+def run_openspiel(settings, iterations, seed, minutes=None):
     """Runs psro_v2 + RLOracle; returns a dict with one record per iteration
-    (iteration 0 = the initial population)."""
+    (iteration 0 = the initial population). With `minutes`, stops after the
+    first iteration that ends past that much wall time (at most
+    `iterations`)."""
     import numpy as np
     import pyspiel
     from open_spiel.python import rl_environment
@@ -191,8 +193,10 @@ def run_openspiel(settings, iterations, seed):
             counts["sim"] += num_episodes
             return super().sample_episodes(policies, num_episodes)
 
-    rec = {"settings": settings, "seed": seed, "iterations": []}
+    rec = {"settings": settings, "seed": seed, "iterations": [],
+           "minutes": minutes}
     t_start = time.perf_counter()
+    cpu_start = time.process_time()
     np.random.seed(seed)
     game = pyspiel.load_game_as_turn_based(settings["game"],
                                            {"players": settings["players"]})
@@ -249,6 +253,8 @@ def run_openspiel(settings, iterations, seed):
                                  for m in solver.get_meta_strategies()],
              "iter_s": iter_s, "eval_s": eval_s, "total_cum_s": total,
              "train_cum_s": total - eval_cum,
+             "cpu_cum_s": time.process_time() - cpu_start,
+             "load_average": os.getloadavg()[0],
              "train_episodes": counts["train"], "sim_episodes": counts["sim"]}
         rec["iterations"].append(r)
         log(f"  [openspiel] it {it:3d}  NashConv {nc:.6g}  iter {iter_s:.1f}s"
@@ -260,6 +266,8 @@ def run_openspiel(settings, iterations, seed):
         t0 = time.perf_counter()
         solver.iteration()
         record(it, time.perf_counter() - t0)
+        if minutes is not None and rec["iterations"][-1]["total_cum_s"] >= 60 * minutes:
+            break
     rec["wall_s"] = time.perf_counter() - t_start
     return rec
 
@@ -279,11 +287,20 @@ def override_top_level(text, values):
     return "\n".join(head + new + lines[first_table:]) + "\n"
 
 
-def run_metagame(binary, config_path, iterations, seed):
+def run_metagame(binary, config_path, iterations, seed,
+                 episodes_per_response=None):
     rec = {"config_path": config_path, "lines": []}
     with open(config_path) as f:
         text = f.read()
     tomllib.loads(text)  # fail early on a broken file
+    if episodes_per_response is not None:
+        # The [learner] table's budget (the only key of that name in a config).
+        text, n = re.subn(r"(?m)^episodes_per_response\s*=.*$",
+                          f"episodes_per_response = {episodes_per_response}",
+                          text)
+        if n != 1:
+            raise SystemExit(f"{config_path}: no single episodes_per_response"
+                             " line to override")
     values = {"max_iterations": iterations}
     if seed is not None:
         values["seed"] = seed
@@ -415,6 +432,34 @@ def print_report(args, os_rec, mg_rec):
                       f"(train only {o['train_cum_s'] / mg_s:.3g}x)")
             print(f"final NashConv at iteration {last}: OpenSpiel "
                   f"{o['nash_conv']:.4f}, metagame {m.get('nash_conv'):.4f}")
+        time_to_reach(os_rec, mg_rec)
+
+
+def time_to_reach(os_rec, mg_rec):
+    """The lowest NashConv OpenSpiel reached in its run, when it first got
+    there, and when metagame first got at least as low: the speed-up in
+    wall time to the same exact NashConv."""
+    its = os_rec["iterations"]
+    best = min(its, key=lambda r: (r["nash_conv"], r["total_cum_s"]))
+    target = best["nash_conv"]
+    print(f"\nOpenSpiel's lowest NashConv in {ft(its[-1]['total_cum_s'])}: "
+          f"{target:.4f} at iteration {best['iteration']}, reached after "
+          f"{ft(best['total_cum_s'])} ({ft(best['train_cum_s'])} without its "
+          f"NashConv evaluations; process CPU {ft(best.get('cpu_cum_s'))}; "
+          f"1-min load average then {best.get('load_average', float('nan')):.2f})")
+    hit = next((d for d in mg_rec.get("lines", [])
+                if d.get("nash_conv") is not None
+                and d["nash_conv"] <= target), None)
+    if hit is None:
+        print(f"metagame did not reach {target:.4f} in its "
+              f"{len(mg_rec.get('lines', [])) - 1} iterations")
+        return
+    mg_s = max(hit["elapsed_s"], 1e-9)
+    print(f"metagame reached it at iteration {hit['iteration']} "
+          f"(NashConv {hit['nash_conv']:.4f}) after {ft(mg_s)}: "
+          f"{best['total_cum_s'] / mg_s:.3g}x sooner "
+          f"({best['train_cum_s'] / mg_s:.3g}x against OpenSpiel without "
+          f"its evaluations)")
 
 
 def main():
@@ -424,6 +469,14 @@ def main():
     ap.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS,
                     help="PSRO iterations on both sides (OpenSpiel PG: about "
                          "1 to 2 minutes an iteration on 2 cores)")
+    ap.add_argument("--minutes", type=float,
+                    help="OpenSpiel: stop after the first iteration that "
+                         "ends past this many minutes (--iterations caps it)")
+    ap.add_argument("--metagame-iterations", type=int,
+                    help="metagame's max_iterations (default --iterations)")
+    ap.add_argument("--metagame-episodes-per-response", type=int,
+                    help="override the config's [learner] "
+                         "episodes_per_response (psro_v2's RLOracle: 1e4)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--oracle", choices=["PG", "DQN"], default="PG")
     ap.add_argument("--meta-solver", default="nash",
@@ -482,7 +535,8 @@ def main():
         log(f"[openspiel] psro_v2 + RLOracle ({args.oracle}), "
             f"{args.iterations} iterations")
         try:
-            os_rec = run_openspiel(settings, args.iterations, args.seed)
+            os_rec = run_openspiel(settings, args.iterations, args.seed,
+                                   args.minutes)
         except Exception as e:  # pylint: disable=broad-except
             os_rec = {"settings": settings, "seed": args.seed,
                       "iterations": [], "setup_s": None,
@@ -498,10 +552,12 @@ def main():
         elif not os.path.exists(cfg):
             log(f"[metagame] {cfg} not found: OpenSpiel side only")
         else:
-            log(f"[metagame] {cfg}, {args.iterations} iterations")
-            mg_rec = run_metagame(binary, cfg, args.iterations,
+            mg_iterations = args.metagame_iterations or args.iterations
+            log(f"[metagame] {cfg}, {mg_iterations} iterations")
+            mg_rec = run_metagame(binary, cfg, mg_iterations,
                                   None if args.keep_metagame_seed
-                                  else args.seed)
+                                  else args.seed,
+                                  args.metagame_episodes_per_response)
 
     print_report(args, os_rec, mg_rec)
     if args.json:

@@ -66,6 +66,9 @@ impl Game for ConnectFour {
     fn utility_sum(&self) -> Option<f64> {
         Some(0.0)
     }
+    fn utility_range(&self) -> Option<(f64, f64)> {
+        Some((-1.0, 1.0))
+    }
     fn count_histories(&self, at_most: u64) -> Option<u64> {
         // Too many to count, but past `at_most` any larger number will do, and the number of
         // positions is a lower bound: a tree build fails at once instead of at its node limit.

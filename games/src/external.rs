@@ -24,6 +24,10 @@ pub trait ExternalRules: Send + Sync {
     fn new_initial_state(&self, failure: &Failure) -> Box<dyn ExternalState>;
     /// The sum of the players' returns when it is constant.
     fn utility_sum(&self) -> Option<f64>;
+    /// The smallest and largest utility, where the game states them.
+    fn utility_range(&self) -> Option<(f64, f64)> {
+        None
+    }
     /// The shape of the tensor a policy reads, if any.
     fn tensor_shape(&self) -> Option<TensorShape>;
 }
@@ -129,6 +133,9 @@ impl Game for ExternalGame {
     }
     fn utility_sum(&self) -> Option<f64> {
         self.rules.utility_sum()
+    }
+    fn utility_range(&self) -> Option<(f64, f64)> {
+        self.rules.utility_range()
     }
     fn tensor_shape(&self) -> Option<TensorShape> {
         self.rules.tensor_shape()

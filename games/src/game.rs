@@ -78,6 +78,13 @@ pub trait Game: Send + Sync {
     fn new_initial_state(&self) -> Self::State;
     /// `Some(c)` when every terminal's utilities sum to `c` (zero-sum is `Some(0.0)`).
     fn utility_sum(&self) -> Option<f64>;
+    /// The smallest and largest utility any player can get (OpenSpiel's `min_utility` and
+    /// `max_utility`), where the game states them without building its tree; `None` (the
+    /// default) otherwise ([`GameTree::utility_range`](crate::GameTree::utility_range) has
+    /// them for a built tree).
+    fn utility_range(&self) -> Option<(f64, f64)> {
+        None
+    }
     /// The number of histories (nodes of the game tree, chance and terminal nodes included)
     /// when the game can count them without building the tree; once the count passes
     /// `at_most`, any larger number. [`GameTree::build`](crate::GameTree::build) checks it

@@ -96,6 +96,9 @@ macro_rules! registry {
             fn utility_sum(&self) -> Option<f64> {
                 match self { $(AnyGame::$variant(g) => g.utility_sum(),)+ $(AnyGame::$ext(g) => g.utility_sum(),)* }
             }
+            fn utility_range(&self) -> Option<(f64, f64)> {
+                match self { $(AnyGame::$variant(g) => g.utility_range(),)+ $(AnyGame::$ext(g) => g.utility_range(),)* }
+            }
             fn count_histories(&self, at_most: u64) -> Option<u64> {
                 match self { $(AnyGame::$variant(g) => g.count_histories(at_most),)+ $(AnyGame::$ext(g) => g.count_histories(at_most),)* }
             }

@@ -42,6 +42,9 @@ impl Game for TicTacToe {
     fn utility_sum(&self) -> Option<f64> {
         Some(0.0)
     }
+    fn utility_range(&self) -> Option<(f64, f64)> {
+        Some((-1.0, 1.0))
+    }
     fn tensor_shape(&self) -> Option<TensorShape> {
         Some(TensorShape::new(TensorKind::Observation, vec![3, 3, 3]))
     }

@@ -585,6 +585,11 @@ impl GameTree {
             .step_by(self.num_players)
             .fold(empty, |(lo, hi), &u| (lo.min(u), hi.max(u)))
     }
+    /// The smallest and largest terminal utility of any player: the range results are
+    /// scored over (a win 1, a loss 0).
+    pub fn utility_bounds(&self) -> (f64, f64) {
+        self.utilities.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &u| (lo.min(u), hi.max(u)))
+    }
     /// Utilities at a terminal node.
     pub fn terminal_utilities(&self, node: usize) -> &[f64] {
         let t = self.slot[node] as usize;

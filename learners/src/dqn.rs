@@ -503,6 +503,9 @@ impl LearnerConfig for DqnConfig {
     fn build(&self, tree: &GameTree, seat: usize, seed: u64, _: Start<'_>) -> Result<Box<dyn SeatLearner>> {
         Ok(Box::new(OnTree::new(tree, Box::new(Dqn::on_tree(tree, seat, seed, self.clone())?))?))
     }
+    fn trains_networks(&self) -> bool {
+        true
+    }
     fn build_network(
         &self,
         arena: Arena<'_>,

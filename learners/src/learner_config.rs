@@ -73,6 +73,11 @@ pub trait LearnerConfig: Send + Sync + fmt::Debug {
         seed: u64,
         start: Start<'_>,
     ) -> Result<Box<dyn SeatLearner>>;
+    /// Whether [`build_network`](LearnerConfig::build_network) builds one (the network
+    /// learners); false for the tabular learners.
+    fn trains_networks(&self) -> bool {
+        false
+    }
     /// For a learner that trains a network on any game ([`NetworkLearner`]): a fresh one for
     /// `seat` of the arena's game, episodes keyed by `seed`, starting from `warm` where the
     /// settings warm start and its sizes fit. `None` for the tabular learners, which play a

@@ -146,6 +146,100 @@ pub fn approximate_nash_conv(
     })
 }
 
+/// When and how a loop estimates its profile's NashConv by trained best responses: the
+/// `approximate_*` fields of PSRO. Always valid (built by [`EstimateSettings::new`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EstimateSettings {
+    every: u64,
+    budget: u64,
+    episodes: u64,
+    learner: &'static str,
+}
+
+impl EstimateSettings {
+    /// Default evaluation episodes per seat (the CLI's `--episodes`).
+    pub const DEFAULT_EPISODES: u64 = 20_000;
+    /// Default learner.
+    pub const DEFAULT_LEARNER: &'static str = "ppo";
+
+    /// Estimates after iteration 0, every `every`-th iteration and the run's last one; each
+    /// response trained by `learner` (a network learner, its default settings) for `budget`
+    /// episodes (default: the learner's `episodes_per_response`), then `episodes` evaluation
+    /// episodes per seat (default [`Self::DEFAULT_EPISODES`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] for `every` 0, an unknown or tabular learner, or a budget or episode
+    /// count of 0 or above the episode cap.
+    pub fn new(
+        every: u64,
+        budget: Option<u64>,
+        episodes: Option<u64>,
+        learner: Option<&str>,
+    ) -> Result<Self> {
+        if every == 0 {
+            return Err(Error::Config("approximate_every must be at least 1".into()));
+        }
+        let name = learner.unwrap_or(Self::DEFAULT_LEARNER);
+        let choice =
+            LearnerChoice::defaults(name).map_err(|e| Error::Config(format!("approximate_learner: {e}")))?;
+        if !choice.config().trains_networks() {
+            return Err(Error::Config(format!(
+                "approximate_learner: `{name}` is a tabular learner; the estimate trains a network (use ppo or dqn)"
+            )));
+        }
+        let budget = budget.unwrap_or_else(|| choice.config().episodes_per_response());
+        let episodes = episodes.unwrap_or(Self::DEFAULT_EPISODES);
+        for (field, n) in [("approximate_budget", budget), ("approximate_episodes", episodes)] {
+            if n == 0 || n > metagame_games::MAX_EPISODES {
+                return Err(Error::Config(format!(
+                    "{field} must be in 1..={}, got {n}",
+                    metagame_games::MAX_EPISODES
+                )));
+            }
+        }
+        Ok(Self { every, budget, episodes, learner: choice.name() })
+    }
+
+    /// Every how many iterations.
+    pub fn every(&self) -> u64 {
+        self.every
+    }
+    /// Training episodes per seat's response.
+    pub fn budget(&self) -> u64 {
+        self.budget
+    }
+    /// Evaluation episodes per seat.
+    pub fn episodes(&self) -> u64 {
+        self.episodes
+    }
+    /// The learner's name.
+    pub fn learner(&self) -> &'static str {
+        self.learner
+    }
+
+    /// Whether iteration `iteration` is estimated, the run's last being `last` (if known).
+    pub fn due(&self, iteration: usize, last: Option<usize>) -> bool {
+        iteration as u64 % self.every == 0 || last == Some(iteration)
+    }
+
+    /// The estimate of the profile `seats`, keyed by `seed` (see [`approximate_nash_conv`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`approximate_nash_conv`].
+    pub fn estimate(
+        &self,
+        arena: Arena<'_>,
+        seats: &[SeatMixture<'_>],
+        seed: u64,
+        cutoff: &Cutoff,
+    ) -> Result<ApproximateNashConv> {
+        let learner = LearnerChoice::defaults(self.learner).map_err(learner_error)?;
+        approximate_nash_conv(arena, seats, &learner, self.budget, self.episodes, seed, cutoff)
+    }
+}
+
 /// The index of `p` in `policies`, added if new (by address).
 fn push<'a>(policies: &mut Vec<&'a dyn Policy>, p: &'a dyn Policy) -> usize {
     let addr = |q: &dyn Policy| std::ptr::from_ref(q).cast::<u8>();

@@ -41,7 +41,7 @@ mod settings;
 mod trained_response;
 mod training_loop;
 
-pub use approximate::{ApproximateNashConv, approximate_nash_conv};
+pub use approximate::{ApproximateNashConv, EstimateSettings, approximate_nash_conv};
 pub use error::{Error, Result};
 pub use loops::double_oracle::{
     DoubleOracle, DoubleOracleConfig, DoubleOracleConfigBuilder, DoubleOracleResult, DoubleOracleState,

@@ -7,6 +7,11 @@ use ndarray::{ArrayD, IxDyn};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::rating::{BatchElo, BatchEloConfig};
+
+/// The games an exact entry counts as in [`PayoffTable::member_elo`]: enough that the
+/// fit's smoothing (0.01 pseudo-wins per pair) does not move the ratings.
+pub const EXACT_ENTRY_GAMES: f64 = 10_000.0;
 
 /// Payoff statistics of one joint entry.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -349,6 +354,33 @@ impl PayoffTable {
         }
         let errors: Vec<Vec<f64>> = entries.iter().map(|e| e.stderr()).collect();
         Some((0..self.shape.len()).map(|p| errors.iter().map(|e| e[p]).collect()).collect())
+    }
+
+    /// The members of a complete two-player table rated together by batch Elo
+    /// ([`BatchElo`], OpenSpiel's defaults): each entry's mean returns mapped from `range`
+    /// (the game's utility range) to scores in [0, 1], counted as that many wins of the
+    /// entry's episodes (an exact entry as [`EXACT_ENTRY_GAMES`] games), each player-0 member
+    /// compared with each player-1 member. Player-major; the lowest member of either player
+    /// at 0. `None` for other player counts, a missing entry or an empty range.
+    pub fn member_elo(&self, range: (f64, f64)) -> Option<Vec<Vec<f64>>> {
+        let (low, high) = range;
+        if self.shape.len() != 2 || !(high > low) {
+            return None;
+        }
+        let (n0, n1) = (self.shape[0], self.shape[1]);
+        let score = |u: f64| ((u - low) / (high - low)).clamp(0.0, 1.0);
+        let mut wins = ndarray::Array2::<f64>::zeros((n0 + n1, n0 + n1));
+        for i in 0..n0 {
+            for j in 0..n1 {
+                let e = self.get(&[i, j])?;
+                let games = if e.exact { EXACT_ENTRY_GAMES } else { e.count as f64 };
+                wins[[i, n0 + j]] += games * score(e.mean[0]);
+                wins[[n0 + j, i]] += games * score(e.mean[1]);
+            }
+        }
+        let elo = BatchElo::fit(&BatchEloConfig::default(), wins.view(), None).ok()?;
+        let r = elo.ratings();
+        Some(vec![r[..n0].to_vec(), r[n0..].to_vec()])
     }
 
     /// `f` on the table as a meta-game ([`PayoffTable::to_normal_form`]), built from the

@@ -71,6 +71,14 @@ pub struct IterationReport {
     pub nash_conv: Option<f64>,
     /// NashConv / 2 in 2-player constant-sum games.
     pub exploitability: Option<f64>,
+    /// Where the loop estimated it (PSRO's `approximate_every`): the NashConv estimated by
+    /// trained best responses, a lower bound up to its standard error; absent in JSON where
+    /// none was made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nash_conv_estimate: Option<f64>,
+    /// The estimate's standard error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nash_conv_estimate_stderr: Option<f64>,
     /// Episodes played this iteration (0 with exact payoffs and exact responses).
     pub episodes: u64,
     /// For loops that add responses: each response's gap, in the order they were requested
@@ -142,6 +150,8 @@ impl IterationReport {
             population_sizes,
             nash_conv,
             exploitability,
+            nash_conv_estimate: None,
+            nash_conv_estimate_stderr: None,
             episodes: 0,
             response_gap: Vec::new(),
             elapsed_s: 0.0,

@@ -91,6 +91,12 @@ pub trait TrainingLoop {
         None
     }
 
+    /// Each player's members rated by batch Elo from the meta-game's entries, where the loop
+    /// has a two-player meta-game and the game's utility range is known; `None` otherwise.
+    fn member_elo(&self) -> Option<Vec<Vec<f64>>> {
+        None
+    }
+
     /// The population's lineage in Graphviz DOT, for loops with a population; `reports` is
     /// the run's history (oldest first).
     fn lineage_dot(&self, reports: &[IterationReport]) -> Option<String> {

@@ -24,6 +24,7 @@ struct PyspielRules {
     num_players: usize,
     num_actions: usize,
     utility_sum: Option<f64>,
+    utility_range: Option<(f64, f64)>,
     tensor: Option<(TensorShape, &'static str)>,
 }
 
@@ -55,6 +56,9 @@ impl ExternalRules for PyspielRules {
     }
     fn utility_sum(&self) -> Option<f64> {
         self.utility_sum
+    }
+    fn utility_range(&self) -> Option<(f64, f64)> {
+        self.utility_range
     }
     fn tensor_shape(&self) -> Option<TensorShape> {
         self.tensor.as_ref().map(|t| t.0.clone())
@@ -266,6 +270,12 @@ fn play_pyspiel(game: &Bound<'_, PyAny>) -> PyResult<PyPlayedGame> {
         num_players: game.call_method0("num_players")?.extract()?,
         num_actions: game.call_method0("num_distinct_actions")?.extract()?,
         utility_sum,
+        // pyspiel's games state it; a duck-typed game (PettingZoo's) may not.
+        utility_range: if game.hasattr("min_utility")? && game.hasattr("max_utility")? {
+            Some((game.call_method0("min_utility")?.extract()?, game.call_method0("max_utility")?.extract()?))
+        } else {
+            None
+        },
         tensor: crate::pyspiel::tensor_kind(game, &kind)?,
     };
     Ok(PyPlayedGame { game: AnyGame::External(ExternalGame::new(Arc::new(rules))) })

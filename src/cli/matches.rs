@@ -101,15 +101,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // Decision points the policies that are not tables were asked, in one batch or another.
     let decisions: u64 = counted.iter().map(|c| c.decisions.load(std::sync::atomic::Ordering::Relaxed)).sum();
 
+    let played = metagame::MatchesPlayed {
+        evaluator: evaluator.name(),
+        exact,
+        policies: &args.policies,
+        seed: args.seed,
+        episodes: args.episodes,
+        seconds,
+    };
     if args.json {
-        let played = metagame::MatchesPlayed {
-            evaluator: evaluator.name(),
-            exact,
-            policies: &args.policies,
-            seed: args.seed,
-            episodes: args.episodes,
-            seconds,
-        };
         let mut table = metagame::matches_json(arena, &played, &entries, &totals);
         table["policy_decisions"] = json!(decisions);
         table["policy_decisions_per_second"] = json!((seconds > 0.0).then(|| decisions as f64 / seconds));
@@ -142,6 +142,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let seats = format!("{:?}", m.seats);
             let episodes = if exact { 0 } else { t.episodes };
             outln!("{seats:<14} {:<40} {:<40} {episodes}", fmt(t.mean()), fmt(t.stderr()));
+        }
+        if let Some(ratings) = metagame::batch_elo(arena, &played, &entries, &totals) {
+            let mut order: Vec<usize> = (0..ratings.len()).collect();
+            order.sort_by(|&a, &b| ratings[b].total_cmp(&ratings[a]).then(a.cmp(&b)));
+            outln!("batch Elo (Bradley-Terry on both seatings' scores; the lowest at 0)");
+            for i in order {
+                outln!("  {:>8.1}  policy {i:<4} {}", ratings[i], args.policies[i]);
+            }
         }
         if let Some(rate) = episodes_per_second {
             outln!("episodes per second  {rate:.3e} ({episodes_played} in {seconds:.3} s)");

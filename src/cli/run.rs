@@ -93,7 +93,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let nash_conv = last.and_then(|r| r.nash_conv);
     // The last one evaluated, where the loop evaluates on a schedule and the run stopped
     // between two (interrupted).
-    let known = report.iterations.iter().rev().find_map(|r| r.nash_conv.map(|x| (r.iteration, x)));
+    let known = report.iterations.iter().rev().find_map(|r| nash_conv_text(r).map(|x| (r.iteration, x)));
     if args.json {
         print_json(&json!({
             "summary": true,
@@ -101,6 +101,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "run_dir": out_dir,
             "iterations": iterations,
             "nash_conv": nash_conv,
+            "nash_conv_estimate": last.and_then(|r| r.nash_conv_estimate),
+            "nash_conv_estimate_stderr": last.and_then(|r| r.nash_conv_estimate_stderr),
             "elapsed_s": last.map_or(0.0, |r| r.elapsed_s),
         }));
     } else if last.is_none() {
@@ -212,7 +214,7 @@ struct Progress {
     first: Option<usize>,
     /// The last NashConv reported and its iteration (loops such as CFR evaluate it on a
     /// schedule, not after every iteration).
-    known: Option<(usize, f64)>,
+    known: Option<(usize, String)>,
 }
 
 impl Progress {
@@ -262,10 +264,10 @@ impl Progress {
 
     fn report(&mut self, r: &IterationReport) {
         self.first.get_or_insert(r.iteration);
-        if let Some(x) = r.nash_conv {
+        if let Some(x) = nash_conv_text(r) {
             self.known = Some((r.iteration, x));
         }
-        let known = latest_nash_conv_text(r.iteration, self.known);
+        let known = latest_nash_conv_text(r.iteration, self.known.clone());
         let eta = self.eta(r).map_or("?".into(), clock);
         let population = r.population_sizes.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
         match &mut self.shown {
@@ -311,10 +313,24 @@ impl Progress {
 /// NashConv at iteration `iteration` from the last one `known`: its value, with its
 /// iteration when it is an earlier one's (`1.2e-5 at iteration 9456`), or `-` where none was
 /// (the game's tree was not built).
-fn latest_nash_conv_text(iteration: usize, known: Option<(usize, f64)>) -> String {
+fn latest_nash_conv_text(iteration: usize, known: Option<(usize, String)>) -> String {
     match known {
-        Some((k, x)) if k == iteration => gap(x),
-        Some((k, x)) => format!("{} at iteration {k}", gap(x)),
+        Some((k, x)) if k == iteration => x,
+        Some((k, x)) => format!("{x} at iteration {k}"),
         None => "-".into(),
+    }
+}
+
+/// A report's NashConv: the exact value, else the estimate by trained best responses
+/// (`≥ 0.83 ± 0.02 (estimated)`: a lower bound up to its error), else none.
+fn nash_conv_text(r: &IterationReport) -> Option<String> {
+    match (r.nash_conv, r.nash_conv_estimate) {
+        (Some(x), _) => Some(gap(x)),
+        (None, Some(x)) => Some(format!(
+            "≥ {} ± {} (estimated)",
+            gap(x),
+            gap(r.nash_conv_estimate_stderr.unwrap_or(f64::NAN))
+        )),
+        (None, None) => None,
     }
 }

@@ -13,8 +13,8 @@ use crate::run_report::RunReport;
 
 use super::kit::{
     ABSENT_COLOR, CURVE_COLUMNS, DESC_FONT, Drawn, GRID_COLOR, LABEL_FONT, LogAxis, NASH_CONV_ZERO,
-    TITLE_FONT, axis_number, blocks, cell_ticks, colour_bar, downsample, downsample_by, draw_zero_bands,
-    linear_axis, linear_ticks, log_axis, sequential, svg_text, text_err, write_figure,
+    TITLE_FONT, Ticked, axis_number, blocks, cell_ticks, colour_bar, downsample, downsample_by,
+    draw_zero_bands, linear_axis, linear_ticks, log_axis, sequential, svg_text, text_err, write_figure,
 };
 use super::payoffs::payoffs_svg;
 
@@ -37,25 +37,43 @@ pub fn exploitability_svg(report: &RunReport, path: &Path) -> Result<()> {
 }
 
 pub(crate) fn exploitability_figure(report: &RunReport) -> Drawn<String> {
-    // Iterations without an exact NashConv (a game whose tree was not built) are left out.
+    // Iterations without an exact NashConv (a game whose tree was not built) are left out;
+    // estimates by trained best responses (PSRO's `approximate_every`) are drawn apart.
     let points: Vec<(f64, f64, f64)> = report
         .iterations
         .iter()
         .filter_map(|r| Some((r.iteration as f64, r.elapsed_s, r.nash_conv?)))
         .collect();
-    if points.is_empty() {
+    let estimates: Vec<Estimate> = report
+        .iterations
+        .iter()
+        .filter_map(|r| {
+            Some(Estimate {
+                iteration: r.iteration as f64,
+                seconds: r.elapsed_s,
+                value: r.nash_conv_estimate?,
+                stderr: r.nash_conv_estimate_stderr.unwrap_or(0.0),
+            })
+        })
+        .collect();
+    if points.is_empty() && estimates.is_empty() {
         // A game whose tree was not built: say so rather than draw empty axes.
         let title = run_title(report);
         return svg_text((1100, 200), |root| {
             let root = root.titled(&title, TITLE_FONT).map_err(text_err)?;
             let note = "No exact NashConv: the game's tree was not built (past the node limit), so the \
                         reports leave it out; mixtures.svg and payoffs.svg show the run.";
-            root.draw(&Text::new(note, (40, 60), DESC_FONT.into_font())).map_err(text_err)
+            root.draw(&Text::new(note, (40, 60), DESC_FONT.into_font())).map_err(text_err)?;
+            let hint = "PSRO estimates it by trained best responses with approximate_every = N.";
+            root.draw(&Text::new(hint, (40, 90), DESC_FONT.into_font())).map_err(text_err)
         });
     }
-    let y = LogAxis::with_zero_below(points.iter().map(|p| p.2), NASH_CONV_ZERO);
-    let t = LogAxis::new(points.iter().map(|p| p.1));
-    let x_max = points.iter().map(|p| p.0).fold(1.0, f64::max);
+    let y = LogAxis::with_zero_below(
+        points.iter().map(|p| p.2).chain(estimates.iter().flat_map(|e| [e.value, e.high()])),
+        NASH_CONV_ZERO,
+    );
+    let t = LogAxis::new(points.iter().map(|p| p.1).chain(estimates.iter().map(|e| e.seconds)));
+    let x_max = points.iter().map(|p| p.0).chain(estimates.iter().map(|e| e.iteration)).fold(1.0, f64::max);
     let pad = x_max * 0.02;
     let x_ticks = linear_ticks(0.0, x_max, 10, true);
     // A marker per iteration while they can be told apart; a long run is a line alone,
@@ -99,10 +117,27 @@ pub(crate) fn exploitability_figure(report: &RunReport) -> Drawn<String> {
             .draw()
             .map_err(text_err)?;
         draw_zero_bands(&mut chart, None, Some(&y))?;
-        chart.draw_series(LineSeries::new(by_iteration.iter().copied(), style)).map_err(text_err)?;
+        let exact =
+            chart.draw_series(LineSeries::new(by_iteration.iter().copied(), style)).map_err(text_err)?;
+        if !estimates.is_empty() && !points.is_empty() {
+            exact.label("exact NashConv").legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], NASH_CONV_COLOR.stroke_width(2))
+            });
+        }
         if let Some(size) = markers {
             chart
                 .draw_series(by_iteration.iter().map(|&p| Circle::new(p, size, NASH_CONV_COLOR.filled())))
+                .map_err(text_err)?;
+        }
+        draw_estimates(&mut chart, &estimates, |e| e.iteration, &y)?;
+        if !estimates.is_empty() {
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK)
+                .position(SeriesLabelPosition::UpperRight)
+                .label_font(LABEL_FONT)
+                .draw()
                 .map_err(text_err)?;
         }
 
@@ -133,8 +168,62 @@ pub(crate) fn exploitability_figure(report: &RunReport) -> Drawn<String> {
                 .draw_series(by_time.iter().map(|&p| Circle::new(p, size, NASH_CONV_COLOR.filled())))
                 .map_err(text_err)?;
         }
+        draw_estimates(&mut chart, &estimates, |e| t.place(e.seconds), &y)?;
         Ok(())
     })
+}
+
+/// The colour of NashConv estimates (matplotlib's tab10 orange).
+const ESTIMATE_COLOR: RGBColor = RGBColor(255, 127, 14);
+
+/// One iteration's NashConv estimate by trained best responses.
+struct Estimate {
+    iteration: f64,
+    seconds: f64,
+    value: f64,
+    stderr: f64,
+}
+
+impl Estimate {
+    /// The top of its bar: 2 standard errors above.
+    fn high(&self) -> f64 {
+        self.value + 2.0 * self.stderr
+    }
+}
+
+/// Estimates as triangles with bars of ±2 standard errors (the lower end on the axis's
+/// floor when it is 0 or below), labelled for the legend; at `x(estimate)` across.
+fn draw_estimates<'a, DB, X>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Ticked<LogCoord<f64>>>>,
+    estimates: &[Estimate],
+    x: impl Fn(&Estimate) -> f64,
+    y: &LogAxis,
+) -> Drawn
+where
+    DB: DrawingBackend + 'a,
+    X: Ranged<ValueType = f64>,
+{
+    if estimates.is_empty() {
+        return Ok(());
+    }
+    let bars = estimates.iter().map(|e| {
+        let at = x(e);
+        PathElement::new(
+            vec![(at, y.place(e.value - 2.0 * e.stderr)), (at, y.place(e.high()))],
+            ESTIMATE_COLOR.stroke_width(1),
+        )
+    });
+    chart.draw_series(bars).map_err(text_err)?;
+    chart
+        .draw_series(
+            estimates
+                .iter()
+                .map(|e| TriangleMarker::new((x(e), y.place(e.value)), 5, ESTIMATE_COLOR.filled())),
+        )
+        .map_err(text_err)?
+        .label("estimate by trained best responses (a lower bound; bars ±2 SE)")
+        .legend(|(x, y)| TriangleMarker::new((x + 10, y), 5, ESTIMATE_COLOR.filled()));
+    Ok(())
 }
 
 /// Every player's meta-mixture at every iteration: one panel per player, iterations across,

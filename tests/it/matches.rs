@@ -116,3 +116,30 @@ fn bad_policy_file_is_a_one_line_error() {
         metagame(&["matches", "--game", "kuhn_poker", "--policies", &fixture("leduc_poker_uniform.json")]);
     one_line_error(&wrong_game);
 }
+
+/// Batch Elo of a two-player table: on tic-tac-toe minimax beats first-action beats uniform;
+/// a three-player table has none.
+#[test]
+fn two_player_tables_rate_their_policies_by_batch_elo() {
+    let out = table("tic_tac_toe", &["uniform", "first-action", "minimax"], "rollout", "2000", "0");
+    let elo = floats(&out["batch_elo"]);
+    assert_eq!(elo[0], 0.0, "the lowest at 0: {elo:?}");
+    assert!(elo[2] > elo[1] + 100.0 && elo[1] > elo[0], "{elo:?}");
+    let three = table("kuhn_poker(players=3)", &["uniform", "first-action"], "exact", "1", "0");
+    assert!(three["batch_elo"].is_null());
+    let text = metagame(&[
+        "matches",
+        "--game",
+        "tic_tac_toe",
+        "--policies",
+        "uniform",
+        "minimax",
+        "--episodes",
+        "500",
+    ]);
+    let text = String::from_utf8_lossy(&text.stdout).to_string();
+    let ranked: Vec<&str> =
+        text.lines().skip_while(|l| !l.starts_with("batch Elo")).skip(1).take(2).collect();
+    assert!(ranked[0].ends_with("minimax") && ranked[1].ends_with("uniform"), "{text}");
+    assert!(ranked[1].trim_start().starts_with("0.0"), "{text}");
+}

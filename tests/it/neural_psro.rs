@@ -57,16 +57,33 @@ fn ppo_psro_on_kuhn_lowers_the_exact_nash_conv_and_its_members_read_back() {
     }
 }
 
+/// Connect four: no tree, so the payoffs are rollouts and the NashConv an estimate (every 4
+/// iterations and at the last); killed after iteration 4 and resumed, the run is the
+/// uninterrupted one, estimates included; the members are rated by batch Elo.
 #[test]
 fn ppo_psro_on_connect_four_resumes_to_the_uninterrupted_run() {
     let c = config(
         "game = \"connect_four\"\nalgorithm = \"psro\"\noracle = \"ppo\"\nevaluator = \"cpu\"\n\
-         episodes_per_entry = 100\nseed = 1\nmax_iterations = 10\n[learner]\nepisodes_per_response = 200\n",
+         episodes_per_entry = 100\nseed = 1\nmax_iterations = 10\napproximate_every = 4\n\
+         approximate_budget = 300\napproximate_episodes = 300\n[learner]\nepisodes_per_response = 200\n",
     )
     .with_limits(RunLimits::iterations(10));
     let whole_dir = temp_dir("neural-psro-c4-whole");
     let whole = run(&c, &whole_dir, false, None).unwrap();
     assert_eq!(whole.iterations.len(), 11);
+    for r in &whole.iterations {
+        assert_eq!(r.nash_conv, None, "no tree, no exact NashConv");
+        let due = [0, 4, 8, 10].contains(&r.iteration);
+        assert_eq!(r.nash_conv_estimate.is_some(), due, "iteration {}", r.iteration);
+        if let (Some(x), Some(se)) = (r.nash_conv_estimate, r.nash_conv_estimate_stderr) {
+            // Two seats' gains over a zero-sum profile, each at most 2 (a win from a loss).
+            assert!((-0.5..=4.0).contains(&x) && se > 0.0 && se < 0.2, "{x} ± {se}");
+        }
+    }
+    let elo = whole.member_elo.clone().expect("member Elo of a two-player meta-game");
+    assert_eq!(elo.iter().map(Vec::len).collect::<Vec<_>>(), vec![11, 11]);
+    assert!(elo.iter().flatten().all(|r| r.is_finite() && *r >= 0.0));
+    assert_eq!(elo.iter().flatten().copied().fold(f64::INFINITY, f64::min), 0.0);
     let dir = temp_dir("neural-psro-c4-resumed");
     assert!(run(&c, &dir, false, Some(4)).is_none(), "stopped after iteration 4");
     let resumed = run(&c, &dir, true, None).unwrap();
@@ -241,4 +258,44 @@ fn sampled_entries_are_sampled_until_their_standard_error_meets_the_target() {
     .unwrap_err()
     .to_string();
     assert!(err.contains("entry_stderr_target") && err.contains("not read by evaluator `exact`"), "{err}");
+}
+
+/// On Kuhn, where the tree is built, PSRO's estimates stand beside the exact NashConv and
+/// stay below it up to 3 standard errors.
+#[test]
+fn psro_estimates_beside_the_exact_nash_conv_are_lower_bounds() {
+    let c = config(
+        "game = \"kuhn_poker\"\nalgorithm = \"psro\"\nmax_iterations = 3\nconvergence_tolerance = 0.0\n\
+         approximate_every = 2\napproximate_budget = 4000\napproximate_episodes = 4000\n",
+    );
+    let dir = temp_dir("psro-estimates-kuhn");
+    let report = run(&c, &dir, false, None).unwrap();
+    let figure = std::fs::read_to_string(dir.join("exploitability.svg")).unwrap();
+    assert!(figure.contains("exact NashConv") && figure.contains("estimate by trained best responses"));
+    let estimated: Vec<usize> =
+        report.iterations.iter().filter(|r| r.nash_conv_estimate.is_some()).map(|r| r.iteration).collect();
+    assert_eq!(estimated, vec![0, 2, 3], "iteration 0, every 2nd, and the last");
+    for r in &report.iterations {
+        if let (Some(x), Some(se)) = (r.nash_conv_estimate, r.nash_conv_estimate_stderr) {
+            let exact = r.nash_conv.unwrap();
+            assert!(x <= exact + 3.0 * se, "iteration {}: {x} ± {se} above {exact}", r.iteration);
+        }
+    }
+    // Uniform play (NashConv 11/12) is found clearly exploitable.
+    assert!(report.iterations[0].nash_conv_estimate.unwrap() > 0.4);
+}
+
+#[test]
+fn psro_estimate_settings_out_of_range_are_one_line() {
+    let base = "game = \"kuhn_poker\"\nalgorithm = \"psro\"\n";
+    for (extra, says) in [
+        ("approximate_budget = 100\n", "approximate_budget is read only with approximate_every"),
+        ("approximate_every = 0\n", "approximate_every must be at least 1"),
+        ("approximate_every = 1\napproximate_learner = \"q-learning\"\n", "tabular learner"),
+        ("approximate_every = 1\napproximate_learner = \"nope\"\n", "approximate_learner"),
+        ("approximate_every = 1\napproximate_episodes = 0\n", "approximate_episodes must be in 1..="),
+    ] {
+        let e = ExperimentConfig::from_toml_str(&format!("{base}{extra}"), Path::new("<test>")).unwrap_err();
+        assert!(e.to_string().contains(says), "{extra}: {e}");
+    }
 }

@@ -25,12 +25,13 @@ use std::time::Instant;
 
 use metagame_games::philox::derive_seed;
 use metagame_games::{
-    Arena, GameTree, InfosetId, MatchEvaluator, NodeKind, NormalFormGame, PlayerId, Policy, TabularPolicy,
-    aggregate_into,
+    Arena, GameTree, InfosetId, MatchEvaluator, NodeKind, NormalFormGame, PlayerId, Policy, SeatMixture,
+    TabularPolicy, aggregate_into,
 };
 use metagame_solvers::{Copies, MetaSolver, Solution, SolverMemory};
 use serde::{Deserialize, Serialize};
 
+use crate::approximate::EstimateSettings;
 use crate::error::{Error, Result};
 use crate::member_policy::MemberPolicy;
 use crate::oracle::{Oracle, ResponseRequest, response_gap};
@@ -55,6 +56,7 @@ pub struct PsroConfig {
     symmetric: bool,
     convergence_tolerance: f64,
     warm_start: bool,
+    approximate: Option<EstimateSettings>,
 }
 
 /// Builder and serde form of [`PsroConfig`]; every field optional with its default.
@@ -89,6 +91,19 @@ pub struct PsroConfigBuilder {
     /// members (iterative meta-solvers only; the others ignore it). `false` starts every solve
     /// from scratch, as OpenSpiel's psro_v2 does. Default true.
     pub warm_start: Option<bool>,
+    /// Estimate the meta-mixture's NashConv by trained best responses (Timbers et al. 2022;
+    /// a lower bound up to its standard error) after iteration 0, every this many iterations
+    /// and the run's last: the only NashConv of a game whose tree is not built, and beside
+    /// the exact one where it is. ≥ 1; default none (no estimate).
+    pub approximate_every: Option<u64>,
+    /// Training episodes per seat's response of the estimate. Default the learner's
+    /// `episodes_per_response`.
+    pub approximate_budget: Option<u64>,
+    /// Evaluation episodes per seat of the estimate. Default 20 000.
+    pub approximate_episodes: Option<u64>,
+    /// The network learner that trains the estimate's responses, with its default settings.
+    /// Default `ppo`.
+    pub approximate_learner: Option<String>,
 }
 
 impl PsroConfigBuilder {
@@ -102,6 +117,10 @@ impl PsroConfigBuilder {
         "symmetric",
         "convergence_tolerance",
         "warm_start",
+        "approximate_every",
+        "approximate_budget",
+        "approximate_episodes",
+        "approximate_learner",
     ];
 
     setters!(
@@ -113,6 +132,10 @@ impl PsroConfigBuilder {
         symmetric: bool,
         convergence_tolerance: f64,
         warm_start: bool,
+        approximate_every: u64,
+        approximate_budget: u64,
+        approximate_episodes: u64,
+        approximate_learner: String,
     );
 
     /// Validate.
@@ -150,6 +173,27 @@ impl PsroConfigBuilder {
                 "convergence_tolerance must be a finite number ≥ 0, got {convergence_tolerance}"
             )));
         }
+        let approximate = match self.approximate_every {
+            Some(every) => Some(EstimateSettings::new(
+                every,
+                self.approximate_budget,
+                self.approximate_episodes,
+                self.approximate_learner.as_deref(),
+            )?),
+            None => {
+                let set = [
+                    ("approximate_budget", self.approximate_budget.is_some()),
+                    ("approximate_episodes", self.approximate_episodes.is_some()),
+                    ("approximate_learner", self.approximate_learner.is_some()),
+                ];
+                if let Some((field, _)) = set.iter().find(|(_, given)| *given) {
+                    return Err(Error::Config(format!(
+                        "{field} is read only with approximate_every (how often to estimate)"
+                    )));
+                }
+                None
+            }
+        };
         Ok(PsroConfig {
             episodes_per_entry,
             entry_stderr_target: self.entry_stderr_target,
@@ -159,6 +203,7 @@ impl PsroConfigBuilder {
             symmetric: self.symmetric.unwrap_or(false),
             convergence_tolerance,
             warm_start: self.warm_start.unwrap_or(true),
+            approximate,
         })
     }
 }
@@ -176,6 +221,10 @@ impl From<PsroConfig> for PsroConfigBuilder {
             symmetric: Some(c.symmetric),
             convergence_tolerance: Some(c.convergence_tolerance),
             warm_start: Some(c.warm_start),
+            approximate_every: c.approximate.as_ref().map(EstimateSettings::every),
+            approximate_budget: c.approximate.as_ref().map(EstimateSettings::budget),
+            approximate_episodes: c.approximate.as_ref().map(EstimateSettings::episodes),
+            approximate_learner: c.approximate.as_ref().map(|a| a.learner().to_string()),
         }
     }
 }
@@ -212,6 +261,10 @@ impl PsroConfig {
     /// Meta-solves start from the previous meta-mixture.
     pub fn warm_start(&self) -> bool {
         self.warm_start
+    }
+    /// The NashConv estimate's schedule and budget, if any.
+    pub fn approximate(&self) -> Option<&EstimateSettings> {
+        self.approximate.as_ref()
     }
 }
 
@@ -445,12 +498,19 @@ pub struct Psro<'t> {
     payoff_scale: f64,
     /// When a step (or the construction) in progress gives up.
     cutoff: Cutoff,
+    /// The run's last iteration, where known: its NashConv is always estimated (when the
+    /// config estimates).
+    last_iteration: Option<usize>,
 }
 
 /// The purpose of the seeds of an iteration's payoff entries ([`derive_seed`] with the
 /// iteration), so that entries evaluated in different iterations use different streams while
 /// staying reproducible.
 const ENTRIES: u32 = u32::from_be_bytes(*b"entr");
+
+/// The purpose of the seeds of an iteration's NashConv estimate ([`derive_seed`] with the
+/// iteration).
+const ESTIMATE: u32 = u32::from_be_bytes(*b"estm");
 
 /// The purpose of the seeds of response requests ([`derive_seed`] with the iteration and the
 /// request's index in it): streams apart from the evaluation's.
@@ -611,6 +671,7 @@ impl<'t> Psro<'t> {
             last,
             payoff_scale: arena.game_tree().map_or(1.0, payoff_scale),
             cutoff: Cutoff::never(),
+            last_iteration: None,
         })
     }
 
@@ -780,12 +841,20 @@ impl<'t> Psro<'t> {
             }
             None => (None, None),
         };
+        let estimate = match self.config.approximate() {
+            Some(settings) if settings.due(iteration, self.last_iteration) => {
+                Some(self.estimate(settings, policies, &meta_strategies, iteration)?)
+            }
+            _ => None,
+        };
         times.nash_conv_s = t.elapsed().as_secs_f64();
         let report = IterationReport {
             iteration,
             population_sizes: table.shape().to_vec(),
             nash_conv,
             exploitability,
+            nash_conv_estimate: estimate.map(|e| e.0),
+            nash_conv_estimate_stderr: estimate.map(|e| e.1),
             episodes: episodes + oracle_episodes,
             response_gap: Vec::new(),
             elapsed_s: 0.0,
@@ -799,6 +868,29 @@ impl<'t> Psro<'t> {
             )),
         };
         Ok((meta_strategies, report))
+    }
+
+    /// The meta-mixture's NashConv estimated by trained best responses, with its standard
+    /// error; `policies[p]` are player `p`'s members, `meta_strategies[p]` their weights.
+    fn estimate(
+        &self,
+        settings: &EstimateSettings,
+        policies: &[Vec<&dyn Policy>],
+        meta_strategies: &[Vec<f64>],
+        iteration: usize,
+    ) -> Result<(f64, f64)> {
+        let seats: Vec<SeatMixture<'_>> = policies
+            .iter()
+            .zip(meta_strategies)
+            .enumerate()
+            .map(|(seat, (list, weights))| SeatMixture {
+                seat,
+                members: list.iter().zip(weights).filter(|(_, w)| **w > 0.0).map(|(&p, &w)| (p, w)).collect(),
+            })
+            .collect();
+        let seed = derive_seed(self.config.seed, ESTIMATE, &[iteration as u64]);
+        let got = settings.estimate(self.arena, &seats, seed, &self.cutoff)?;
+        Ok((got.nash_conv_estimate, got.stderr))
     }
 
     /// Evaluate every missing payoff entry of `table`; returns (entries, episodes).
@@ -946,6 +1038,16 @@ impl TrainingLoop for Psro<'_> {
     }
     fn meta_game(&self) -> Result<Option<NormalFormGame>> {
         self.state.table.to_normal_form().map(Some)
+    }
+    fn member_elo(&self) -> Option<Vec<Vec<f64>>> {
+        let range = match self.arena.game_tree() {
+            Some(tree) => tree.utility_bounds(),
+            None => metagame_games::Game::utility_range(self.arena.game_rules()?)?,
+        };
+        self.state.table.member_elo(range)
+    }
+    fn set_last_iteration(&mut self, iteration: usize) {
+        self.last_iteration = Some(iteration);
     }
     fn meta_game_stderr(&self) -> Option<Vec<Vec<f64>>> {
         self.state.table.stderr()

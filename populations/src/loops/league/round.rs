@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use metagame_games::philox::derive_seed;
-use metagame_games::{Arena, GameTree, Matchup, MixtureSum, PlayerId, Policy, TabularPolicy};
+use metagame_games::{Arena, GameTree, Matchup, MixtureSum, Policy, TabularPolicy};
 use metagame_learners::{Critic, MinimaxConfig, ValueTable};
 
 use super::config::Role;
@@ -22,19 +22,12 @@ use crate::report::{Details, IterationReport, PhaseTimes};
 /// The purpose of the seeds of an evaluation point's payoff entries ([`derive_seed`] with
 /// the round).
 pub(super) const ENTRIES: u32 = u32::from_be_bytes(*b"entr");
-/// The smallest and largest utility of any player of `tree`: the range match results are
-/// mapped from.
-pub(super) fn result_range(tree: &GameTree) -> (f64, f64) {
-    (0..tree.num_players())
-        .map(|p| tree.utility_range(PlayerId(p)))
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (l, h)| (lo.min(l), hi.max(h)))
-}
 /// `u` mapped from `range` to [0, 1].
 pub(super) fn to_score(u: f64, range: (f64, f64)) -> f64 {
     ((u - range.0) / (range.1 - range.0).max(f64::MIN_POSITIVE)).clamp(0.0, 1.0)
 }
 /// `a`'s result against `b` on `tree` (the match tree): its expected utility at each seat
-/// mapped from `range` (the tree's [`result_range`]) to [0, 1], averaged over the seats.
+/// mapped from `range` (the tree's [`GameTree::utility_bounds`]) to [0, 1], averaged over the seats.
 pub(super) fn score(tree: &GameTree, range: (f64, f64), a: &TabularPolicy, b: &TabularPolicy) -> Result<f64> {
     let first = metagame_games::expected_returns(tree, &[a, b])?[0];
     let second = metagame_games::expected_returns(tree, &[b, a])?[1];
@@ -201,7 +194,7 @@ impl League<'_> {
             )));
         }
         let new_policies: Vec<TabularPolicy> = trained.iter().map(|pair| combined(play, pair)).collect();
-        let range = result_range(play);
+        let range = play.utility_bounds();
         for (a, &(opponent, branch, draw)) in choices.iter().enumerate() {
             let me = self.state.agents[a].member;
             let s = score(play, range, &new_policies[a], self.member_policy(&current, opponent))?;
@@ -348,7 +341,7 @@ impl League<'_> {
             }
         }
         // Payoffs as results in [0, 1], as matches score them, one "game" per pair.
-        let range = result_range(play);
+        let range = play.utility_bounds();
         let mut results = ndarray::Array2::<f64>::zeros((n, n));
         for i in 0..n {
             for j in (0..n).filter(|&j| j != i) {
