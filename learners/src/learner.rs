@@ -35,6 +35,20 @@ pub struct TrainingStats {
     pub shaped_return_sum: f64,
 }
 
+/// Seconds a network learner spent in each phase of training since it was made or restored:
+/// playing episodes (the environment and the network's forward passes that act),
+/// computing losses and gradients, and applying the optimiser. Wall time is not part of
+/// what a learner learned, so it is not saved.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct PhaseSeconds {
+    /// Collecting episodes.
+    pub rollouts: f64,
+    /// Forward and backward passes of the updates (advantages and targets included).
+    pub gradients: f64,
+    /// The optimiser's steps (gradient clipping and the finiteness checks included).
+    pub optimiser: f64,
+}
+
 impl TrainingStats {
     /// Mean return per episode (0 before any episode).
     pub fn mean_return(&self) -> f64 {

@@ -69,7 +69,7 @@ pub use critic::Critic;
 pub use dqn::{Dqn, DqnConfig, DqnState};
 pub use episodes::{Opponent, OpponentSampler};
 pub use error::{Error, Result};
-pub use learner::{Learner, ShapedLearner, Start, TrainingStats};
+pub use learner::{Learner, PhaseSeconds, ShapedLearner, Start, TrainingStats};
 pub use learner_config::{LearnerConfig, Registrable, SeatLearner, from_fields, type_str};
 pub use minimax::MinimaxExploiter;
 pub use minimax_q::MinimaxQConfig;

@@ -6,7 +6,7 @@ use metagame_games::{Arena, Cutoff, GameTree, SeatMixture};
 use metagame_networks::Mlp;
 
 use crate::error::Result;
-use crate::learner::TrainingStats;
+use crate::learner::{PhaseSeconds, TrainingStats};
 use crate::saved_learner::SavedLearner;
 use crate::values::ValueTable;
 
@@ -46,6 +46,11 @@ pub trait NetworkLearner: Send + Sync + std::fmt::Debug {
 
     /// Training statistics so far.
     fn stats(&self) -> &TrainingStats;
+
+    /// Where its training time went, for learners that keep the split (not saved).
+    fn phase_seconds(&self) -> Option<PhaseSeconds> {
+        None
+    }
 
     /// Its value estimates at the seat's information sets of `tree` (a critic of state
     /// values gives each legal action its state's value).

@@ -17,9 +17,10 @@ use metagame_networks::Mlp;
 use ndarray::{ArrayView2, ArrayViewMut2};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::time::Instant;
 
 use crate::error::{Error, Result};
-use crate::learner::{Start, TrainingStats};
+use crate::learner::{PhaseSeconds, Start, TrainingStats};
 use crate::learner_config::{LearnerConfig, Registrable, SeatLearner, from_fields, state_of};
 use crate::network_learner::{NetworkLearner, sample};
 use crate::on_tree::OnTree;
@@ -154,6 +155,8 @@ impl PpoConfig {
 #[derive(Clone, Debug)]
 pub struct Ppo {
     state: PpoState,
+    /// Where training time went (not saved).
+    clock: PhaseSeconds,
 }
 
 /// Everything [`Ppo`] has learned, as saved.
@@ -231,7 +234,7 @@ impl Ppo {
             updates: 0,
             stats: TrainingStats::default(),
         };
-        Ok(Self { state })
+        Ok(Self { state, clock: PhaseSeconds::default() })
     }
 
     /// A fresh learner for `seat` of `tree`'s game (see [`Ppo::new`]); a warm start from a
@@ -272,7 +275,7 @@ impl Ppo {
             state.actor.to_mlp()?.check_fits(d, tree.num_actions())?;
         }
         state.config.validate()?;
-        Ok(Self { state })
+        Ok(Self { state, clock: PhaseSeconds::default() })
     }
 
     /// The settings.
@@ -466,11 +469,21 @@ impl Ppo {
         let grads = loss.backward().map_err(candle)?;
         let mut g = gradients(&actor_vars, &grads)?;
         g.extend(gradients(&critic_vars, &grads)?);
-        let norm = clip_grad_norm(&mut g, c.max_grad_norm as f32);
+        let t = Instant::now();
+        let stepped = self.optimiser_step(actor_vars.len(), &mut g, lr);
+        self.clock.optimiser += t.elapsed().as_secs_f64();
+        stepped
+    }
+
+    /// Clip the gradients `g` (the actor's, then the critic's) and take Adam's step on both
+    /// networks, keeping the old weights when anything is no longer finite.
+    fn optimiser_step(&mut self, actor_tensors: usize, g: &mut [Vec<f32>], lr: f32) -> Result<()> {
+        let c = &self.state.config;
+        let norm = clip_grad_norm(g, c.max_grad_norm as f32);
         if !norm.is_finite() {
             return Err(Error::Diverged(format!("a gradient norm of {norm}")));
         }
-        let (ga, gc) = g.split_at(actor_vars.len());
+        let (ga, gc) = g.split_at(actor_tensors);
         let (mut actor, mut critic) = (self.state.actor.clone(), self.state.critic.clone());
         self.state.actor_adam.step(&mut actor, ga, lr);
         self.state.critic_adam.step(&mut critic, gc, lr);
@@ -554,8 +567,10 @@ impl NetworkLearner for Ppo {
             if cutoff.passed() {
                 return Err(Error::CutOff);
             }
+            let t = Instant::now();
             let actor = self.state.actor.to_mlp()?;
             let rollout = self.collect(&mut env, &actor)?;
+            self.clock.rollouts += t.elapsed().as_secs_f64();
             let (done, _) = env.finished();
             // Annealed over this call's budget (`done`: the episodes this call has ended).
             let lr = if self.state.config.anneal_lr {
@@ -564,7 +579,11 @@ impl NetworkLearner for Ppo {
                 lr0
             };
             steps += rollout.valid.iter().filter(|&&v| v).count() as u64;
+            let t = Instant::now();
+            let optimiser = self.clock.optimiser;
             self.update(&rollout, d, a, n, lr)?;
+            // The update's time less its optimiser steps (timed inside).
+            self.clock.gradients += t.elapsed().as_secs_f64() - (self.clock.optimiser - optimiser);
             self.state.stats.batches += 1;
         }
         let (done, return_sum) = env.finished();
@@ -581,6 +600,10 @@ impl NetworkLearner for Ppo {
 
     fn stats(&self) -> &TrainingStats {
         &self.state.stats
+    }
+
+    fn phase_seconds(&self) -> Option<PhaseSeconds> {
+        Some(self.clock)
     }
 
     fn values_on(&self, tree: &GameTree) -> Result<ValueTable> {

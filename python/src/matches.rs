@@ -103,7 +103,9 @@ pub fn read_policy(
 /// The payoff table among ``policies`` on ``game``: every joint choice of one policy per
 /// seat (``len(policies) ** players`` entries), as the CLI's ``matches --json`` gives it:
 /// a dict with ``entries`` (each ``{"policies", "mean", "stderr", "episodes"}``, seat 0 most
-/// significant), ``evaluator``, ``exact``, ``seconds`` and the rest.
+/// significant), ``batch_elo`` (two-player games with a known utility range: each policy's
+/// batch Elo from both seatings, the lowest at 0; else None), ``evaluator``, ``exact``,
+/// ``seconds`` and the rest.
 ///
 /// ``game`` is a ``Game`` or a game string (a game too large for its tree, such as
 /// ``"connect_four"``, is played on its states). A policy is a name (``"uniform"``,

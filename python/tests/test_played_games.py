@@ -47,6 +47,10 @@ def test_matches_on_a_played_game_agree_with_the_built_in_game_within_standard_e
     for x, y in zip(a["entries"], b["entries"]):
         gap = abs(x["mean"][0] - y["mean"][0])
         assert gap < 4 * np.hypot(x["stderr"][0], y["stderr"][0]) + 1e-12, (x, y)
+    # Both rate the policies by batch Elo over pyspiel's utility range [-1, 1]: the centre
+    # player above uniform play, uniform at 0.
+    for table in (a, b):
+        assert table["batch_elo"][0] == 0.0 and table["batch_elo"][1] > 100, table["batch_elo"]
 
 
 def test_breakthrough_too_large_to_walk_is_played_with_its_tensors():
