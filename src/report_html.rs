@@ -11,6 +11,7 @@ use metagame_games::NormalFormGame;
 use crate::error::{Error, Result};
 use crate::plots;
 use crate::run_report::RunReport;
+use metagame_populations::IterationReport;
 
 /// Name of the page in a run folder.
 pub(crate) const REPORT_HTML_FILE: &str = "report.html";
@@ -51,6 +52,18 @@ fn name_of(value: &impl serde::Serialize) -> String {
 }
 
 /// A number as a table shows it: 6 significant digits, scientific below 1e-4.
+/// A report's NashConv as a cell: the exact value, else the estimate by trained best
+/// responses (`≥ 1.46 ± 0.0217`, a lower bound up to its error), else `-`.
+fn nash_conv_cell(r: &IterationReport) -> String {
+    match (r.nash_conv, r.nash_conv_estimate) {
+        (Some(x), _) => number(x),
+        (None, Some(x)) => {
+            format!("≥ {} ± {}", number(x), number(r.nash_conv_estimate_stderr.unwrap_or(f64::NAN)))
+        }
+        (None, None) => "-".into(),
+    }
+}
+
 fn number(x: f64) -> String {
     if x == 0.0 {
         "0".into()
@@ -203,7 +216,7 @@ pub(crate) fn report_html(
         "<p class=\"summary\">Stopped: {} after iteration {}; NashConv {}; {} s.</p>",
         escape(&name_of(&report.stop_reason)),
         last.map_or(0, |r| r.iteration),
-        last.and_then(|r| r.nash_conv).map_or_else(|| "-".into(), number),
+        last.map_or_else(|| "-".into(), nash_conv_cell),
         last.map_or_else(|| "-".into(), |r| number(r.elapsed_s)),
     );
     let _ = writeln!(html, "<h2>Config</h2>\n<pre>{}</pre>", escape(&report.config.to_toml()));
@@ -211,7 +224,8 @@ pub(crate) fn report_html(
     html.push_str("<h2>NashConv</h2>\n");
     html.push_str(&figure(
         &plots::run::exploitability_figure(report)?,
-        "Exact NashConv of the run's profile against iteration and against wall time.",
+        "Exact NashConv of the run's profile against iteration and against wall time; \
+         estimates by trained best responses (lower bounds) as triangles with ±2 standard errors.",
     ));
     if let Some(game) = meta_game
         && let Some(svg) = plots::payoffs::payoffs_figure(game, &plots::run::final_mixtures(report))
@@ -255,7 +269,7 @@ pub(crate) fn report_html(
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
             r.iteration,
             sizes.join(", "),
-            r.nash_conv.map_or_else(|| "-".into(), number),
+            nash_conv_cell(r),
             r.exploitability.map_or_else(|| "-".into(), number),
             r.episodes,
             number(r.elapsed_s)

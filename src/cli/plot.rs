@@ -9,7 +9,7 @@ use metagame::RunCheckpoint;
 use metagame::plots::{Curve, compare_svg};
 use serde_json::Value;
 
-use super::output::outln;
+use super::output::{eprint_line, outln};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum XAxis {
@@ -74,12 +74,25 @@ fn read_run(dir: &Path, x: XAxis) -> anyhow::Result<Run> {
     }
     let mut key = config.clone();
     key.remove("seed");
+    // Iterations evaluated exactly; a run without any (a game whose tree was not built) is
+    // drawn from its estimates, where it has them. Iterations a schedule did not evaluate
+    // (CFR's `nash_conv_every`) are left out.
+    let exact = iterations.iter().any(|it| it["nash_conv"].is_number());
+    let field = if exact { "nash_conv" } else { "nash_conv_estimate" };
+    if !exact && !iterations.iter().any(|it| it[field].is_number()) {
+        bail!("{}: no iteration has a NashConv, exact or estimated", path.display());
+    }
+    if !exact {
+        eprint_line(format_args!(
+            "{}: no exact NashConv (no tree); plotting its estimates, lower bounds",
+            path.display()
+        ));
+    }
     let mut episodes = 0.0;
     let mut points = Vec::new();
     for it in iterations {
-        let nash_conv = it["nash_conv"]
-            .as_f64()
-            .with_context(|| format!("{}: an iteration without nash_conv", path.display()))?;
+        episodes += it["episodes"].as_f64().unwrap_or(0.0);
+        let Some(nash_conv) = it[field].as_f64() else { continue };
         if !nash_conv.is_finite() || nash_conv.abs() > 1e300 {
             bail!(
                 "{}: iteration {} has NashConv {nash_conv}, not a value to plot",
@@ -87,7 +100,6 @@ fn read_run(dir: &Path, x: XAxis) -> anyhow::Result<Run> {
                 it["iteration"]
             );
         }
-        episodes += it["episodes"].as_f64().unwrap_or(0.0);
         let xv = match x {
             XAxis::Iteration => it["iteration"].as_f64().unwrap_or(points.len() as f64),
             XAxis::Time => it["elapsed_s"].as_f64().unwrap_or(0.0),

@@ -312,18 +312,24 @@ fn plot_by_episodes_refuses_runs_without_episodes() {
     assert!(!out.exists());
 }
 
-/// `plot` refuses a report with nothing to draw (no iterations) or with a NashConv that is
-/// not a value (NaN, written as null, or ±1e308) with one line and exit 2, and writes no
-/// figure; the same report with finite values draws.
+/// `plot` refuses a report with nothing to draw (no iterations, or no NashConv at all) or
+/// with a NashConv that is not a value (±1e308) with one line and exit 2, and writes no
+/// figure; the same report with finite values draws, leaving out iterations a schedule did
+/// not evaluate (null).
 #[test]
 fn plot_refuses_reports_without_iterations_or_with_non_finite_nash_conv() {
     let dir = temp_dir("plot-refusals");
     let iteration = |k: usize, nash_conv: Value| serde_json::json!({ "iteration": k, "nash_conv": nash_conv, "episodes": 0, "elapsed_s": 0.1 * k as f64 });
-    let cases: [(&str, Vec<Value>, &str); 5] = [
+    let cases: [(&str, Vec<Value>, &str); 6] = [
         ("empty", vec![], "no iterations to plot"),
         ("huge", vec![iteration(0, 0.5.into()), iteration(1, 1e308.into())], "not a value to plot"),
         ("negative", vec![iteration(0, (-1e308).into()), iteration(1, 0.2.into())], "not a value to plot"),
-        ("nan", vec![iteration(0, 0.5.into()), iteration(1, Value::Null)], "without nash_conv"),
+        ("none", vec![iteration(0, Value::Null), iteration(1, Value::Null)], "no iteration has a NashConv"),
+        (
+            "scheduled",
+            vec![iteration(0, 0.5.into()), iteration(1, Value::Null), iteration(2, 0.2.into())],
+            "",
+        ),
         ("fine", vec![iteration(0, 0.5.into()), iteration(1, 0.25.into())], ""),
     ];
     for (name, iterations, message) in cases {
@@ -501,4 +507,33 @@ fn a_running_run_refreshes_its_report_and_a_killed_one_keeps_it() {
         r.iterations.iter().map(|i| (i.iteration, i.nash_conv.unwrap().to_bits())).collect::<Vec<_>>()
     };
     assert_eq!(strip(&resumed), strip(&reference));
+}
+
+/// A CFR run evaluates NashConv on a schedule (`nash_conv: null` between evaluations) and a
+/// PSRO run on connect four only estimates it: `plot` draws both.
+#[test]
+fn plot_draws_scheduled_and_estimated_runs() {
+    let dir = temp_dir("plot-scheduled");
+    let configs = [
+        ("cfr", "game = \"kuhn_poker\"\nalgorithm = \"cfr\"\nmax_iterations = 60\n"),
+        (
+            "c4",
+            "game = \"connect_four\"\nalgorithm = \"psro\"\noracle = \"ppo\"\nevaluator = \"rollout\"\n\
+             episodes_per_entry = 50\nmax_iterations = 1\napproximate_every = 1\napproximate_budget = 100\n\
+             approximate_episodes = 100\n[learner]\nepisodes_per_response = 100\n",
+        ),
+    ];
+    for (name, text) in configs {
+        let config = dir.join(format!("{name}.toml"));
+        std::fs::write(&config, text).unwrap();
+        let run = dir.join(name);
+        let o = metagame(&["run", config.to_str().unwrap(), "--out", run.to_str().unwrap(), "--overwrite"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let out = dir.join(format!("{name}.svg"));
+        let o = metagame(&["plot", run.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(out.is_file());
+        let said = String::from_utf8_lossy(&o.stderr).to_string();
+        assert_eq!(said.contains("plotting its estimates"), name == "c4", "{said}");
+    }
 }
