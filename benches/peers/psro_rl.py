@@ -12,6 +12,11 @@ Usage (from anywhere; plain python3 is fine, the script bootstraps its venv):
     python3 benches/peers/psro_rl.py --no-metagame --json /tmp/os.json
     python3 benches/peers/psro_rl.py --openspiel-from /tmp/os.json   # reuse it
     python3 benches/peers/psro_rl.py --no-metagame --save benches/peers/results/psro_rl-openspiel.txt
+    python3 benches/peers/psro_rl.py --oracle DQN --minutes 20 --iterations 40 --no-metagame \
+        --json benches/peers/results/psro_rl-openspiel-dqn.json   # 20 minutes of psro_v2
+    python3 benches/peers/psro_rl.py --openspiel-from benches/peers/results/psro_rl-openspiel-dqn.json \
+        --metagame-config examples/leduc_psro_ppo.toml --metagame-iterations 20 \
+        --metagame-episodes-per-response 10000    # then: when metagame reaches its lowest NashConv
 
 OpenSpiel side: open_spiel/python/examples/psro_v2_example.py's RL-oracle path,
 with that example's flag defaults unless stated:
@@ -329,9 +334,11 @@ def run_metagame(binary, config_path, iterations, seed,
             line = line.strip()
             if line.startswith("{"):
                 try:
-                    lines.append(json.loads(line))
+                    d = json.loads(line)
                 except json.JSONDecodeError:
-                    pass
+                    continue
+                if not d.get("summary"):  # the final summary line is no iteration
+                    lines.append(d)
         rep_path = os.path.join(out_dir, "report.json")
         if os.path.exists(rep_path):
             with open(rep_path) as f:
