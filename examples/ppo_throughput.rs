@@ -9,6 +9,7 @@
 //! cargo run --release --example ppo_throughput -- [EPISODES] [GAMES]
 //! ```
 
+use std::io::Write as _;
 use std::time::Instant;
 
 use metagame::LoadedGame;
@@ -33,9 +34,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let seconds = started.elapsed().as_secs_f64();
         let steps = trainer.stats().steps;
         let phases = trainer.phase_seconds().unwrap_or_default();
-        println!(
-            "{}",
-            serde_json::json!({
+        let line = serde_json::json!({
                 "game": game,
                 "tree": arena.game_tree().is_some(),
                 "episodes": trainer.stats().episodes,
@@ -46,8 +45,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "gradients_s": phases.gradients,
                 "optimiser_s": phases.optimiser,
                 "mean_return": trainer.stats().mean_return(),
-            })
-        );
+        });
+        writeln!(std::io::stdout(), "{line}")?;
     }
     Ok(())
 }

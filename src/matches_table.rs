@@ -82,7 +82,7 @@ pub fn batch_elo(
         Some(tree) => tree.utility_bounds(),
         None => arena.game_rules()?.utility_range()?,
     };
-    if !(high > low) {
+    if high.partial_cmp(&low) != Some(std::cmp::Ordering::Greater) {
         return None;
     }
     let n = played.policies.len();

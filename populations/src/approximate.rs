@@ -220,7 +220,7 @@ impl EstimateSettings {
 
     /// Whether iteration `iteration` is estimated, the run's last being `last` (if known).
     pub fn due(&self, iteration: usize, last: Option<usize>) -> bool {
-        iteration as u64 % self.every == 0 || last == Some(iteration)
+        (iteration as u64).is_multiple_of(self.every) || last == Some(iteration)
     }
 
     /// The estimate of the profile `seats`, keyed by `seed` (see [`approximate_nash_conv`]).

@@ -364,7 +364,7 @@ impl PayoffTable {
     /// at 0. `None` for other player counts, a missing entry or an empty range.
     pub fn member_elo(&self, range: (f64, f64)) -> Option<Vec<Vec<f64>>> {
         let (low, high) = range;
-        if self.shape.len() != 2 || !(high > low) {
+        if self.shape.len() != 2 || high.partial_cmp(&low) != Some(std::cmp::Ordering::Greater) {
             return None;
         }
         let (n0, n1) = (self.shape[0], self.shape[1]);
