@@ -171,8 +171,11 @@ class _State:
         return self.reset and (not env.agents or all(env.terminations[a] or env.truncations[a] for a in env.agents))
 
     def current_player(self) -> int:
+        # pyspiel's ids: -1 chance (the reset's seed), -4 terminal.
         if not self.reset:
             return -1
+        if self.is_terminal():
+            return -4
         return self.game.agents.index(self.env.agent_selection)
 
     def _observed(self) -> Any:

@@ -17,6 +17,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
 
+use crate::pyspiel::{Mover, mover};
+
 /// A pyspiel game's rules.
 struct PyspielRules {
     game: Py<PyAny>,
@@ -94,21 +96,13 @@ impl PyspielState {
 impl ExternalState for PyspielState {
     fn turn(&self) -> Turn {
         let name = &self.name;
-        let turn = self.call("current_player()", Turn::Terminal, |s| {
-            let py = s.py();
-            if s.call_method0(intern!(py, "is_terminal"))?.extract::<bool>()? {
-                return Ok(Turn::Terminal);
-            }
-            if s.call_method0(intern!(py, "is_chance_node"))?.extract::<bool>()? {
-                return Ok(Turn::Chance);
-            }
-            let player: i64 = s.call_method0(intern!(py, "current_player"))?.extract()?;
-            match usize::try_from(player) {
-                Ok(p) => Ok(Turn::Player(PlayerId(p))),
-                Err(_) => Err(PyValueError::new_err(format!(
-                    "{name} is at a state whose current player is {player} (a simultaneous move: pass pyspiel.convert_to_turn_based(game))"
-                ))),
-            }
+        let turn = self.call("current_player()", Turn::Terminal, |s| match mover(s, name)? {
+            Mover::Terminal => Ok(Turn::Terminal),
+            Mover::Chance => Ok(Turn::Chance),
+            Mover::Player(p) => Ok(Turn::Player(PlayerId(p))),
+            Mover::Simultaneous => Err(PyValueError::new_err(format!(
+                "{name} is at a simultaneous move: pass pyspiel.convert_to_turn_based(game)"
+            ))),
         });
         if self.broken.load(Ordering::Relaxed) { Turn::Terminal } else { turn }
     }

@@ -19,6 +19,30 @@ fn enum_name(value: &Bound<'_, PyAny>) -> PyResult<String> {
     value.getattr("name")?.extract()
 }
 
+/// Who moves at a pyspiel state, from one call: OpenSpiel's `current_player()` is the
+/// player, or `kTerminalPlayerId` (-4), `kChancePlayerId` (-1) or
+/// `kSimultaneousPlayerId` (-2).
+pub enum Mover {
+    Player(usize),
+    Chance,
+    Terminal,
+    Simultaneous,
+}
+
+/// The [`Mover`] of `state`; a player id OpenSpiel gives no such meaning is an error naming
+/// `game`.
+pub fn mover(state: &Bound<'_, PyAny>, game: &str) -> PyResult<Mover> {
+    let player: i64 = state.call_method0(intern!(state.py(), "current_player"))?.extract()?;
+    match player {
+        -4 => Ok(Mover::Terminal),
+        -1 => Ok(Mover::Chance),
+        -2 => Ok(Mover::Simultaneous),
+        p => usize::try_from(p)
+            .map(Mover::Player)
+            .map_err(|_| PyValueError::new_err(format!("{game}: a state's current player is {p}"))),
+    }
+}
+
 /// Walk ``game`` (a ``pyspiel.Game``) into a metagame Game. Use
 /// ``metagame.openspiel.from_pyspiel``, which documents it.
 #[pyfunction]
@@ -95,40 +119,45 @@ fn walk_pyspiel(
                 bar.set_position(visited as u64);
             }
         }
-        if state.call_method0(intern!(py, "is_terminal"))?.extract::<bool>()? {
-            let returns: Vec<f64> = state.call_method0(intern!(py, "returns"))?.extract()?;
-            builder.terminal(node, returns).map_err(value_error)?;
-            continue;
-        }
-        let (actions, children) = if state.call_method0(intern!(py, "is_chance_node"))?.extract::<bool>()? {
-            let outcomes: Vec<(usize, f64)> =
-                state.call_method0(intern!(py, "chance_outcomes"))?.extract()?;
-            let outcomes: Vec<(ActionId, f64)> =
-                outcomes.into_iter().map(|(a, p)| (ActionId(a), p)).collect();
-            let children = builder.chance(node, &outcomes).map_err(value_error)?;
-            (outcomes.into_iter().map(|o| o.0).collect::<Vec<_>>(), children)
-        } else if state.call_method0(intern!(py, "is_simultaneous_node"))?.extract::<bool>()? {
-            return Err(PyValueError::new_err(format!(
-                "{name} has simultaneous moves; pass pyspiel.convert_to_turn_based(game)"
-            )));
-        } else {
-            let player: i64 = state.call_method0(intern!(py, "current_player"))?.extract()?;
-            let player = usize::try_from(player).map_err(|_| {
-                PyValueError::new_err(format!("{name}: a state's current player is {player}"))
-            })?;
-            let key: String = state
-                .call_method1(intern!(py, "information_state_string"), (player,))
-                .and_then(|k| k.extract())
-                .map_err(no_strings)?;
-            let legal: Vec<usize> = state.call_method0(intern!(py, "legal_actions"))?.extract()?;
-            let legal: Vec<ActionId> = legal.into_iter().map(ActionId).collect();
-            let new = !builder.has_infoset(&key);
-            let children = builder.decision(node, player, &key, &legal).map_err(value_error)?;
-            if let (true, Some((_, method))) = (new, &tensor) {
-                let values: Vec<f32> = state.call_method1(*method, (player,))?.extract()?;
-                builder.set_tensor(&key, &values).map_err(value_error)?;
+        // One call says who moves (a node's other calls are the ones it needs).
+        let player = match mover(&state, &name)? {
+            Mover::Terminal => {
+                let returns: Vec<f64> = state.call_method0(intern!(py, "returns"))?.extract()?;
+                builder.terminal(node, returns).map_err(value_error)?;
+                continue;
             }
-            (legal, children)
+            Mover::Simultaneous => {
+                return Err(PyValueError::new_err(format!(
+                    "{name} has simultaneous moves; pass pyspiel.convert_to_turn_based(game)"
+                )));
+            }
+            Mover::Chance => None,
+            Mover::Player(p) => Some(p),
+        };
+        let (actions, children) = match player {
+            None => {
+                let outcomes: Vec<(usize, f64)> =
+                    state.call_method0(intern!(py, "chance_outcomes"))?.extract()?;
+                let outcomes: Vec<(ActionId, f64)> =
+                    outcomes.into_iter().map(|(a, p)| (ActionId(a), p)).collect();
+                let children = builder.chance(node, &outcomes).map_err(value_error)?;
+                (outcomes.into_iter().map(|o| o.0).collect::<Vec<_>>(), children)
+            }
+            Some(player) => {
+                let key: String = state
+                    .call_method1(intern!(py, "information_state_string"), (player,))
+                    .and_then(|k| k.extract())
+                    .map_err(no_strings)?;
+                let legal: Vec<usize> = state.call_method0(intern!(py, "legal_actions"))?.extract()?;
+                let legal: Vec<ActionId> = legal.into_iter().map(ActionId).collect();
+                let new = !builder.has_infoset(&key);
+                let children = builder.decision(node, player, &key, &legal).map_err(value_error)?;
+                if let (true, Some((_, method))) = (new, &tensor) {
+                    let values: Vec<f32> = state.call_method1(*method, (player,))?.extract()?;
+                    builder.set_tensor(&key, &values).map_err(value_error)?;
+                }
+                (legal, children)
+            }
         };
         if builder.num_nodes() > max_nodes {
             return Err(too_large());

@@ -87,6 +87,7 @@ fn every_example_reports_what_it_reported_before_issue_10() {
                 v.as_array().unwrap().iter().map(|p| p.as_array().unwrap().len()).collect::<Vec<_>>()
             };
             assert_eq!(shape(&stderr), shape(&new["meta_game"]));
+            members_rated_as_the_meta_game_is_laid_out(name, &mut new);
             for it in new["iterations"].as_array_mut().unwrap() {
                 // Timing fields were stripped from the fixtures.
                 let it = it.as_object_mut().unwrap();
@@ -117,6 +118,7 @@ fn every_example_reports_what_it_reported_before_issue_10() {
         }
         let mut new = report.clone();
         new.as_object_mut().unwrap().remove("config");
+        members_rated_as_the_meta_game_is_laid_out(name, &mut new);
         // Issue 24: Double Oracle's run folder has its meta-game, the restricted game it
         // solved (RPS: all three strategies, in the order added: 0, 1, 2).
         if name == "rps_double_oracle" {
@@ -139,6 +141,21 @@ fn every_example_reports_what_it_reported_before_issue_10() {
         }
         assert_close(name, &old, &new);
     }
+}
+
+/// `member_elo` came after the fixtures: PSRO's reports rate each player's members (as many
+/// as the meta-game has strategies), the lowest at 0; taken out to compare the rest.
+fn members_rated_as_the_meta_game_is_laid_out(name: &str, report: &mut Value) {
+    let Some(elo) = report.as_object_mut().unwrap().remove("member_elo") else {
+        assert!(!name.contains("psro"), "{name}: a PSRO report without member_elo");
+        return;
+    };
+    let sizes: Vec<usize> = elo.as_array().unwrap().iter().map(|p| p.as_array().unwrap().len()).collect();
+    let shape: Vec<usize> =
+        report["meta_game_shape"].as_array().unwrap().iter().map(|n| n.as_u64().unwrap() as usize).collect();
+    assert_eq!(sizes, shape, "{name}");
+    let lowest = elo.as_array().unwrap().iter().flat_map(|p| p.as_array().unwrap()).filter_map(Value::as_f64);
+    assert_eq!(lowest.fold(f64::INFINITY, f64::min), 0.0, "{name}");
 }
 
 /// Issue 14: a response identical to a member (the same rows, bit for bit) is counted as
