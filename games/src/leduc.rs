@@ -13,6 +13,10 @@
 //! `3n - 2` rows of two (call `[1, 0]`, raise `[0, 1]`, a fold or an action not yet taken
 //! `[0, 0]`).
 
+use std::fmt::Write as _;
+
+use smallvec::{SmallVec, smallvec};
+
 use crate::error::Result;
 use crate::game::{ActionId, Game, PlayerId, State, TensorKind, TensorShape, Turn};
 use crate::game_info::{Conformance, GameInfo, ParamInfo, ParamKind, Params, Registered};
@@ -77,16 +81,16 @@ impl Game for LeducPoker {
             stakes: 1,
             pot: ANTE * n as i64,
             public_card: None,
-            in_deck: vec![true; deck_size],
+            in_deck: smallvec![true; deck_size],
             deck_size,
-            private_cards: vec![None; n],
+            private_cards: smallvec![None; n],
             remaining_players: n,
-            money: vec![(STARTING_MONEY - ANTE) as f64; n],
-            ante: vec![ANTE; n],
-            folded: vec![false; n],
-            round1: Vec::new(),
-            round2: Vec::new(),
-            history: Vec::new(),
+            money: smallvec![(STARTING_MONEY - ANTE) as f64; n],
+            ante: smallvec![ANTE; n],
+            folded: smallvec![false; n],
+            round1: SmallVec::new(),
+            round2: SmallVec::new(),
+            history: SmallVec::new(),
         }
     }
     fn utility_sum(&self) -> Option<f64> {
@@ -135,16 +139,18 @@ pub struct LeducState {
     stakes: i64,
     pot: i64,
     public_card: Option<usize>,
-    in_deck: Vec<bool>,
+    // Inline up to the two-player game's sizes: a state is cloned for every node of the
+    // tree, and heap vectors made that mostly allocation.
+    in_deck: SmallVec<[bool; 6]>,
     deck_size: usize,
-    private_cards: Vec<Option<usize>>,
+    private_cards: SmallVec<[Option<usize>; 2]>,
     remaining_players: usize,
-    money: Vec<f64>,
-    ante: Vec<i64>,
-    folded: Vec<bool>,
-    round1: Vec<usize>,
-    round2: Vec<usize>,
-    history: Vec<ActionId>,
+    money: SmallVec<[f64; 2]>,
+    ante: SmallVec<[i64; 2]>,
+    folded: SmallVec<[bool; 2]>,
+    round1: SmallVec<[usize; 4]>,
+    round2: SmallVec<[usize; 4]>,
+    history: SmallVec<[ActionId; 12]>,
 }
 
 impl LeducState {
@@ -218,10 +224,6 @@ impl LeducState {
             self.cur_player = Some(self.next_player());
         }
     }
-}
-
-fn join<T: ToString>(items: &[T]) -> String {
-    items.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ")
 }
 
 impl State for LeducState {
@@ -323,20 +325,42 @@ impl State for LeducState {
         // Matches OpenSpiel's LeducObserver with perfect recall and the player's private card.
         let private = self.private_cards[player.0].map_or(-10000, |c| c as i64);
         let cur = self.cur_player.map_or(-1, |p| p as i64);
-        let money: Vec<String> = self.money.iter().map(|m| format_money(*m)).collect();
-        let mut s = format!(
-            "[Observer: {}][Private: {}][Round {}][Player: {}][Pot: {}][Money: {}]",
-            player.0,
-            private,
-            self.round,
-            cur,
-            self.pot,
-            money.join(" ")
-        );
-        if let Some(c) = self.public_card {
-            s.push_str(&format!("[Public: {c}]"));
+        // Written into one string, numbers by hand (a tree build asks it at every decision
+        // node, and `write!`'s formatting machinery was a fifth of the build).
+        let mut s = String::with_capacity(96);
+        s.push_str("[Observer: ");
+        push_int(&mut s, player.0 as i64);
+        s.push_str("][Private: ");
+        push_int(&mut s, private);
+        s.push_str("][Round ");
+        push_int(&mut s, i64::from(self.round));
+        s.push_str("][Player: ");
+        push_int(&mut s, cur);
+        s.push_str("][Pot: ");
+        push_int(&mut s, self.pot);
+        s.push_str("][Money: ");
+        for (i, m) in self.money.iter().enumerate() {
+            if i > 0 {
+                s.push(' ');
+            }
+            write_money(&mut s, *m);
         }
-        s.push_str(&format!("[Round1: {}][Round2: {}]", join(&self.round1), join(&self.round2)));
+        s.push(']');
+        if let Some(c) = self.public_card {
+            s.push_str("[Public: ");
+            push_int(&mut s, c as i64);
+            s.push(']');
+        }
+        for (name, actions) in [("[Round1: ", &self.round1), ("[Round2: ", &self.round2)] {
+            s.push_str(name);
+            for (i, &a) in actions.iter().enumerate() {
+                if i > 0 {
+                    s.push(' ');
+                }
+                push_int(&mut s, a as i64);
+            }
+            s.push(']');
+        }
         s
     }
 
@@ -369,8 +393,33 @@ impl State for LeducState {
 }
 
 /// Money is a whole number of chips before the showdown; print it as OpenSpiel does.
-fn format_money(m: f64) -> String {
-    if m.fract() == 0.0 { format!("{}", m as i64) } else { format!("{m}") }
+fn write_money(s: &mut String, m: f64) {
+    if m.fract() == 0.0 {
+        push_int(s, m as i64);
+    } else {
+        let _ = write!(s, "{m}");
+    }
+}
+
+/// `v` in decimal, appended.
+fn push_int(s: &mut String, v: i64) {
+    if v < 0 {
+        s.push('-');
+    }
+    let mut digits = [0u8; 20];
+    let mut k = digits.len();
+    let mut rest = v.unsigned_abs();
+    loop {
+        k -= 1;
+        digits[k] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    for &d in &digits[k..] {
+        s.push(char::from(d));
+    }
 }
 
 #[cfg(test)]

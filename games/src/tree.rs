@@ -5,6 +5,8 @@
 //! that a parent comes before its children and the children of a node are consecutive.
 
 use std::collections::{HashMap, VecDeque};
+
+use rustc_hash::FxHashMap;
 use std::ops::Range;
 
 use crate::error::{Error, Result};
@@ -87,7 +89,7 @@ pub struct GameTree {
     /// infoset-action pairs (0: perfect recall).
     pub(crate) num_imperfect_recall: usize,
     pub(crate) player_infosets: Vec<Range<usize>>,
-    pub(crate) lookup: HashMap<String, InfosetId>,
+    pub(crate) lookup: FxHashMap<String, InfosetId>,
     /// The game's tensor shape, if it gives tensors.
     pub(crate) tensor_shape: Option<TensorShape>,
     /// `[infoset × tensor size]`: the acting player's tensor at each infoset, written once
@@ -95,19 +97,32 @@ pub struct GameTree {
     pub(crate) tensors: Vec<f32>,
 }
 
+/// A node waiting in the breadth-first queue with its state, boxed: a registry state is
+/// hundreds of bytes, which the queue would otherwise move in and out.
 struct Pending<S> {
     node: u32,
-    state: S,
-    /// Each player's current sequence (infoset-action index in discovery numbering).
-    seqs: Vec<u32>,
+    state: Box<S>,
 }
 
+/// The state after `action` from `state`: the last child takes the parent's own state
+/// (its node is done with it), the others a copy.
+fn child_state<S: State>(state: &mut Option<Box<S>>, last: bool, action: ActionId) -> Box<S> {
+    // INVARIANT: only the last child takes the state.
+    let mut child = if last {
+        state.take().expect("the parent's state")
+    } else {
+        state.clone().expect("the parent's state")
+    };
+    child.apply_action(action);
+    child
+}
+
+/// An infoset as discovered; its tensor is in the build's discovery-order tensor buffer.
 struct RawInfoset {
     key: String,
     player: u32,
     legal: Vec<ActionId>,
     parent_seq: u32,
-    tensor: Vec<f32>,
 }
 
 /// Histories of `game` counted along the first outcome of every chance node, its subtree
@@ -223,11 +238,16 @@ impl GameTree {
             infoset_parent_seq: Vec::new(),
             num_imperfect_recall: 0,
             player_infosets: Vec::new(),
-            lookup: HashMap::new(),
+            lookup: FxHashMap::default(),
             tensor_shape: game.tensor_shape(),
             tensors: Vec::new(),
         };
         let tensor_size = t.tensor_shape.as_ref().map_or(0, TensorShape::size);
+        // Counted games: every per-node vector allocated once (the build is mostly
+        // allocation otherwise).
+        if let Some(count) = game.count_histories(max_nodes as u64) {
+            t.reserve_nodes(count as usize);
+        }
         // Sequences are numbered in discovery order while building: infoset `i` (discovery
         // order) owns `seq_base[i]..seq_base[i] + |legal|`; empty sequences are marked with
         // `EMPTY - player` and resolved at the end.
@@ -235,20 +255,22 @@ impl GameTree {
         let mut raw: Vec<RawInfoset> = Vec::new();
         let mut seq_base: Vec<u32> = Vec::new();
         let mut next_seq: u32 = 0;
-        let mut raw_lookup: HashMap<String, u32> = HashMap::new();
+        let mut raw_lookup: FxHashMap<String, u32> = FxHashMap::default();
+        // `[infoset (discovery order) × tensor size]`.
+        let mut raw_tensors: Vec<f32> = Vec::new();
+        // `[node × players]`: each player's current sequence (infoset-action index in
+        // discovery numbering) at the node.
+        let mut node_seqs: Vec<u32> = (0..n as u32).map(|p| EMPTY - p).collect();
         // Some infoset met again after another last sequence of its player.
         let mut recall_broken = false;
 
         t.push_node(NO_PARENT, 0, 1.0);
         let mut queue = VecDeque::new();
-        queue.push_back(Pending {
-            node: 0,
-            state: game.new_initial_state(),
-            seqs: (0..n as u32).map(|p| EMPTY - p).collect(),
-        });
+        queue.push_back(Pending { node: 0, state: Box::new(game.new_initial_state()) });
 
-        while let Some(Pending { node, state, seqs }) = queue.pop_front() {
+        while let Some(Pending { node, state }) = queue.pop_front() {
             let idx = node as usize;
+            let seqs = idx * n..(idx + 1) * n;
             match state.turn() {
                 Turn::Terminal => {
                     t.kind[idx] = NodeKind::Terminal;
@@ -262,7 +284,7 @@ impl GameTree {
                         )));
                     }
                     t.utilities.extend_from_slice(&returns);
-                    t.terminal_parent_seq.extend_from_slice(&seqs);
+                    t.terminal_parent_seq.extend_from_slice(&node_seqs[seqs]);
                 }
                 Turn::Chance => {
                     t.kind[idx] = NodeKind::Chance;
@@ -276,11 +298,13 @@ impl GameTree {
                     }
                     t.first_child[idx] = t.kind.len() as u32;
                     t.num_children[idx] = outcomes.len() as u32;
-                    for (a, p) in outcomes {
+                    let last = outcomes.len() - 1;
+                    let mut state = Some(state);
+                    for (k, (a, p)) in outcomes.into_iter().enumerate() {
                         let child = t.push_node(node, a.0 as u32, p);
-                        let mut s = state.clone();
-                        s.apply_action(a);
-                        queue.push_back(Pending { node: child, state: s, seqs: seqs.clone() });
+                        node_seqs.extend_from_within(seqs.clone());
+                        queue
+                            .push_back(Pending { node: child, state: child_state(&mut state, k == last, a) });
                     }
                 }
                 Turn::Player(PlayerId(p)) => {
@@ -300,7 +324,7 @@ impl GameTree {
                                     t.name
                                 )));
                             }
-                            recall_broken |= r.parent_seq != seqs[p];
+                            recall_broken |= r.parent_seq != node_seqs[idx * n + p];
                             i
                         }
                         None => {
@@ -308,16 +332,16 @@ impl GameTree {
                             raw_lookup.insert(key.clone(), i);
                             seq_base.push(next_seq);
                             next_seq += legal.len() as u32;
-                            let mut tensor = vec![0.0; tensor_size];
                             if tensor_size > 0 {
-                                state.write_tensor(PlayerId(p), &mut tensor);
+                                let at = raw_tensors.len();
+                                raw_tensors.resize(at + tensor_size, 0.0);
+                                state.write_tensor(PlayerId(p), &mut raw_tensors[at..]);
                             }
                             raw.push(RawInfoset {
                                 key,
                                 player: p as u32,
                                 legal: legal.clone(),
-                                parent_seq: seqs[p],
-                                tensor,
+                                parent_seq: node_seqs[idx * n + p],
                             });
                             i
                         }
@@ -325,13 +349,14 @@ impl GameTree {
                     t.slot[idx] = info;
                     t.first_child[idx] = t.kind.len() as u32;
                     t.num_children[idx] = legal.len() as u32;
+                    let last = legal.len() - 1;
+                    let mut state = Some(state);
                     for (k, &a) in legal.iter().enumerate() {
                         let child = t.push_node(node, a.0 as u32, 1.0);
-                        let mut s = state.clone();
-                        s.apply_action(a);
-                        let mut child_seqs = seqs.clone();
-                        child_seqs[p] = seq_base[info as usize] + k as u32;
-                        queue.push_back(Pending { node: child, state: s, seqs: child_seqs });
+                        node_seqs.extend_from_within(seqs.clone());
+                        node_seqs[child as usize * n + p] = seq_base[info as usize] + k as u32;
+                        queue
+                            .push_back(Pending { node: child, state: child_state(&mut state, k == last, a) });
                     }
                 }
             }
@@ -372,12 +397,15 @@ impl GameTree {
             let owner = seq_base.partition_point(|&b| b <= seq) - 1;
             new_seq_base[owner] + (seq - seq_base[owner])
         };
+        t.infoset_key.reserve(raw.len());
+        t.tensors.reserve(raw_tensors.len());
         for &old in &order {
-            let r = &raw[old as usize];
-            t.infoset_key.push(r.key.clone());
+            let r = &mut raw[old as usize];
+            t.infoset_key.push(std::mem::take(&mut r.key));
             t.infoset_player.push(r.player);
             t.infoset_parent_seq.push(remap(r.parent_seq));
-            t.tensors.extend_from_slice(&r.tensor);
+            let at = old as usize * tensor_size;
+            t.tensors.extend_from_slice(&raw_tensors[at..at + tensor_size]);
         }
         for s in t.terminal_parent_seq.iter_mut() {
             *s = remap(*s);
@@ -438,6 +466,18 @@ impl GameTree {
             }
         }
         imperfect.iter().filter(|&&b| b).count()
+    }
+
+    /// Room for `nodes` nodes in every per-node vector.
+    fn reserve_nodes(&mut self, nodes: usize) {
+        self.kind.reserve(nodes);
+        self.player.reserve(nodes);
+        self.slot.reserve(nodes);
+        self.first_child.reserve(nodes);
+        self.num_children.reserve(nodes);
+        self.parent.reserve(nodes);
+        self.action.reserve(nodes);
+        self.chance_prob.reserve(nodes);
     }
 
     fn push_node(&mut self, parent: u32, action: u32, chance_prob: f64) -> u32 {
