@@ -10,7 +10,7 @@ use plotters::prelude::*;
 use crate::error::Result;
 use crate::plots::kit::{
     CURVE_COLORS, DESC_FONT, GRID_COLOR, LABEL_FONT, LogAxis, NASH_CONV_ZERO, TITLE_FONT, downsample_by,
-    draw_zero_bands, log_axis, svg_text, text_err, write_figure,
+    draw_legend, draw_zero_bands, log_axis, svg_text, text_err, write_figure,
 };
 
 /// One line of a benchmark figure.
@@ -145,14 +145,7 @@ pub fn bench_svg(lines: &[BenchLine], title: &str, path: &Path) -> Result<()> {
                     .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
             }
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::LowerLeft)
-            .label_font(LABEL_FONT)
-            .draw()
-            .map_err(text_err)?;
+        draw_legend(&mut chart, SeriesLabelPosition::LowerLeft)?;
         Ok(())
     });
     write_figure(path, figure)

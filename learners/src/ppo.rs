@@ -725,6 +725,27 @@ mod tests {
 
     /// The same seed gives the same weights bit for bit, whatever the thread count.
     #[test]
+    fn training_time_is_split_into_its_phases_and_not_saved() {
+        let rules = registry::load("kuhn_poker").unwrap();
+        let arena = Arena::rules(&rules);
+        let d = arena.tensor_shape().map_or(0, |s| s.size());
+        let mut ppo = Ppo::new(PpoConfig::default(), 0, d, arena.num_actions(), 3, None).unwrap();
+        assert_eq!(ppo.phase_seconds(), Some(PhaseSeconds::default()));
+        let opponents =
+            [SeatMixture { seat: 1, members: vec![(&metagame_games::Uniform as &dyn Policy, 1.0)] }];
+        let started = std::time::Instant::now();
+        ppo.train_in(arena, &opponents, 500, &Cutoff::never()).unwrap();
+        let wall = started.elapsed().as_secs_f64();
+        let t = ppo.phase_seconds().unwrap();
+        for x in [t.rollouts, t.gradients, t.optimiser] {
+            assert!(x > 0.0, "{t:?}");
+        }
+        assert!(t.rollouts + t.gradients + t.optimiser <= wall, "{t:?} within {wall} s");
+        let restored = Ppo::restore(None, ppo.save()).unwrap();
+        assert_eq!(restored.phase_seconds(), Some(PhaseSeconds::default()), "wall time is not saved");
+    }
+
+    #[test]
     fn the_same_seed_gives_the_same_weights_on_any_thread_count() {
         let run = |threads: usize| {
             rayon::ThreadPoolBuilder::new()

@@ -8,7 +8,8 @@ use crate::error::Result;
 
 use super::kit::{
     CURVE_COLORS, DESC_FONT, GRID_COLOR, LABEL_FONT, LogAxis, NASH_CONV_ZERO, TITLE_FONT, axis_number,
-    downsample, draw_zero_bands, linear_axis, linear_ticks, log_axis, svg_text, text_err, write_figure,
+    downsample, draw_legend, draw_zero_bands, linear_axis, linear_ticks, log_axis, svg_text, text_err,
+    write_figure,
 };
 
 /// One curve of a comparison: a label and the runs it averages (each a list of `(x, y)`
@@ -114,14 +115,7 @@ pub fn compare_svg(curves: &[Curve], title: &str, x_label: &str, y_label: &str, 
                 .label(label)
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperRight)
-            .label_font(LABEL_FONT)
-            .draw()
-            .map_err(text_err)?;
+        draw_legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         Ok(())
     });
     write_figure(path, figure)

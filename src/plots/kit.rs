@@ -45,6 +45,26 @@ pub(crate) fn svg_text(
     Ok(text)
 }
 
+/// The legend of `chart`'s labelled series, as every figure draws it: a white, outlined box
+/// at `position`.
+pub(crate) fn draw_legend<'a, DB, CT>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+) -> Drawn
+where
+    DB: DrawingBackend + 'a,
+    CT: CoordTranslate,
+{
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(position)
+        .label_font(LABEL_FONT)
+        .draw()
+        .map_err(text_err)
+}
+
 /// Write a figure's SVG text atomically (a reader never sees half a figure).
 pub(crate) fn write_figure(path: &Path, figure: Drawn<String>) -> Result<()> {
     let text = figure.map_err(|e| plot_err(path, e))?;

@@ -13,7 +13,7 @@ use crate::run_report::RunReport;
 
 use super::kit::{
     ABSENT_COLOR, CURVE_COLUMNS, DESC_FONT, Drawn, GRID_COLOR, LABEL_FONT, LogAxis, NASH_CONV_ZERO,
-    TITLE_FONT, Ticked, axis_number, blocks, cell_ticks, colour_bar, downsample, downsample_by,
+    TITLE_FONT, Ticked, axis_number, blocks, cell_ticks, colour_bar, downsample, downsample_by, draw_legend,
     draw_zero_bands, linear_axis, linear_ticks, log_axis, sequential, svg_text, text_err, write_figure,
 };
 use super::payoffs::payoffs_svg;
@@ -131,14 +131,7 @@ pub(crate) fn exploitability_figure(report: &RunReport) -> Drawn<String> {
         }
         draw_estimates(&mut chart, &estimates, |e| e.iteration, &y)?;
         if !estimates.is_empty() {
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .position(SeriesLabelPosition::UpperRight)
-                .label_font(LABEL_FONT)
-                .draw()
-                .map_err(text_err)?;
+            draw_legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         }
 
         let mut chart = ChartBuilder::on(&right)

@@ -16,7 +16,7 @@ use plotters::prelude::*;
 use crate::error::Result;
 use crate::plots::kit::{
     ABSENT_COLOR, CURVE_COLORS, DESC_FONT, Drawn, GRID_COLOR, LABEL_FONT, LogAxis, NASH_CONV_ZERO, TITLE_FONT,
-    axis_number, cell_ticks, colour_bar, diverging, downsample, draw_zero_bands, linear_axis, linear_ticks, log_axis, svg_text,
+    axis_number, cell_ticks, colour_bar, diverging, downsample, draw_legend, draw_zero_bands, linear_axis, linear_ticks, log_axis, svg_text,
     text_err, write_figure,
 };
 
@@ -165,14 +165,7 @@ fn league_nash_conv_figure(report: &Run<'_>, parts: &[LeagueReport]) -> Option<D
                 .label(format!("{name}: average policy"))
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3)));
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperRight)
-            .label_font(LABEL_FONT)
-            .draw()
-            .map_err(text_err)?;
+        draw_legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         Ok(())
     }))
 }
