@@ -11,7 +11,7 @@ use crate::rating::{BatchElo, BatchEloConfig};
 
 /// The games an exact entry counts as in [`PayoffTable::member_elo`]: enough that the
 /// fit's smoothing (0.01 pseudo-wins per pair) does not move the ratings.
-pub const EXACT_ENTRY_GAMES: f64 = 10_000.0;
+const EXACT_ENTRY_GAMES: f64 = 10_000.0;
 
 /// Payoff statistics of one joint entry.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -359,7 +359,7 @@ impl PayoffTable {
     /// The members of a complete two-player table rated together by batch Elo
     /// ([`BatchElo`], OpenSpiel's defaults): each entry's mean returns mapped from `range`
     /// (the game's utility range) to scores in [0, 1], counted as that many wins of the
-    /// entry's episodes (an exact entry as [`EXACT_ENTRY_GAMES`] games), each player-0 member
+    /// entry's episodes (an exact entry as 10 000 games), each player-0 member
     /// compared with each player-1 member. Player-major; the lowest member of either player
     /// at 0. `None` for other player counts, a missing entry or an empty range.
     pub fn member_elo(&self, range: (f64, f64)) -> Option<Vec<Vec<f64>>> {
