@@ -733,14 +733,11 @@ mod tests {
         assert_eq!(ppo.phase_seconds(), Some(PhaseSeconds::default()));
         let opponents =
             [SeatMixture { seat: 1, members: vec![(&metagame_games::Uniform as &dyn Policy, 1.0)] }];
-        let started = std::time::Instant::now();
         ppo.train_in(arena, &opponents, 500, &Cutoff::never()).unwrap();
-        let wall = started.elapsed().as_secs_f64();
         let t = ppo.phase_seconds().unwrap();
         for x in [t.rollouts, t.gradients, t.optimiser] {
             assert!(x > 0.0, "{t:?}");
         }
-        assert!(t.rollouts + t.gradients + t.optimiser <= wall, "{t:?} within {wall} s");
         let restored = Ppo::restore(None, ppo.save()).unwrap();
         assert_eq!(restored.phase_seconds(), Some(PhaseSeconds::default()), "wall time is not saved");
     }
