@@ -197,6 +197,14 @@ pub trait Oracle: Send {
     fn is_exact(&self) -> bool {
         false
     }
+
+    /// True when a response may depend on the requests answered before it (state kept
+    /// between requests), so that every response must come from this one object. False
+    /// lets a response be computed by a copy of the oracle elsewhere (a Ray task) and equal
+    /// the one this object would give. Default true: only an oracle that says so is copied.
+    fn remembers_requests(&self) -> bool {
+        true
+    }
 }
 
 /// The exact best response on the game tree against the aggregated profile; `tie_break`
@@ -225,6 +233,10 @@ impl Oracle for ExactBestResponse {
     /// Both tie rules pick a best response at every reached information set.
     fn is_exact(&self) -> bool {
         true
+    }
+
+    fn remembers_requests(&self) -> bool {
+        false
     }
 
     fn respond(&mut self, request: &ResponseRequest<'_>) -> Result<Response> {

@@ -232,6 +232,13 @@ impl Oracle for TrainedResponse {
         self.config.name()
     }
 
+    /// Only a shaped learner against the other seat's responses reads an earlier response
+    /// back (its values); every other response is a fresh learner (warm started from the
+    /// request's policy, not from this object).
+    fn remembers_requests(&self) -> bool {
+        self.config.config().shaping().is_some() && matches!(self.main, MainAgent::LastResponse)
+    }
+
     fn respond(&mut self, request: &ResponseRequest<'_>) -> Result<Response> {
         let started = Instant::now();
         if let Some(response) = self.train_network(request, started) {

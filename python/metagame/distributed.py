@@ -12,10 +12,14 @@ task evaluates its slice of the iteration's matchups with the randomness the who
 would give them (keyed by seed, matchup and episode), so a distributed run's report equals
 the local run's bit for bit. A Python oracle's ``respond`` runs as a task of its own (the
 oracle is copied to the workers once per run: state it keeps between requests stays on
-them, not in the driver), and so does each response of the config's own exact oracles
-(``exact-br``, ``exact-br-trembling``); the learned built-in oracles (Q-learning and the
-rest) keep their state between requests and respond in the driver. A league round trains each learning agent in a task of its own
-(its learners travel to the task and back, saved), as its threads would. A task whose worker dies is retried (``max_retries``), and the
+them, not in the driver), and so does each response of the config's own oracle where it
+keeps nothing between requests: the exact ones (``exact-br``, ``exact-br-trembling``), the
+network trainers ``ppo`` and ``dqn`` (a fresh network per response, trained in the task
+against the opponents' networks, which travel with the request as their safetensors
+files, once per response) and the tabular learners; only ``minimax-q`` shaped by the other
+seat's responses reads an earlier response back, and responds in the driver. A league
+round on a game tree trains each learning agent in a task of its own (its learners travel
+to the task and back, saved), as its threads would. A task whose worker dies is retried (``max_retries``), and the
 result does not change. Ray itself comes from ``pip install ray`` (or
 ``pip install metagame[ray]``).
 
@@ -69,8 +73,10 @@ def _tasks() -> SimpleNamespace:
         return _train_league_job(game, job)
 
     @ray.remote(max_retries=3)
-    def respond_builtin(config, game, request):
-        return _respond_builtin(config, game, request).array
+    def respond_builtin(config, request):
+        answer, episodes = _respond_builtin(config, request)
+        # A Policy travels back as its array (its game is the request's); a network as its file.
+        return (answer.array if isinstance(answer, Policy) else answer), episodes
 
     return SimpleNamespace(entries=entries, respond=respond, train=train, respond_builtin=respond_builtin)
 
@@ -117,14 +123,14 @@ class _RayOracle:
 
 
 class _RayBuiltinOracle:
-    """The config's own exact oracle, each response a Ray task."""
+    """The config's own oracle (one that keeps nothing between requests), each response a
+    Ray task: ``(policy, episodes)``."""
 
-    def __init__(self, config: Any, game: Any):
+    def __init__(self, config: Any):
         self._config = _ray().put(config)
-        self._game = game
 
     def respond(self, request):
-        return _ray().get(_tasks().respond_builtin.remote(self._config, self._game, request))
+        return _ray().get(_tasks().respond_builtin.remote(self._config, request))
 
 
 def _connect(address: Optional[str]) -> None:
@@ -181,10 +187,12 @@ class Experiment(_LocalExperiment):
             # Members travel as their files (networks, pickled callables), once per call.
             distributed_evaluator = (_RayEvaluator(name, evaluator, tasks_per_call), evaluator)
         builtin = None
-        if oracle is None and game is not None:
+        if oracle is None and (game is not None or isinstance(name, str)):
             named = _config_oracle(body, source, game)
-            if named is not None and named[1]:
-                builtin = _RayBuiltinOracle(body, game_ref)
+            # Exact oracles need the tree; learned ones that keep nothing between requests
+            # (ppo, dqn) train in their tasks on the tree or on the states.
+            if named is not None and named[2] and (game is not None or not named[1]):
+                builtin = _RayBuiltinOracle(body)
         super().__init__(
             config,
             out=out,

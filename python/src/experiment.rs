@@ -412,7 +412,8 @@ impl Oracle for PythonOracle {
             warm_start,
         };
         let failed = |reason: String| populations::Error::Oracle { name: self.name.into(), reason };
-        let policy = Python::attach(|py| {
+        let builtin = self.name != "python";
+        let (policy, episodes) = Python::attach(|py| {
             let answer = match self.object.call_method1(py, "respond", (asked,)) {
                 Ok(answer) => answer,
                 Err(e) => {
@@ -421,16 +422,27 @@ impl Oracle for PythonOracle {
                     return Err(failed(format!("respond() raised {message}")));
                 }
             };
-            self.on.answer(answer.bind(py)).map_err(|e| {
+            // A built-in oracle's proxy answers `(policy, episodes)`: the episodes its
+            // response used belong in the report as they would locally.
+            let (answer, episodes) = if builtin {
+                answer.extract::<(Bound<'_, PyAny>, u64)>(py).map_err(|e| {
+                    failed(format!("the proxy of a built-in oracle answered no (policy, episodes): {e}"))
+                })?
+            } else {
+                (answer.into_bound(py), 0)
+            };
+            let policy = self.on.answer(&answer).map_err(|e| {
                 failed(format!(
                     "respond() returned something that is not a policy of {}: {}",
                     self.on.name(),
                     e.value(py)
                 ))
-            })
+            })?;
+            Ok((policy, episodes))
         })?;
         let mut stats = TrainingStats::default();
         stats.seconds = started.elapsed().as_secs_f64();
+        stats.episodes = episodes;
         Response::of(policy, stats)
     }
 }
@@ -595,22 +607,24 @@ impl PyExperiment {
         } else if let Some(object) = builtin_oracle {
             // A proxy (Ray tasks) for the config's own oracle: its name and exactness.
             let built = config.algorithm().oracle().map_err(|e| run_error(&e))?;
-            let Some(built) = built.filter(|o| o.is_exact()) else {
+            let Some(built) = built.filter(|o| !o.remembers_requests()) else {
                 return Err(PyValueError::new_err(
-                    "only an exact built-in oracle answers elsewhere (a learned one keeps state between requests)",
+                    "only a built-in oracle that keeps nothing between requests answers elsewhere (minimax-q shaped by the other seat's responses does not)",
                 ));
             };
-            let Some(Source::Tree(game)) = &on else {
+            // INVARIANT: the game is loaded whenever an oracle is given (above).
+            let on = on.as_ref().expect("the game of an oracle's run");
+            if built.is_exact() && matches!(on, Source::States(_)) {
                 return Err(PyValueError::new_err(format!(
                     "an exact oracle needs the game tree, and {} is too large for it",
                     config.game()
                 )));
-            };
+            }
             let oracle = PythonOracle {
                 object,
                 name: built.name(),
-                exact: true,
-                on: Source::Tree(game.handle()),
+                exact: built.is_exact(),
+                on: on.handle(),
                 raised: Arc::clone(&raised),
             };
             components = components.with_oracle(Box::new(oracle));
@@ -744,52 +758,70 @@ impl PyExperiment {
     }
 }
 
-/// ``(name, exact)`` of the oracle a config names (None for loops that ask no oracle).
+/// ``(name, exact, copyable)`` of the oracle a config names (None for loops that ask no
+/// oracle): ``copyable`` when it keeps nothing between requests, so that its responses may
+/// be computed by copies of it (Ray tasks).
 #[pyfunction]
 #[pyo3(signature = (config, source, game=None))]
 fn config_oracle(
     config: &Bound<'_, PyAny>,
     source: PathBuf,
     game: Option<&PyGame>,
-) -> PyResult<Option<(String, bool)>> {
+) -> PyResult<Option<(String, bool, bool)>> {
     let config = read_config(config, &source, game.map(|g| g.tree.as_ref()))?;
     let oracle = config.algorithm().oracle().map_err(|e| run_error(&e))?;
-    Ok(oracle.map(|o| (o.name().to_string(), o.is_exact())))
+    Ok(oracle.map(|o| (o.name().to_string(), o.is_exact(), !o.remembers_requests())))
 }
 
-/// The response of the oracle a config names to ``request``: the work of one Ray task of
-/// ``metagame.distributed`` (exact oracles only: they keep no state between requests).
+/// The response of the oracle a config names to ``request``, as ``(policy, episodes)``:
+/// the work of one Ray task of ``metagame.distributed``, for oracles that keep nothing
+/// between requests (exact best responses; ``ppo``, ``dqn`` and the unshaped tabular
+/// learners, which train a fresh learner per request). On a tree the policy is a
+/// ``Policy``; on a game played on its states, the response's network as a
+/// ``NativePolicy``.
 #[pyfunction]
 fn respond_builtin(
     py: Python<'_>,
     config: &Bound<'_, PyAny>,
-    game: &PyGame,
     request: &PyResponseRequest,
-) -> PyResult<PyPolicy> {
-    let config = read_config(config, Path::new("<config>"), Some(&game.tree))?;
+) -> PyResult<(Py<PyAny>, u64)> {
+    let game = match &request.on {
+        Source::Tree(g) => Some(g.tree.as_ref()),
+        Source::States(_) => None,
+    };
+    let config = read_config(config, Path::new("<config>"), game)?;
     let Some(mut oracle) = config.algorithm().oracle().map_err(|e| run_error(&e))? else {
         return Err(PyValueError::new_err(format!(
             "algorithm `{}` asks no oracle",
             config.algorithm().algorithm().as_str()
         )));
     };
-    let tree = Arc::clone(&game.tree);
+    if oracle.remembers_requests() {
+        return Err(PyValueError::new_err(format!(
+            "oracle `{}` keeps state between requests: it answers only in the run's own process",
+            oracle.name()
+        )));
+    }
+    let on = request.on.handle();
     let (player, seed, budget) = (request.player, request.seed, request.budget);
     let opponents = request.opponents.clone();
     let warm = request.warm_start.clone();
-    let Some(profile) = request.profile.clone() else {
-        return Err(PyValueError::new_err(
-            "the request has no profile (a built-in oracle needs the opponents' aggregate)",
-        ));
+    let profile = request.profile.clone();
+    let large = match &on {
+        Source::Tree(g) => g.tree.num_nodes() >= crate::errors::SMALL_TREE,
+        Source::States(_) => true,
     };
-    let answer = crate::errors::released(py, tree.num_nodes() >= crate::errors::SMALL_TREE, move || {
+    let job_on = on.handle();
+    let answered = crate::errors::released(py, large, move || {
+        let on = job_on;
         let members = opponents
             .iter()
             .map(|(seat, id, policy, weight)| {
                 WeightedMember::new(PlayerId(*seat), PolicyId(*id), policy.as_ref(), *weight)
             })
             .collect();
-        let mut asked = ResponseRequest::new(&tree, PlayerId(player), members, &profile, seed);
+        let mut asked =
+            ResponseRequest::in_arena(on.arena(), PlayerId(player), members, profile.as_ref(), seed);
         if let Some(n) = budget {
             asked = asked.with_budget(Budget::Episodes(n));
         }
@@ -797,11 +829,25 @@ fn respond_builtin(
             asked = asked.with_warm_start(w.as_ref());
         }
         let response = oracle.respond(&asked)?;
-        let policy = response.policy.policy()?;
-        Ok::<_, populations::Error>(TabularPolicy::of(&tree, policy)?.into_owned())
+        let episodes = response.stats.episodes;
+        let policy = response.policy.shared()?;
+        Ok::<_, populations::Error>((policy, episodes))
     })?
     .map_err(|e| value_error(&e))?;
-    Ok(PyPolicy::of(game, answer))
+    if let Some(failure) = played_failure(&on) {
+        return Err(PyValueError::new_err(failure));
+    }
+    let (policy, episodes) = answered;
+    Ok((on.to_python(py, player, &policy)?, episodes))
+}
+
+/// The failure a game played through Python met since last asked (its results are not to
+/// be used).
+fn played_failure(on: &Source) -> Option<String> {
+    match on {
+        Source::States(AnyGame::External(game)) => game.take_failure(),
+        _ => None,
+    }
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -173,8 +173,13 @@ def test_the_python_cli_runs_a_config_on_ray(cluster, tmp_path):
     assert without_times(json.loads((out / "report.json").read_text())) == without_times(local)
 
 
-def test_a_built_in_exact_oracle_responds_in_ray_tasks(cluster, tmp_path, monkeypatch):
-    config = {"game": "leduc_poker", "algorithm": "psro", "oracle": "exact-br-trembling", "max_iterations": 5}
+@pytest.mark.parametrize("oracle", [
+    {"oracle": "exact-br-trembling"},
+    # A learned oracle that keeps nothing between requests: a fresh Q-learner per response.
+    {"oracle": "q-learning", "learner": {"episodes_per_response": 3000}, "seed": 4},
+])
+def test_a_built_in_oracle_responds_in_ray_tasks(cluster, tmp_path, monkeypatch, oracle):
+    config = {"game": "leduc_poker", "algorithm": "psro", "max_iterations": 5, **oracle}
     asked = []
     respond = metagame.distributed._RayBuiltinOracle.respond
     monkeypatch.setattr(metagame.distributed._RayBuiltinOracle, "respond",
@@ -208,11 +213,18 @@ CONNECT_FOUR = {"game": "connect_four", "algorithm": "psro", "evaluator": "rollo
                 "max_iterations": 2}
 
 
-def test_native_network_members_on_ray_equal_the_local_run(cluster, tmp_path):
+def test_native_network_members_on_ray_equal_the_local_run(cluster, tmp_path, monkeypatch):
     config = {**CONNECT_FOUR, "oracle": "ppo", "learner": {"episodes_per_response": 128}}
+    asked = []
+    respond = metagame.distributed._RayBuiltinOracle.respond
+    monkeypatch.setattr(metagame.distributed._RayBuiltinOracle, "respond",
+                        lambda self, request: asked.append(request.player) or respond(self, request))
     local = metagame.run(config, out=tmp_path / "local")
     spread = metagame.distributed.run(config, out=tmp_path / "ray", address=cluster, tasks_per_call=3)
+    # Every ppo response was trained in a Ray task, its network the one the local run trained.
+    assert asked == [0, 1] * 2
     assert without_times(spread) == without_times(local)
+    assert [it["episodes"] for it in spread["iterations"]] == [it["episodes"] for it in local["iterations"]]
     assert any(f.endswith(".safetensors") for f in os.listdir(tmp_path / "ray" / "members"))
 
 

@@ -339,6 +339,8 @@ fn trained_response_oracle_answers_a_weighted_mixture() {
         TrainedResponse::new(ActorCriticConfig::default()).unwrap(),
     ];
     for mut oracle in oracles {
+        // A fresh learner per request: a copy of the oracle (a Ray task) answers the same.
+        assert!(!oracle.remembers_requests(), "{}", oracle.name());
         let response = oracle.respond(&request).unwrap();
         assert_eq!(response.stats.episodes, 100_000);
         let g = gap(&tree, 0, &mixed, response.policy.as_table().unwrap());
@@ -346,6 +348,13 @@ fn trained_response_oracle_answers_a_weighted_mixture() {
         assert!(oracle.last_values().is_some());
         // Same request, same answer.
         assert_eq!(oracle.respond(&request).unwrap().policy, response.policy);
+    }
+    // A shaped learner against the other seat's responses reads the last one back.
+    let shaped = metagame_learners::LearnerChoice::defaults("minimax-q").unwrap();
+    assert!(TrainedResponse::against_responses(shaped).unwrap().remembers_requests());
+    for network in ["ppo", "dqn"] {
+        let choice = metagame_learners::LearnerChoice::defaults(network).unwrap();
+        assert!(!TrainedResponse::against_responses(choice).unwrap().remembers_requests(), "{network}");
     }
     let mut small = QLearningConfig::default();
     small.episodes_per_response = 2_048;
