@@ -241,8 +241,11 @@ impl From<ExperimentConfig> for Table {
 
 impl TryFrom<Table> for ExperimentConfig {
     type Error = String;
+    /// A saved config (a checkpoint's, a report's) names the game its run was on, which may
+    /// be no registry game (one read from OpenSpiel or PettingZoo): it is not looked up.
     fn try_from(table: Table) -> Result<Self, String> {
-        ExperimentConfig::parse_table(table, None).map_err(|FieldError(reason)| reason)
+        let game = table.get("game").and_then(Value::as_str).map(str::to_string);
+        ExperimentConfig::parse_table(table, game.as_deref()).map_err(|FieldError(reason)| reason)
     }
 }
 

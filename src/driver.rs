@@ -384,6 +384,10 @@ pub(crate) struct Driver<'a> {
     options: &'a RunOptions,
     observer: &'a mut dyn FnMut(&IterationReport) -> ControlFlow<()>,
     saved: Option<Saved>,
+    /// A game played through foreign code (pyspiel, PettingZoo), whose failed calls are
+    /// recorded, not returned: asked before every commit, so that an iteration that met one
+    /// is never checkpointed.
+    external: Option<metagame_games::ExternalGame>,
 }
 
 /// What a resumed run continues from: the checkpoint's state, the run's reports and how much
@@ -428,7 +432,15 @@ impl<'a> Driver<'a> {
         } else {
             None
         };
-        Ok(Self { config, options, observer, saved })
+        Ok(Self { config, options, observer, saved, external: None })
+    }
+
+    /// Check `game`'s failure slot before every commit (a game played through foreign code).
+    pub(crate) fn checking(mut self, game: Option<&metagame_games::AnyGame>) -> Self {
+        if let Some(metagame_games::AnyGame::External(external)) = game {
+            self.external = Some(external.clone());
+        }
+        self
     }
 
     /// Whether `dir` holds a run of `config` that stopped before its first checkpoint: its
@@ -524,7 +536,7 @@ impl Drive for Driver<'_> {
         mut lp: L,
         figures: impl Fn(&L, &[IterationReport], &str, &Path) -> Result<()>,
     ) -> Result<Option<RunReport>> {
-        let Driver { config, options, observer, saved } = self;
+        let Driver { config, options, observer, saved, external } = self;
         // Continuing from a checkpoint (not a fresh start, nor a start again).
         let resumed = saved.is_some();
         // The run's reports: the checkpoint's when resuming, else the loop's first; `logged`
@@ -554,6 +566,11 @@ impl Drive for Driver<'_> {
         // Reports `..logged` are in the log or queued for it.
         let logged = Cell::new(mark.records);
         let save = |lp: &L, reports: &[IterationReport]| -> Result<()> {
+            // An iteration that met a failed call of the game's foreign code is not kept: the
+            // folder keeps the last good checkpoint, which resumes.
+            if let Some(why) = external.as_ref().and_then(metagame_games::ExternalGame::take_failure) {
+                return Err(Error::Game(metagame_games::Error::External(why)));
+            }
             // Members' files first, so that every checkpoint names files on disk; a file of
             // that name holds those bytes already (the name is their hash).
             for (file, bytes) in lp.member_files() {

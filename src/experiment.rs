@@ -73,16 +73,7 @@ pub fn run_experiment_with(
 ) -> Result<Option<RunReport>> {
     let game = registry::load(config.game())?;
     let algorithm = config.algorithm().algorithm();
-    if let Some(players) = algorithm.players()
-        && game.num_players() != players
-    {
-        return Err(Error::Game(metagame_games::Error::Unsupported(format!(
-            "game: algorithm `{}` takes a {players}-player game, {} has {} players",
-            algorithm.as_str(),
-            config.game(),
-            game.num_players()
-        ))));
-    }
+    check_players(config, &game)?;
     let loaded = crate::LoadedGame::from_game(game, config.max_nodes())?;
     if algorithm.needs_tree() {
         loaded.tree(&format!("algorithm `{}`", algorithm.as_str()))?;
@@ -121,6 +112,59 @@ pub fn run_experiment_on(
     run_with(config, Arena::tree(tree), options, components, observer)
 }
 
+/// [`run_experiment_with`] on a game played on its states only, never enumerated (an
+/// OpenSpiel game played through pyspiel, a PettingZoo environment: an
+/// [`ExternalGame`](metagame_games::ExternalGame)) instead of the registry game the config
+/// names; the config's `game` is the game's name. A failed call of the game's foreign code
+/// ends the run before the iteration that met it is checkpointed.
+///
+/// # Errors
+///
+/// As [`run_experiment`]; [`Error::Game`] when the config names another game, the
+/// algorithm needs the game tree, or the game's foreign code failed.
+pub fn run_experiment_on_rules(
+    config: &ExperimentConfig,
+    game: &AnyGame,
+    options: &RunOptions,
+    components: Components,
+    observer: &mut dyn FnMut(&IterationReport) -> ControlFlow<()>,
+) -> Result<Option<RunReport>> {
+    if !crate::config::names_the_game(config.game(), &game.name()) {
+        return Err(Error::Game(metagame_games::Error::Unsupported(format!(
+            "game: the config names `{}`, but the game played is `{}`",
+            config.game(),
+            game.name()
+        ))));
+    }
+    check_players(config, game)?;
+    let algorithm = config.algorithm().algorithm();
+    if algorithm.needs_tree() {
+        return Err(Error::Game(metagame_games::Error::Unsupported(format!(
+            "algorithm `{}` needs the game tree, and {} is played on its states (PSRO and leagues with \
+             learned responses and the rollout evaluator play it)",
+            algorithm.as_str(),
+            game.name()
+        ))));
+    }
+    run_with(config, Arena::rules(game), options, components, observer)
+}
+
+/// The config's algorithm takes the game's number of players.
+fn check_players(config: &ExperimentConfig, game: &AnyGame) -> Result<()> {
+    let algorithm = config.algorithm().algorithm();
+    if let Some(players) = algorithm.players()
+        && game.num_players() != players
+    {
+        return Err(Error::Game(metagame_games::Error::Unsupported(format!(
+            "game: algorithm `{}` takes a {players}-player game, {} has {} players",
+            algorithm.as_str(),
+            config.game(),
+            game.num_players()
+        ))));
+    }
+    Ok(())
+}
+
 fn run_with(
     config: &ExperimentConfig,
     arena: Arena<'_>,
@@ -153,6 +197,6 @@ fn run_with(
             team_loops.join(", ")
         ))));
     }
-    let driver = Driver::new(config, options, observer)?;
+    let driver = Driver::new(config, options, observer)?.checking(arena.game_rules());
     config.algorithm().run(arena, driver, components)
 }

@@ -64,7 +64,7 @@ pub use components::Components;
 pub use config::ExperimentConfig;
 pub use driver::{META_GAME_FILE, REFRESH_EVERY, REPORT_FILE, RunOptions};
 pub use error::{BoxError, Error, Result};
-pub use experiment::{run_experiment, run_experiment_on, run_experiment_with};
+pub use experiment::{run_experiment, run_experiment_on, run_experiment_on_rules, run_experiment_with};
 pub use history_log::{HISTORY_FILE, HistoryMark};
 pub use loaded_game::LoadedGame;
 pub use matches_table::{MatchesPlayed, batch_elo, matches_json};

@@ -68,6 +68,10 @@ pub enum Error {
     /// something other than an array of probabilities; the message names the callable.
     #[error("{0}")]
     PolicyCode(String),
+    /// A call of a game played through foreign code ([`ExternalGame`](crate::ExternalGame):
+    /// pyspiel, PettingZoo) failed; the message names the game and the call.
+    #[error("{0}")]
+    External(String),
     /// A malformed Gambit `.nfg` file.
     #[error("malformed .nfg at line {line}: {reason}")]
     Nfg {

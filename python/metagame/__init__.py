@@ -154,7 +154,11 @@ class Experiment:
     ``metagame config --example psro``). ``out`` is the run folder (default
     ``runs/<config name>``, as the CLI); ``game`` a ``Game`` to run on instead of the
     registry game the config names (an OpenSpiel game, say: the config's ``game`` may then
-    be left out); ``oracle`` any object with ``respond(request) -> policy`` (a
+    be left out), or a ``PlayedGame`` (a pyspiel game played by ``from_pyspiel(game,
+    walk=False)``, a PettingZoo environment by ``metagame.pettingzoo.from_env``), played on
+    its states only: PSRO with a learned or Python oracle and the ``rollout`` evaluator,
+    for one; a failed call of the game's code stops the run before that iteration is
+    checkpointed and is raised as ValueError; ``oracle`` any object with ``respond(request) -> policy`` (a
     ``ResponseRequest``; any policy form) for the loop that asks an oracle (PSRO; the
     others train their own responses and refuse one).
     ``resume=True`` continues the run in ``out`` from its checkpoint; ``overwrite=True``
@@ -170,7 +174,7 @@ class Experiment:
         self,
         config: Config,
         out: _Optional[_Union[str, "_os.PathLike[str]"]] = None,
-        game: _Optional[Game] = None,
+        game: _Optional[_Union[Game, PlayedGame]] = None,
         oracle: _Any = None,
         resume: bool = False,
         overwrite: bool = False,
@@ -178,9 +182,10 @@ class Experiment:
         _trainer: _Any = None,
         _builtin_oracle: _Any = None,
     ) -> None:
-        if game is not None and not isinstance(game, Game):
+        if game is not None and not isinstance(game, (Game, PlayedGame)):
             raise TypeError(
-                f"game: a metagame.Game (load_game, or openspiel.from_pyspiel for a pyspiel game), not {type(game).__name__}"
+                "game: a metagame.Game (load_game, or openspiel.from_pyspiel for a pyspiel game) or a PlayedGame "
+                f"(openspiel.from_pyspiel(game, walk=False), pettingzoo.from_env), not {type(game).__name__}"
             )
         if resume and config is None:
             raise ValueError("resume: give the config of the run to continue")
@@ -221,7 +226,7 @@ class Experiment:
 def run(
     config: Config,
     out: _Optional[_Union[str, "_os.PathLike[str]"]] = None,
-    game: _Optional[Game] = None,
+    game: _Optional[_Union[Game, PlayedGame]] = None,
     oracle: _Any = None,
     resume: bool = False,
     overwrite: bool = False,

@@ -229,7 +229,7 @@ class NativeExperiment(Iterator[dict[str, Any]]):
         config: Union[Mapping[str, Any], str],
         source: Union[str, PathLike[str]],
         out: Union[str, PathLike[str]],
-        game: Optional[Game] = None,
+        game: Union[Game, PlayedGame, None] = None,
         oracle: Any = None,
         resume: bool = False,
         evaluator: Optional[tuple[Callable[..., Any], str]] = None,

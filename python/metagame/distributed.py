@@ -36,7 +36,7 @@ from types import SimpleNamespace
 from typing import Any, Optional
 
 from . import Experiment as _LocalExperiment
-from . import Game, Policy, _read_config, _run_to_end
+from . import Game, PlayedGame, Policy, _read_config, _run_to_end
 from ._metagame import config_oracle as _config_oracle
 from ._metagame import evaluate_matchups as _evaluate_matchups
 from ._metagame import respond_builtin as _respond_builtin
@@ -156,6 +156,11 @@ class Experiment(_LocalExperiment):
         address: Optional[str] = None,
         tasks_per_call: Optional[int] = None,
     ) -> None:
+        if isinstance(game, PlayedGame):
+            raise TypeError(
+                "metagame.distributed: a PlayedGame is played through this process's Python objects and runs locally "
+                "(metagame.run); Ray tasks load a game by its string or its Game"
+            )
         _connect(address)
         body, source, _ = _read_config(config)
         if isinstance(body, str):

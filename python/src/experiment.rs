@@ -18,7 +18,9 @@ use metagame::games::{AnyGame, Game, GameTree, PlayerId, Policy, SharedSeat, Tab
 use metagame::populations::{
     self, Budget, IterationReport, Oracle, PolicyId, Response, ResponseRequest, TrainingStats, WeightedMember,
 };
-use metagame::{Components, ExperimentConfig, RunOptions, RunReport, run_experiment_on, run_experiment_with};
+use metagame::{
+    Components, ExperimentConfig, RunOptions, RunReport, run_experiment_on, run_experiment_on_rules, run_experiment_with,
+};
 use pyo3::exceptions::{PyStopIteration, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
@@ -462,6 +464,9 @@ struct Running {
     raised: Arc<Mutex<Option<PyErr>>>,
     /// The run thread waits for a command after the report it last handed over.
     waiting: bool,
+    /// The game played through Python, if the run is on one: a failed call of its code is
+    /// the run's error, whatever the loop made of the play it spoiled.
+    played: Option<AnyGame>,
 }
 
 impl Running {
@@ -475,7 +480,12 @@ impl Running {
         }
         match result {
             Ok(Ok(report)) => Ok(report),
-            Ok(Err(e)) => Err(run_error(&e)),
+            Ok(Err(e)) => {
+                if let Some(game) = &self.played {
+                    crate::played::PyPlayedGame::check(game)?;
+                }
+                Err(run_error(&e))
+            }
             Err(_) => Err(MetagameError::new_err("the run thread panicked (a bug: please report it)")),
         }
     }
@@ -520,23 +530,16 @@ pub struct PyExperiment {
     out: PathBuf,
 }
 
-/// The config from a dict or TOML text, for a run on `tree` (a game given as its tree) or
-/// on the registry game it names.
-fn read_config(
-    config: &Bound<'_, PyAny>,
-    source: &Path,
-    game: Option<&GameTree>,
-) -> PyResult<ExperimentConfig> {
+/// The config from a dict or TOML text, for a run on the game named `game` (a game given
+/// as its tree or played through Python) or on the registry game it names.
+fn read_config(config: &Bound<'_, PyAny>, source: &Path, game: Option<&str>) -> PyResult<ExperimentConfig> {
     let parsed = if let Ok(dict) = config.cast::<PyDict>() {
         let table = toml_table(dict)?;
-        match game {
-            Some(tree) => ExperimentConfig::from_table(table, source, Some(tree.name())),
-            None => ExperimentConfig::from_table(table, source, None),
-        }
+        ExperimentConfig::from_table(table, source, game)
     } else if let Ok(text) = config.cast::<PyString>() {
         let text = text.to_str()?;
         match game {
-            Some(tree) => ExperimentConfig::from_toml_str_on(text, source, tree.name()),
+            Some(name) => ExperimentConfig::from_toml_str_on(text, source, name),
             None => ExperimentConfig::from_toml_str(text, source),
         }
     } else {
@@ -555,19 +558,37 @@ impl PyExperiment {
         config: &Bound<'_, PyAny>,
         source: PathBuf,
         out: PathBuf,
-        game: Option<&PyGame>,
+        game: Option<&Bound<'_, PyAny>>,
         oracle: Option<Py<PyAny>>,
         resume: bool,
         evaluator: Option<(Py<PyAny>, String)>,
         trainer: Option<Py<PyAny>>,
         builtin_oracle: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
-        let config = read_config(config, &source, game.map(|g| g.tree.as_ref()))?;
+        // A game given: a `Game` (its tree) or a `PlayedGame` (played on its states only).
+        let given = match game {
+            None => None,
+            Some(g) => Some(if let Ok(tree) = g.cast::<PyGame>() {
+                Source::Tree(tree.get().handle())
+            } else if let Ok(played) = g.cast::<crate::played::PyPlayedGame>() {
+                Source::States(played.get().game.clone())
+            } else {
+                return Err(PyTypeError::new_err(format!(
+                    "game: a metagame.Game or PlayedGame, not {}",
+                    g.get_type().name()?
+                )));
+            }),
+        };
+        let config = read_config(config, &source, given.as_ref().map(Source::name).as_deref())?;
+        let played = match &given {
+            Some(Source::States(game)) => Some(game.clone()),
+            _ => None,
+        };
         // A Python oracle reads tables of the tree where the tree fits (as the CLI builds
         // it); on a game too large for its tree it is asked on the states, and the run
         // loads its game as the CLI does (neural PSRO on connect four, say).
-        let on = match game {
-            Some(g) => Some(Source::Tree(g.handle())),
+        let on = match given {
+            Some(on) => Some(on),
             None if oracle.is_some() || builtin_oracle.is_some() => {
                 let (name, max_nodes) = (config.game().to_string(), config.max_nodes());
                 let loaded =
@@ -653,6 +674,7 @@ impl PyExperiment {
             RunOptions::new(out.clone()).resume(resume).lockstep(true).interrupt(Arc::clone(&interrupt));
         let (report_tx, reports) = mpsc::sync_channel::<String>(1);
         let (commands, command_rx) = mpsc::sync_channel::<Command>(1);
+        let played_game = played.clone();
         let thread = std::thread::spawn(move || {
             let mut observer = |report: &IterationReport| {
                 // INVARIANT: reports are plain numbers, strings and lists.
@@ -665,9 +687,10 @@ impl PyExperiment {
                     Ok(Command::Stop) | Err(_) => ControlFlow::Break(()),
                 }
             };
-            match &tree {
-                Some(tree) => run_experiment_on(&config, tree, &options, components, &mut observer),
-                None => run_experiment_with(&config, &options, components, &mut observer),
+            match (&tree, &played) {
+                (Some(tree), _) => run_experiment_on(&config, tree, &options, components, &mut observer),
+                (None, Some(game)) => run_experiment_on_rules(&config, game, &options, components, &mut observer),
+                (None, None) => run_experiment_with(&config, &options, components, &mut observer),
             }
         });
         let running = Running {
@@ -677,6 +700,7 @@ impl PyExperiment {
             thread: Some(thread),
             raised,
             waiting: false,
+            played: played_game,
         };
         Ok(Self { running: Some(running), result: None, out })
     }
@@ -768,7 +792,7 @@ fn config_oracle(
     source: PathBuf,
     game: Option<&PyGame>,
 ) -> PyResult<Option<(String, bool, bool)>> {
-    let config = read_config(config, &source, game.map(|g| g.tree.as_ref()))?;
+    let config = read_config(config, &source, game.map(|g| g.tree.name()))?;
     let oracle = config.algorithm().oracle().map_err(|e| run_error(&e))?;
     Ok(oracle.map(|o| (o.name().to_string(), o.is_exact(), !o.remembers_requests())))
 }
@@ -786,10 +810,10 @@ fn respond_builtin(
     request: &PyResponseRequest,
 ) -> PyResult<(Py<PyAny>, u64)> {
     let game = match &request.on {
-        Source::Tree(g) => Some(g.tree.as_ref()),
+        Source::Tree(g) => Some(g.tree.name().to_string()),
         Source::States(_) => None,
     };
-    let config = read_config(config, Path::new("<config>"), game)?;
+    let config = read_config(config, Path::new("<config>"), game.as_deref())?;
     let Some(mut oracle) = config.algorithm().oracle().map_err(|e| run_error(&e))? else {
         return Err(PyValueError::new_err(format!(
             "algorithm `{}` asks no oracle",

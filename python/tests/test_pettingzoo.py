@@ -81,3 +81,21 @@ def test_a_parallel_env_is_walked_into_a_tree_with_exact_nash_conv():
     assert metagame.nash_conv(game, rock) == pytest.approx(2.0)
     with pytest.raises(TypeError, match="env_fn must make a PettingZoo environment"):
         metagame.pettingzoo.from_env(lambda: "connect_four")
+
+
+def test_neural_psro_runs_on_tictactoe_v3_and_resumes(tmp_path):
+    require("pettingzoo")
+    import metagame.pettingzoo
+    from pettingzoo.classic import tictactoe_v3
+
+    game = metagame.pettingzoo.from_env(tictactoe_v3.env)
+    config = {"algorithm": "psro", "oracle": "ppo", "evaluator": "rollout", "episodes_per_entry": 40,
+              "max_iterations": 2, "learner": {"episodes_per_response": 64}}
+    whole = metagame.run(config, out=tmp_path / "whole", game=game)
+    assert whole["meta_game_shape"] == [3, 3] and whole["meta_game_stderr"] is not None
+    assert len([f for f in (tmp_path / "whole" / "members").iterdir() if f.suffix == ".safetensors"]) == 4
+    with metagame.Experiment(config, out=tmp_path / "cut", game=game) as experiment:
+        next(experiment)
+        next(experiment)
+    resumed = metagame.run(config, out=tmp_path / "cut", game=game, resume=True)
+    assert resumed["meta_game"] == whole["meta_game"]

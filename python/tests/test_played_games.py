@@ -5,6 +5,8 @@ call that raises as one ValueError."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -158,3 +160,91 @@ def test_a_pyspiel_call_that_raises_is_one_value_error_of_the_call_that_played_i
     with pytest.raises(ValueError, match="the fourth move is broken"):
         for _ in range(4):
             _, _, _, _, infos = env.step([0, 0])
+
+
+PPO_PSRO = {"algorithm": "psro", "oracle": "ppo", "evaluator": "rollout", "episodes_per_entry": 60,
+            "max_iterations": 2, "seed": 2, "learner": {"episodes_per_response": 48}}
+
+
+def without_times(report: dict) -> list:
+    return [{k: v for k, v in it.items() if k not in ("elapsed_s", "times")} for it in report["iterations"]]
+
+
+def test_a_psro_run_on_pyspiel_connect_four_is_the_run_on_the_built_in_game_and_resumes(tmp_path):
+    require("pyspiel")
+    played = metagame.openspiel.from_pyspiel("connect_four", walk=False)
+    # The config names no game: the played game's name is taken, as for a Game.
+    theirs = metagame.run(PPO_PSRO, out=tmp_path / "pyspiel", game=played)
+    ours = metagame.run({**PPO_PSRO, "game": "connect_four"}, out=tmp_path / "native")
+    assert theirs["config"]["game"] == "connect_four()" and theirs["meta_game_stderr"] is not None
+    # Move for move the same game, the same tensors and draws: the same networks and payoffs.
+    assert theirs["meta_game"] == ours["meta_game"]
+    assert sorted(os.listdir(tmp_path / "pyspiel" / "members")) == sorted(os.listdir(tmp_path / "native" / "members"))
+    # Stopped after its first response and resumed with the game given again.
+    with metagame.Experiment(PPO_PSRO, out=tmp_path / "cut", game=played) as experiment:
+        next(experiment)
+        next(experiment)
+    resumed = metagame.run(PPO_PSRO, out=tmp_path / "cut", game=played, resume=True)
+    assert without_times(resumed) == without_times(theirs)
+
+
+def test_exact_algorithms_refuse_a_played_game_in_one_line(tmp_path):
+    played = metagame.openspiel.from_pyspiel(_BrokenGame(), walk=False)
+    with pytest.raises(ValueError, match=r"algorithm `cfr` needs the game tree, and broken_game is played on its states"):
+        metagame.run({"algorithm": "cfr", "max_iterations": 2}, out=tmp_path / "cfr", game=played)
+    with pytest.raises(ValueError, match=r"^<config>: game: the config names `kuhn_poker`, but the run is on the game `broken_game`$"):
+        metagame.run({"algorithm": "psro", "game": "kuhn_poker", "evaluator": "rollout"}, out=tmp_path / "kuhn",
+                     game=played)
+
+
+class _FlakyState(_BrokenState):
+    """Plays well until ``_FlakyState.broken`` is set: a game whose code fails mid-run."""
+
+    broken = False
+
+    def current_player(self):
+        return -4 if self.is_terminal() else self.moves % 2  # pyspiel's terminal player
+
+    def apply_action(self, action):
+        if _FlakyState.broken and self.moves == 3:
+            raise RuntimeError("the fourth move is broken")
+        self.moves += 1
+
+    def returns(self):
+        return [1.0, -1.0] if self.moves % 4 else [-1.0, 1.0]
+
+    def clone(self):
+        return _FlakyState(self.moves)
+
+
+class _FlakyGame(_BrokenGame):
+    def __str__(self):
+        return "flaky_game"
+
+    def new_initial_state(self):
+        return _FlakyState()
+
+
+class _UniformOracle:
+    def respond(self, request):
+        return "uniform"
+
+
+def test_a_played_game_that_fails_mid_run_is_one_value_error_and_the_run_resumes(tmp_path):
+    played = metagame.openspiel.from_pyspiel(_FlakyGame(), walk=False)
+    config = {"algorithm": "psro", "evaluator": "rollout", "episodes_per_entry": 20, "max_iterations": 3}
+    whole = metagame.run(config, out=tmp_path / "whole", game=played, oracle=_UniformOracle())
+    with metagame.Experiment(config, out=tmp_path / "run", game=played, oracle=_UniformOracle()) as experiment:
+        next(experiment)
+        next(experiment)
+    kept = (tmp_path / "run" / "checkpoint.json").read_bytes()
+    _FlakyState.broken = True
+    try:
+        with pytest.raises(ValueError, match=r"^flaky_game: apply_action\(\) raised RuntimeError: the fourth move is broken$"):
+            metagame.run(config, out=tmp_path / "run", game=played, oracle=_UniformOracle(), resume=True)
+    finally:
+        _FlakyState.broken = False
+    # Nothing of the failed iteration was kept: the run resumes to the uninterrupted one.
+    assert (tmp_path / "run" / "checkpoint.json").read_bytes() == kept
+    resumed = metagame.run(config, out=tmp_path / "run", game=played, oracle=_UniformOracle(), resume=True)
+    assert without_times(resumed) == without_times(whole)
