@@ -623,10 +623,14 @@ pub fn policy_from_file(kind: &str, bytes: &[u8]) -> Result<Arc<dyn Policy>> {
             kind: "policy kind",
             name: kind.to_string(),
             known: known.join(", "),
-            hint: if kind == "python" {
-                " (a member a Python oracle answered, pickled: read the run from Python, metagame.run(..., resume=True))"
-            } else {
-                ""
+            hint: match kind {
+                "python" => {
+                    " (a member a Python oracle answered, pickled: read the run from Python, metagame.run(..., resume=True, allow_pickle=True))"
+                }
+                "torch" | "jax" => {
+                    " (a member a Python oracle answered, a PyTorch or JAX network: read the run from Python, metagame.run(..., resume=True))"
+                }
+                _ => "",
             },
         });
     };

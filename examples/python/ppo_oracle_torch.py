@@ -1,8 +1,8 @@
 """A PSRO oracle in PyTorch: clipped PPO as CleanRL's ppo.py has it (GAE, advantages
 normalised per minibatch, clipped policy loss, value loss, entropy bonus, Adam, gradient
 clipping), trained against each request's meta-mixture through ``request.env`` and
-answering with its policy network (``metagame.torch.policy``, which pickles, so that a run
-on a game too large for its tree keeps it as a member).
+answering with its policy network (``metagame.torch.policy``: a run on a game too large
+for its tree keeps it as a member, its state dict in safetensors, without pickle).
 
     python examples/python/ppo_oracle_torch.py [game] [iterations]
 

@@ -162,7 +162,10 @@ class Experiment:
     ``ResponseRequest``; any policy form) for the loop that asks an oracle (PSRO; the
     others train their own responses and refuse one).
     ``resume=True`` continues the run in ``out`` from its checkpoint; ``overwrite=True``
-    replaces a previous run there.
+    replaces a previous run there. ``allow_pickle=True`` lets the run keep an oracle's
+    answer pickled when it is a callable that writes no file of its own (``metagame.torch``
+    and ``metagame.jax`` policies write theirs), and read such members back when resuming:
+    unpickling runs code, so allow it only for run folders that are your own.
 
     Iterating yields every iteration's report as a dict. Breaking out, ``close()`` or the end
     of a ``with`` block stops the run after the iteration in progress with its folder
@@ -178,6 +181,7 @@ class Experiment:
         oracle: _Any = None,
         resume: bool = False,
         overwrite: bool = False,
+        allow_pickle: bool = False,
         _evaluator: _Any = None,
         _trainer: _Any = None,
         _builtin_oracle: _Any = None,
@@ -195,7 +199,7 @@ class Experiment:
             _check_out_dir(self.out, overwrite)
         self._native = _NativeExperiment(
             body, source, self.out, game=game, oracle=oracle, resume=resume, evaluator=_evaluator, trainer=_trainer,
-            builtin_oracle=_builtin_oracle,
+            builtin_oracle=_builtin_oracle, allow_pickle=allow_pickle,
         )
         self.reports: list[dict] = []
 
@@ -230,12 +234,17 @@ def run(
     oracle: _Any = None,
     resume: bool = False,
     overwrite: bool = False,
+    allow_pickle: bool = False,
 ) -> dict:
     """Run a config to its end and return the final report (``report.json``'s content).
 
     The arguments are ``Experiment``'s; the run folder is the CLI's.
     """
-    return _run_to_end(Experiment(config, out=out, game=game, oracle=oracle, resume=resume, overwrite=overwrite))
+    return _run_to_end(
+        Experiment(
+            config, out=out, game=game, oracle=oracle, resume=resume, overwrite=overwrite, allow_pickle=allow_pickle
+        )
+    )
 
 
 def _run_to_end(experiment: Experiment) -> dict:

@@ -155,6 +155,7 @@ class Experiment(_LocalExperiment):
         overwrite: bool = False,
         address: Optional[str] = None,
         tasks_per_call: Optional[int] = None,
+        allow_pickle: bool = False,
     ) -> None:
         if isinstance(game, PlayedGame):
             raise TypeError(
@@ -206,6 +207,7 @@ class Experiment(_LocalExperiment):
             _builtin_oracle=builtin,
             resume=resume,
             overwrite=overwrite,
+            allow_pickle=allow_pickle,
             _evaluator=distributed_evaluator,
             _trainer=_RayTrainer(game_ref) if game is not None else None,
         )
@@ -220,9 +222,11 @@ def run(
     overwrite: bool = False,
     address: Optional[str] = "auto",
     tasks_per_call: Optional[int] = None,
+    allow_pickle: bool = False,
 ) -> dict:
     """``metagame.run`` on a Ray cluster (``address="auto"``: the one this machine is part
     of): the final report, equal to the local run's."""
     return _run_to_end(
-        Experiment(config, out, game, oracle, resume, overwrite, address=address, tasks_per_call=tasks_per_call)
+        Experiment(config, out, game, oracle, resume, overwrite, address=address, tasks_per_call=tasks_per_call,
+                   allow_pickle=allow_pickle)
     )

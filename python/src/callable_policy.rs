@@ -8,11 +8,17 @@
 //! answers garbage is one error naming it.
 //!
 //! A callable that becomes a member of a run (an oracle's answer on a game played on its
-//! states) is kept in the run folder pickled (`members/<sha256>.pkl`, kind `"python"`) and
-//! unpickled when the run resumes: pickle stores functions and classes by reference, so
-//! their module must be importable then, and a run folder, like any pickle, is to be read
-//! only when it is one's own.
+//! states) is kept in the run folder as the file it writes of itself, where it can: a
+//! `metagame.torch` policy as its module's state dict in safetensors with how to rebuild
+//! the module (kind `"torch"`), a `metagame.jax` policy as its parameters in safetensors with
+//! its function's import path (kind `"jax"`); both through the object's `_metagame_file()`.
+//! Any other callable is kept pickled (`members/<sha256>.pkl`, kind `"python"`) only where
+//! the run allows pickle (`allow_pickle=True`), and read back only where the resuming run
+//! allows it too: pickle stores functions and classes by reference, so their module must be
+//! importable then, and unpickling runs code, so a pickled run folder is to be read only
+//! when it is one's own.
 
+use std::cell::Cell;
 use std::sync::Arc;
 
 use metagame::games::{self, Decisions, Policy, PolicyFile, check_probabilities};
@@ -25,6 +31,8 @@ pub struct CallablePolicy {
     object: Py<PyAny>,
     /// How messages name it: ``__name__`` (a function), else its type's name (a module).
     name: String,
+    /// Whether a run may keep it pickled when it writes no file of its own.
+    pickle: bool,
 }
 
 impl CallablePolicy {
@@ -41,12 +49,23 @@ impl CallablePolicy {
             Ok(n) => n.str()?.to_string(),
             Err(_) => obj.get_type().name()?.to_string(),
         };
-        Ok(Some(Self { object: obj.clone().unbind(), name }))
+        Ok(Some(Self { object: obj.clone().unbind(), name, pickle: false }))
+    }
+
+    /// The same callable, kept pickled in a run folder when `allow` (and it writes no file
+    /// of its own).
+    pub fn allowing_pickle(mut self, allow: bool) -> Self {
+        self.pickle = allow;
+        self
     }
 
     /// Another handle on the same Python object.
     pub fn share(&self) -> Self {
-        Self { object: Python::attach(|py| self.object.clone_ref(py)), name: self.name.clone() }
+        Self {
+            object: Python::attach(|py| self.object.clone_ref(py)),
+            name: self.name.clone(),
+            pickle: self.pickle,
+        }
     }
 
     /// The name messages give it.
@@ -98,19 +117,40 @@ impl Policy for CallablePolicy {
     }
 
     fn to_file(&self) -> games::Result<Option<PolicyFile>> {
-        let bytes = Python::attach(|py| {
+        Python::attach(|py| {
+            let object = self.object.bind(py);
+            // A policy that writes itself (metagame.torch's and metagame.jax's): its file.
+            if object.hasattr("_metagame_file").unwrap_or(false) {
+                let file = object
+                    .call_method0("_metagame_file")
+                    .map_err(|e| self.failed(format!("cannot be kept in the run folder: {e}")))?;
+                if !file.is_none() {
+                    let (kind, extension, bytes): (String, String, Vec<u8>) =
+                        file.extract().map_err(|e| {
+                            self.failed(format!("wrote no (kind, extension, bytes) of itself: {e}"))
+                        })?;
+                    return Ok(Some(PolicyFile { kind, extension, bytes }));
+                }
+            }
+            if !self.pickle {
+                return Err(self.failed(
+                    "cannot be kept in the run folder without pickle: wrap a PyTorch module with metagame.torch.policy (kept as its state dict) or a JAX function with metagame.jax.policy (its parameters), convert an nn.Sequential with metagame.torch.to_native, or pass allow_pickle=True to the run (read only run folders that are your own)".to_string(),
+                ));
+            }
             // Protocol 4: protocol 5 writes a numpy array that is read-only (one that came
             // back from Ray's object store) in other bytes than a writable one, and a
             // member's file name is the hash of its bytes.
-            let pickled = py.import("pickle")?.call_method1("dumps", (self.object.bind(py), 4))?;
-            pickled.extract::<Vec<u8>>()
+            let bytes = py
+                .import("pickle")
+                .and_then(|pickle| pickle.call_method1("dumps", (object, 4)))
+                .and_then(|pickled| pickled.extract::<Vec<u8>>())
+                .map_err(|e| {
+                    self.failed(format!(
+                        "cannot be kept in the run folder: pickle failed ({e}); make it a module-level function or an object of a module-level class, or convert a network with metagame.torch.to_native"
+                    ))
+                })?;
+            Ok(Some(PolicyFile { kind: KIND.into(), extension: "pkl".into(), bytes }))
         })
-        .map_err(|e| {
-            self.failed(format!(
-                "cannot be kept in the run folder: pickle failed ({e}); make it a module-level function or an object of a module-level class, or convert a network with metagame.torch.to_native"
-            ))
-        })?;
-        Ok(Some(PolicyFile { kind: KIND.into(), extension: "pkl".into(), bytes }))
     }
 
     fn as_any(&self) -> Option<&dyn std::any::Any> {
@@ -118,8 +158,23 @@ impl Policy for CallablePolicy {
     }
 }
 
-/// The kind of a callable's policy file.
+/// The kind of a callable's pickled policy file.
 pub const KIND: &str = "python";
+
+/// The kinds of the files policies of `metagame.torch` and `metagame.jax` write of
+/// themselves, with the Python module whose `_from_file(bytes)` reads one back.
+pub const SELF_WRITTEN: [(&str, &str); 2] = [("torch", "metagame.torch"), ("jax", "metagame.jax")];
+
+thread_local! {
+    /// Whether pickled members may be read on this thread (a run that allows pickle).
+    static PICKLE_READS: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Allow (or not) reading pickled members on this thread: a run thread started with
+/// `allow_pickle=True`, a Ray task reading the members its driver sent.
+pub fn allow_pickle_reads(allow: bool) {
+    PICKLE_READS.with(|c| c.set(allow));
+}
 
 impl CallablePolicy {
     /// The Python object.
@@ -128,26 +183,57 @@ impl CallablePolicy {
     }
 
     /// A callable back from its pickled file (registered with the registry as the reader of
-    /// kind `"python"`, so that runs whose members are callables resume).
+    /// kind `"python"`, so that runs whose members are callables resume), where this thread
+    /// allows it ([`allow_pickle_reads`]).
     ///
     /// # Errors
     ///
-    /// Bytes that do not unpickle (a module that cannot be imported, say) or unpickle to
-    /// something that is not callable.
+    /// Pickle not allowed; bytes that do not unpickle (a module that cannot be imported,
+    /// say) or unpickle to something that is not callable.
     pub fn from_file(bytes: &[u8]) -> metagame::Result<Arc<dyn Policy>> {
         let failed = |why: String| {
             metagame::Error::Game(games::Error::PolicyCode(format!("a pickled Python member {why}")))
         };
+        if !PICKLE_READS.with(Cell::get) {
+            return Err(failed(
+                "is read only by a run that allows pickle: metagame.run(..., resume=True, allow_pickle=True), for a run folder that is your own".to_string(),
+            ));
+        }
         Python::attach(|py| {
             let object = py
                 .import("pickle")
                 .and_then(|pickle| pickle.call_method1("loads", (pyo3::types::PyBytes::new(py, bytes),)))
                 .map_err(|e| failed(format!("cannot be unpickled: {e}")))?;
-            match Self::of(&object) {
-                Ok(Some(callable)) => Ok(Arc::new(callable) as Arc<dyn Policy>),
-                Ok(None) => Err(failed(format!("is a {}, not a callable", object.get_type()))),
-                Err(e) => Err(failed(e.to_string())),
-            }
+            Self::callable(object, true).map_err(failed)
         })
+    }
+
+    /// A policy of kind `kind` (one of [`SELF_WRITTEN`]) back from the file it wrote of
+    /// itself, by its module's `_from_file(bytes)`.
+    ///
+    /// # Errors
+    ///
+    /// The module's own error (a file it cannot read, a module it cannot rebuild).
+    pub fn from_self_written(kind: &str, bytes: &[u8]) -> metagame::Result<Arc<dyn Policy>> {
+        let failed =
+            |why: String| metagame::Error::Game(games::Error::PolicyCode(format!("a `{kind}` member {why}")));
+        let Some((_, module)) = SELF_WRITTEN.iter().find(|(k, _)| *k == kind) else {
+            return Err(failed("is of no kind this package writes".to_string()));
+        };
+        Python::attach(|py| {
+            let object = py
+                .import(*module)
+                .and_then(|m| m.call_method1("_from_file", (pyo3::types::PyBytes::new(py, bytes),)))
+                .map_err(|e| failed(format!("cannot be read back: {e}")))?;
+            Self::callable(object, false).map_err(failed)
+        })
+    }
+
+    fn callable(object: Bound<'_, PyAny>, pickle: bool) -> Result<Arc<dyn Policy>, String> {
+        match Self::of(&object) {
+            Ok(Some(callable)) => Ok(Arc::new(callable.allowing_pickle(pickle)) as Arc<dyn Policy>),
+            Ok(None) => Err(format!("is a {}, not a callable", object.get_type())),
+            Err(e) => Err(e.to_string()),
+        }
     }
 }

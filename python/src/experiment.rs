@@ -19,7 +19,8 @@ use metagame::populations::{
     self, Budget, IterationReport, Oracle, PolicyId, Response, ResponseRequest, TrainingStats, WeightedMember,
 };
 use metagame::{
-    Components, ExperimentConfig, RunOptions, RunReport, run_experiment_on, run_experiment_on_rules, run_experiment_with,
+    Components, ExperimentConfig, RunOptions, RunReport, run_experiment_on, run_experiment_on_rules,
+    run_experiment_with,
 };
 use pyo3::exceptions::{PyStopIteration, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -97,8 +98,9 @@ impl Source {
         Ok(Py::new(py, PyNativePolicy { policy: Arc::clone(policy), player, num_actions })?.into_any())
     }
 
-    /// An oracle's answer as a policy of this game.
-    fn answer(&self, answer: &Bound<'_, PyAny>) -> PyResult<Arc<dyn Policy>> {
+    /// An oracle's answer as a policy of this game; a callable one kept pickled in the run
+    /// folder when `allow_pickle` (and it writes no file of its own).
+    fn answer(&self, answer: &Bound<'_, PyAny>, allow_pickle: bool) -> PyResult<Arc<dyn Policy>> {
         match self {
             Source::Tree(g) => Ok(Arc::new(as_policy(&g.tree, answer)?)),
             Source::States(game) => {
@@ -111,7 +113,11 @@ impl Source {
                         game.name()
                     )));
                 }
-                opponent(self, answer)
+                let policy = opponent(self, answer)?;
+                match policy.as_any().and_then(|a| a.downcast_ref::<CallablePolicy>()) {
+                    Some(callable) => Ok(Arc::new(callable.share().allowing_pickle(allow_pickle))),
+                    None => Ok(policy),
+                }
             }
         }
     }
@@ -355,6 +361,8 @@ struct PythonOracle {
     name: &'static str,
     /// True when the object answers for an exact built-in oracle.
     exact: bool,
+    /// Whether its callable answers may be kept pickled.
+    allow_pickle: bool,
     on: Source,
     raised: Arc<Mutex<Option<PyErr>>>,
 }
@@ -433,7 +441,7 @@ impl Oracle for PythonOracle {
             } else {
                 (answer.into_bound(py), 0)
             };
-            let policy = self.on.answer(&answer).map_err(|e| {
+            let policy = self.on.answer(&answer, self.allow_pickle).map_err(|e| {
                 failed(format!(
                     "respond() returned something that is not a policy of {}: {}",
                     self.on.name(),
@@ -551,7 +559,7 @@ fn read_config(config: &Bound<'_, PyAny>, source: &Path, game: Option<&str>) -> 
 #[pymethods]
 impl PyExperiment {
     #[new]
-    #[pyo3(signature = (config, source, out, game=None, oracle=None, resume=false, evaluator=None, trainer=None, builtin_oracle=None))]
+    #[pyo3(signature = (config, source, out, game=None, oracle=None, resume=false, evaluator=None, trainer=None, builtin_oracle=None, allow_pickle=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -564,6 +572,7 @@ impl PyExperiment {
         evaluator: Option<(Py<PyAny>, String)>,
         trainer: Option<Py<PyAny>>,
         builtin_oracle: Option<Py<PyAny>>,
+        allow_pickle: bool,
     ) -> PyResult<Self> {
         // A game given: a `Game` (its tree) or a `PlayedGame` (played on its states only).
         let given = match game {
@@ -620,6 +629,7 @@ impl PyExperiment {
                 object,
                 name: "python",
                 exact: false,
+                allow_pickle,
                 // INVARIANT: the game is loaded whenever an oracle is given (above).
                 on: on.as_ref().expect("the game of an oracle's run").handle(),
                 raised: Arc::clone(&raised),
@@ -645,6 +655,7 @@ impl PyExperiment {
                 object,
                 name: built.name(),
                 exact: built.is_exact(),
+                allow_pickle,
                 on: on.handle(),
                 raised: Arc::clone(&raised),
             };
@@ -676,6 +687,8 @@ impl PyExperiment {
         let (commands, command_rx) = mpsc::sync_channel::<Command>(1);
         let played_game = played.clone();
         let thread = std::thread::spawn(move || {
+            // A resumed run reads its pickled members only when it allows pickle.
+            crate::callable_policy::allow_pickle_reads(allow_pickle);
             let mut observer = |report: &IterationReport| {
                 // INVARIANT: reports are plain numbers, strings and lists.
                 let json = serde_json::to_string(report).expect("a report serialises");
@@ -689,7 +702,9 @@ impl PyExperiment {
             };
             match (&tree, &played) {
                 (Some(tree), _) => run_experiment_on(&config, tree, &options, components, &mut observer),
-                (None, Some(game)) => run_experiment_on_rules(&config, game, &options, components, &mut observer),
+                (None, Some(game)) => {
+                    run_experiment_on_rules(&config, game, &options, components, &mut observer)
+                }
                 (None, None) => run_experiment_with(&config, &options, components, &mut observer),
             }
         });

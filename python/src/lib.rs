@@ -43,10 +43,17 @@ fn _metagame(m: &Bound<'_, PyModule>) -> PyResult<()> {
     played::register(m)?;
     approximate::register(m)?;
     native_policy::register(m)?;
-    // Runs whose members are Python callables resume from their pickled files.
+    // Runs whose members are Python callables resume from their files: pickled (where the
+    // run allows it), or the state files metagame.torch and metagame.jax policies write.
     metagame::registry::register_policy_file_kind(
         callable_policy::KIND,
         callable_policy::CallablePolicy::from_file,
     );
+    metagame::registry::register_policy_file_kind("torch", |bytes| {
+        callable_policy::CallablePolicy::from_self_written("torch", bytes)
+    });
+    metagame::registry::register_policy_file_kind("jax", |bytes| {
+        callable_policy::CallablePolicy::from_self_written("jax", bytes)
+    });
     Ok(())
 }

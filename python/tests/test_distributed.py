@@ -249,9 +249,10 @@ def test_python_network_members_on_ray_equal_the_local_run_through_a_killed_work
     from test_python_members import Reinforce
 
     marker = tmp_path / "killed"
-    local = metagame.run(CONNECT_FOUR, out=tmp_path / "local", oracle=Reinforce(episodes=96))
+    # Its numpy networks are kept pickled, which the runs allow.
+    local = metagame.run(CONNECT_FOUR, out=tmp_path / "local", oracle=Reinforce(episodes=96), allow_pickle=True)
     spread = metagame.distributed.run(CONNECT_FOUR, out=tmp_path / "ray", oracle=DiesOnceReinforce(str(marker)),
-                                      address=cluster, tasks_per_call=3)
+                                      address=cluster, tasks_per_call=3, allow_pickle=True)
     assert marker.is_file() and int(marker.read_text()) != os.getpid()
     assert without_times(spread) == without_times(local)
     assert local["meta_game_stderr"] is not None

@@ -1,8 +1,9 @@
 """Python objects as members of a run on a game too large for its tree: a numpy MLP trained
-by a Python oracle through ``request.env`` on connect four, kept in the run folder pickled,
-played by rollouts into a payoff table with standard errors, and resumed to the
-uninterrupted run; a JAX function likewise; an answer that cannot be kept is one clear
-error and the folder stays resumable."""
+by a Python oracle through ``request.env`` on connect four, kept in the run folder pickled
+(the run allows pickle), played by rollouts into a payoff table with standard errors, and
+resumed to the uninterrupted run; a JAX function likewise, kept as its parameters in
+safetensors without pickle; an answer that cannot be kept, or a pickled folder resumed
+without allowing pickle, is one clear error and the folder stays resumable."""
 
 from __future__ import annotations
 
@@ -96,7 +97,7 @@ CONFIG = {"game": "connect_four", "algorithm": "psro", "evaluator": "rollout", "
 
 def test_a_numpy_network_trained_through_request_env_is_a_member_on_connect_four_and_resumes(tmp_path):
     oracle = Reinforce()
-    whole = metagame.run(CONFIG, out=tmp_path / "whole", oracle=oracle)
+    whole = metagame.run(CONFIG, out=tmp_path / "whole", oracle=oracle, allow_pickle=True)
     # Asked on the states (no tree, so no Game); warm-started from the first member (native
     # uniform play), then from its own previous answer, the object it returned.
     assert [g for _, g, _ in oracle.requests] == [None] * 4
@@ -112,10 +113,15 @@ def test_a_numpy_network_trained_through_request_env_is_a_member_on_connect_four
 
     # Stopped after one iteration and resumed, with a new oracle object (the members come
     # back from their pickled files): the uninterrupted run.
-    with metagame.Experiment(CONFIG, out=tmp_path / "cut", oracle=Reinforce()) as experiment:
+    with metagame.Experiment(CONFIG, out=tmp_path / "cut", oracle=Reinforce(), allow_pickle=True) as experiment:
         next(experiment)
         next(experiment)
-    resumed = metagame.run(CONFIG, out=tmp_path / "cut", oracle=Reinforce(), resume=True)
+    # Unpickling runs code: a resume reads the pickled members only where it allows pickle.
+    kept = (tmp_path / "cut" / "checkpoint.json").read_bytes()
+    with pytest.raises(ValueError, match=r"a pickled Python member is read only by a run that allows pickle"):
+        metagame.run(CONFIG, out=tmp_path / "cut", oracle=Reinforce(), resume=True)
+    assert (tmp_path / "cut" / "checkpoint.json").read_bytes() == kept
+    resumed = metagame.run(CONFIG, out=tmp_path / "cut", oracle=Reinforce(), resume=True, allow_pickle=True)
     assert without_times(resumed)["meta_game"] == without_times(whole)["meta_game"]
     assert sorted(os.listdir(tmp_path / "cut" / "members")) == members
 
@@ -124,11 +130,11 @@ def test_the_cli_names_what_reads_a_run_of_python_members(tmp_path):
     if not CLI.is_file():
         missing("the release CLI is not built (cargo build --release)")
     config = {**CONFIG, "max_iterations": 1}
-    metagame.run(config, out=tmp_path / "run", oracle=Reinforce(episodes=64))
+    metagame.run(config, out=tmp_path / "run", oracle=Reinforce(episodes=64), allow_pickle=True)
     done = subprocess.run([str(CLI), "run", "--resume", str(tmp_path / "run")], capture_output=True, text=True,
                           timeout=300)
     assert done.returncode != 0
-    assert "policy kind `python`" in done.stderr and "resume=True" in done.stderr, done.stderr
+    assert "policy kind `python`" in done.stderr and "resume=True, allow_pickle=True" in done.stderr, done.stderr
 
 
 def test_an_answer_that_cannot_be_kept_is_one_error_and_the_run_resumes(tmp_path):
@@ -137,12 +143,16 @@ def test_an_answer_that_cannot_be_kept_is_one_error_and_the_run_resumes(tmp_path
             return lambda obs, legal: legal / legal.sum(axis=1, keepdims=True)
 
     config = {**CONFIG, "max_iterations": 3}
-    with metagame.Experiment(config, out=tmp_path / "run", oracle=Reinforce(episodes=64)) as experiment:
-        next(experiment)
-        next(experiment)
+    with metagame.Experiment(config, out=tmp_path / "run", oracle=Reinforce(episodes=64), allow_pickle=True) as e:
+        next(e)
+        next(e)
+    with pytest.raises(ValueError, match=r"the callable <lambda> cannot be kept in the run folder without pickle: "
+                                         r"wrap a PyTorch module with metagame.torch.policy"):
+        metagame.run(config, out=tmp_path / "fresh", oracle=Closure())
+    assert (tmp_path / "fresh" / "checkpoint.json").is_file()
     with pytest.raises(ValueError, match=r"the callable <lambda> cannot be kept in the run folder: pickle failed"):
-        metagame.run(config, out=tmp_path / "run", oracle=Closure(), resume=True)
-    report = metagame.run(config, out=tmp_path / "run", oracle=Reinforce(episodes=64), resume=True)
+        metagame.run(config, out=tmp_path / "run", oracle=Closure(), resume=True, allow_pickle=True)
+    report = metagame.run(config, out=tmp_path / "run", oracle=Reinforce(episodes=64), resume=True, allow_pickle=True)
     assert len(report["iterations"]) == 4
     with pytest.raises(ValueError, match=r"respond\(\) returned something that is not a policy of connect_four"):
         metagame.run({**config, "max_iterations": 1}, out=tmp_path / "table", oracle=TableAnswer())
@@ -169,7 +179,14 @@ def test_a_jax_function_is_a_member_on_connect_four_and_resumes(tmp_path):
     config = {**CONFIG, "max_iterations": 1, "episodes_per_entry": 100}
     oracle = ppo_oracle.PPO(lanes=16, steps=16, updates=4, hidden=32)
     whole = metagame.run(config, out=tmp_path / "whole", oracle=oracle)
-    assert len([m for m in os.listdir(tmp_path / "whole" / "members") if m.endswith(".pkl")]) == 2
+    # Kept without pickle: the parameters in safetensors, the function by its import path.
+    files = [tmp_path / "whole" / "members" / m for m in os.listdir(tmp_path / "whole" / "members")]
+    assert sorted(f.suffix for f in files) == [".policy", ".safetensors", ".safetensors"], files
+    from safetensors.numpy import load_file
+
+    assert all(load_file(f) for f in files if f.suffix == ".safetensors")
+    checkpoint = (tmp_path / "whole" / "checkpoint.json").read_text()
+    assert checkpoint.count('"kind":"jax"') == 2, checkpoint
     with metagame.Experiment(config, out=tmp_path / "cut", oracle=oracle) as experiment:
         next(experiment)
     resumed = metagame.run(config, out=tmp_path / "cut", oracle=oracle, resume=True)
