@@ -253,11 +253,7 @@ fn play_pyspiel(game: &Bound<'_, PyAny>) -> PyResult<PyPlayedGame> {
             "{name} has {dynamics} dynamics; pass pyspiel.convert_to_turn_based(game)"
         )));
     }
-    let utility_sum = match kind.getattr("utility")?.getattr("name")?.extract::<String>()?.as_str() {
-        "ZERO_SUM" => Some(0.0),
-        "CONSTANT_SUM" => Some(game.call_method0("utility_sum")?.extract::<f64>()?),
-        _ => None,
-    };
+    let utility_sum = crate::pyspiel::utility_sum(game, &kind)?;
     let rules = PyspielRules {
         game: game.clone().unbind(),
         name,

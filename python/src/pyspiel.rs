@@ -81,11 +81,7 @@ fn walk_pyspiel(
     };
     let num_players: usize = game.call_method0("num_players")?.extract()?;
     let num_actions: usize = game.call_method0("num_distinct_actions")?.extract()?;
-    let utility_sum = match enum_name(&kind.getattr("utility")?)?.as_str() {
-        "ZERO_SUM" => Some(0.0),
-        "CONSTANT_SUM" => Some(game.call_method0("utility_sum")?.extract::<f64>()?),
-        _ => None,
-    };
+    let utility_sum = utility_sum(game, &kind)?;
     let mut builder = ExplicitGame::builder(name.clone(), num_players, num_actions, utility_sum);
     let tensor = tensor_kind(game, &kind)?;
     if let Some((shape, _)) = &tensor {
@@ -175,6 +171,16 @@ fn walk_pyspiel(
         other => value_error(other),
     })?;
     Ok(PyGame::read_from_pyspiel(tree))
+}
+
+/// The players' constant sum of returns where the game's type declares one (`ZERO_SUM`,
+/// `CONSTANT_SUM`), else None.
+pub fn utility_sum(game: &Bound<'_, PyAny>, kind: &Bound<'_, PyAny>) -> PyResult<Option<f64>> {
+    Ok(match enum_name(&kind.getattr("utility")?)?.as_str() {
+        "ZERO_SUM" => Some(0.0),
+        "CONSTANT_SUM" => Some(game.call_method0("utility_sum")?.extract::<f64>()?),
+        _ => None,
+    })
 }
 
 /// The tensor a policy of the walked game reads, as OpenSpiel gives it, and the state
