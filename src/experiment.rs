@@ -102,13 +102,7 @@ pub fn run_experiment_on(
     components: Components,
     observer: &mut dyn FnMut(&IterationReport) -> ControlFlow<()>,
 ) -> Result<Option<RunReport>> {
-    if !crate::config::names_the_game(config.game(), tree.name()) {
-        return Err(Error::Game(metagame_games::Error::Unsupported(format!(
-            "game: the config names `{}`, but the tree is of `{}`",
-            config.game(),
-            tree.name()
-        ))));
-    }
+    check_game_name(config, tree.name(), "the tree is of")?;
     run_with(config, Arena::tree(tree), options, components, observer)
 }
 
@@ -129,13 +123,7 @@ pub fn run_experiment_on_rules(
     components: Components,
     observer: &mut dyn FnMut(&IterationReport) -> ControlFlow<()>,
 ) -> Result<Option<RunReport>> {
-    if !crate::config::names_the_game(config.game(), &game.name()) {
-        return Err(Error::Game(metagame_games::Error::Unsupported(format!(
-            "game: the config names `{}`, but the game played is `{}`",
-            config.game(),
-            game.name()
-        ))));
-    }
+    check_game_name(config, &game.name(), "the game played is")?;
     check_players(config, game)?;
     let algorithm = config.algorithm().algorithm();
     if algorithm.needs_tree() {
@@ -147,6 +135,17 @@ pub fn run_experiment_on_rules(
         ))));
     }
     run_with(config, Arena::rules(game), options, components, observer)
+}
+
+/// The config names the game called `name` (`given` says what was given, for the message).
+fn check_game_name(config: &ExperimentConfig, name: &str, given: &str) -> Result<()> {
+    if crate::config::names_the_game(config.game(), name) {
+        return Ok(());
+    }
+    Err(Error::Game(metagame_games::Error::Unsupported(format!(
+        "game: the config names `{}`, but {given} `{name}`",
+        config.game()
+    ))))
 }
 
 /// The config's algorithm takes the game's number of players.
