@@ -9,7 +9,8 @@
 //! complete files, each the old version or the new one; the temporary files of killed runs
 //! are removed when the next run starts there.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::fs::{self, OpenOptions};
 use std::io::Write as _;
 use std::ops::ControlFlow;
@@ -41,7 +42,7 @@ pub(crate) const LOCK_FILE: &str = ".metagame.lock";
 
 /// Files a run writes besides its figures.
 const RUN_FILES: &[&str] =
-    &[CONFIG_FILE, CHECKPOINT_FILE, HISTORY_FILE, REPORT_FILE, META_GAME_FILE, "lineage.dot"];
+    &[CONFIG_FILE, CHECKPOINT_FILE, HISTORY_FILE, REPORT_FILE, META_GAME_FILE, "lineage.dot", "payoffs.bin"];
 /// Extensions of the figures and pages a run writes.
 const FIGURE_EXTENSIONS: &[&str] = &["svg", "png", "pdf", "html"];
 
@@ -520,11 +521,11 @@ impl Drive for Driver<'_> {
             iterations: Vec::new(),
             meta_game: None,
             meta_game_shape: Vec::new(),
+            meta_game_file: None,
             meta_game_stderr: None,
             member_elo: None,
         };
-        let json = serde_json::to_vec_pretty(&report).map_err(|e| output_err(&dir.join(REPORT_FILE), e))?;
-        checkpoint::write_atomic(&dir.join(REPORT_FILE), &json)?;
+        checkpoint::write_atomic(&dir.join(REPORT_FILE), &report_json(&report, dir)?)?;
         Ok(Some(report))
     }
 
@@ -565,6 +566,8 @@ impl Drive for Driver<'_> {
         let writer = CheckpointWriter::new(dir.join(CHECKPOINT_FILE), log.clone(), mark, !options.lockstep)?;
         // Reports `..logged` are in the log or queued for it.
         let logged = Cell::new(mark.records);
+        // How much of each appended file this run has written.
+        let appended: RefCell<HashMap<String, usize>> = RefCell::new(HashMap::new());
         let save = |lp: &L, reports: &[IterationReport]| -> Result<()> {
             // An iteration that met a failed call of the game's foreign code is not kept: the
             // folder keeps the last good checkpoint, which resumes.
@@ -581,6 +584,21 @@ impl Drive for Driver<'_> {
                     }
                     checkpoint::write_atomic(&path, bytes)?;
                 }
+            }
+            for (file, content) in lp.appended_files() {
+                let path = dir.join(file);
+                let mut written = appended.borrow_mut();
+                match written.get(file) {
+                    // What this run has not written yet, appended.
+                    Some(&done) if done <= content.len() => {
+                        if done < content.len() {
+                            append(&path, &content[done..])?;
+                        }
+                    }
+                    // The first time (or after a failed round shortened it): the whole file.
+                    _ => checkpoint::write_atomic(&path, content)?,
+                }
+                written.insert(file.to_string(), content.len());
             }
             let state = lp.state();
             let new = &reports[logged.get()..];
@@ -690,6 +708,28 @@ impl Drive for Driver<'_> {
     }
 }
 
+/// `report` as `report.json`'s bytes: indented while small enough to read by eye, compact
+/// past [`REPORT_INDENTED_BYTES`] (a long league's per-member ratings would more than double
+/// in size indented).
+fn report_json(report: &RunReport, dir: &Path) -> Result<Vec<u8>> {
+    let failed = |e| output_err(&dir.join(REPORT_FILE), e);
+    let compact = serde_json::to_vec(report).map_err(failed)?;
+    if compact.len() > REPORT_INDENTED_BYTES {
+        return Ok(compact);
+    }
+    serde_json::to_vec_pretty(report).map_err(failed)
+}
+
+/// The largest `report.json` (compact) written indented.
+const REPORT_INDENTED_BYTES: usize = 1 << 20;
+
+/// Append `bytes` to the file at `path` and flush them to the disk before the checkpoint that
+/// counts them is written.
+fn append(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut file = OpenOptions::new().append(true).open(path).map_err(|e| output_err(path, e))?;
+    file.write_all(bytes).and_then(|()| file.sync_data()).map_err(|e| output_err(path, e))
+}
+
 /// When a running run's folder is next refreshed ([`RunOptions::refresh_every`]).
 struct Refresh {
     every: Option<Duration>,
@@ -735,22 +775,24 @@ fn write_outputs<L: TrainingLoop>(
         ),
         None => (None, Vec::new()),
     };
+    // A loop that keeps its meta-game in a file of its own: the report names it.
+    let meta_game_file = lp.meta_game_file().map(str::to_string);
     let report = RunReport {
         config: config.clone(),
         stop_reason,
         iterations: history,
-        meta_game: meta_values,
+        meta_game: if meta_game_file.is_some() { None } else { meta_values },
         meta_game_shape: meta_shape,
+        meta_game_file: meta_game_file.clone(),
         meta_game_stderr: meta_game.as_ref().and_then(|_| lp.meta_game_stderr()),
         member_elo: meta_game.as_ref().and_then(|_| lp.member_elo()),
     };
-    let json = serde_json::to_vec_pretty(&report).map_err(|e| output_err(&dir.join(REPORT_FILE), e))?;
-    checkpoint::write_atomic(&dir.join(REPORT_FILE), &json)?;
+    checkpoint::write_atomic(&dir.join(REPORT_FILE), &report_json(&report, dir)?)?;
     let lineage = lp.lineage_dot(&report.iterations);
     if let Some(dot) = &lineage {
         checkpoint::write_atomic(&dir.join("lineage.dot"), dot.as_bytes())?;
     }
-    if let Some(g) = &meta_game {
+    if let Some(g) = meta_game.as_ref().filter(|_| meta_game_file.is_none()) {
         // The final meta-game as Gambit .nfg, for `metagame solve` and other tools.
         let nfg = metagame_games::nfg::to_nfg_string(g);
         checkpoint::write_atomic(&dir.join(META_GAME_FILE), nfg.as_bytes())?;

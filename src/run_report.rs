@@ -79,8 +79,13 @@ pub struct RunReport {
     pub iterations: Vec<IterationReport>,
     /// The final meta-game (player-major payoff tensors, row-major), if the loop has one.
     pub meta_game: Option<Vec<Vec<f64>>>,
-    /// Shape of `meta_game`.
+    /// Shape of `meta_game` (or of the meta-game kept in `meta_game_file`).
     pub meta_game_shape: Vec<usize>,
+    /// The run folder's file that holds the meta-game where the loop keeps it there, not
+    /// here (a league's `payoffs.bin`, appended as its table grows: `meta_game` is then
+    /// absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta_game_file: Option<String>,
     /// The standard error of each entry of `meta_game`, laid out as it, where the entries
     /// were sampled (absent when they are exact).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -127,6 +127,22 @@ pub trait TrainingLoop {
     fn member_files(&self) -> Vec<(&str, &[u8])> {
         Vec::new()
     }
+
+    /// Files the loop keeps in the run folder that only grow between checkpoints (the
+    /// league's payoff log), as `(path relative to the run folder, whole content)`: the
+    /// driver writes what it has not written yet before each checkpoint, and the whole file
+    /// the first time, which drops whatever a killed run left past its last checkpoint.
+    /// The state records how much of a file it covers. Default none.
+    fn appended_files(&self) -> Vec<(&str, &[u8])> {
+        Vec::new()
+    }
+
+    /// The run folder's file holding the loop's meta-game, where the loop keeps it there
+    /// (one of its [`appended_files`](TrainingLoop::appended_files)): `report.json` names
+    /// the file instead of holding the table, and no `.nfg` copy is written. Default none.
+    fn meta_game_file(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// Limits every run has, whatever its loop: checked by [`run_loop`] before each step.

@@ -64,8 +64,14 @@ fn a_league_is_identical_on_one_and_two_threads_and_resumes_to_the_same_run() {
     let mut league = League::new(&tree, small(7)).unwrap();
     let mut reports = rounds(&mut league, 5);
     let json = serde_json::to_string(league.state()).unwrap();
-    let mut resumed =
-        League::resume(&tree, small(7), serde_json::from_str(&json).unwrap(), &reports).unwrap();
+    let mut resumed = League::resume(
+        &tree,
+        small(7),
+        serde_json::from_str(&json).unwrap(),
+        &reports,
+        Some(league.payoff_log()),
+    )
+    .unwrap();
     reports.extend(rounds(&mut resumed, 7).into_iter().skip(1));
     let again: Vec<_> = reports.iter().map(|r| r.without_times()).collect();
     assert_eq!(one, again);
@@ -656,8 +662,14 @@ fn a_capped_league_resumes_bit_identically() {
         snapshot_agents(&reports).into_iter().filter(|&(_, a)| a == 0).map(|(id, _)| id).collect();
     assert!(before.iter().any(|id| main_snapshots.contains(id)), "a main-agent snapshot evicted: {before:?}");
     let json = serde_json::to_string(league.state()).unwrap();
-    let mut resumed =
-        League::resume(&tree, capped(3), serde_json::from_str(&json).unwrap(), &reports).unwrap();
+    let mut resumed = League::resume(
+        &tree,
+        capped(3),
+        serde_json::from_str(&json).unwrap(),
+        &reports,
+        Some(league.payoff_log()),
+    )
+    .unwrap();
     reports.extend(rounds(&mut resumed, 15).into_iter().skip(1));
     let again: Vec<_> = reports.iter().map(|r| r.without_times()).collect();
     assert_eq!(whole, again);
@@ -679,10 +691,50 @@ fn a_league_checkpoint_from_before_the_cap_resumes() {
     for member in state["members"].as_array_mut().unwrap() {
         assert!(member.as_object_mut().unwrap().remove("id").is_some());
     }
-    let mut resumed =
-        League::resume(&tree, small(7), serde_json::from_value(state).unwrap(), &reports).unwrap();
+    let mut resumed = League::resume(
+        &tree,
+        small(7),
+        serde_json::from_value(state).unwrap(),
+        &reports,
+        Some(league.payoff_log()),
+    )
+    .unwrap();
     reports.extend(rounds(&mut resumed, 6).into_iter().skip(1));
     assert_eq!(whole, reports.iter().map(|r| r.without_times()).collect::<Vec<_>>());
+}
+
+/// A checkpoint from before the payoff log (the payoff table inline, no log) resumes to the
+/// same run, its snapshots' entries going into the log.
+#[test]
+fn a_league_checkpoint_with_its_payoff_table_inline_resumes() {
+    let tree = tree("kuhn_poker");
+    let config = || small_builder(7).eval_every(2).build().unwrap();
+    let mut league = League::new(&tree, config()).unwrap();
+    let whole: Vec<_> = rounds(&mut league, 10).iter().map(|r| r.without_times()).collect();
+    let mut league = League::new(&tree, config()).unwrap();
+    let mut reports = rounds(&mut league, 6);
+    assert!(league.state().payoffs_logged() > 0);
+    // Round 6 was an evaluation point: the table is complete, as an old checkpoint held it.
+    let game = metagame::populations::TrainingLoop::meta_game(&league).unwrap().expect("a complete table");
+    let n = game.shape()[0];
+    let table: Vec<Vec<Option<f64>>> =
+        (0..n).map(|i| (0..n).map(|j| (i != j).then(|| game.payoffs(0)[[i, j]])).collect()).collect();
+    let mut state = serde_json::to_value(league.state()).unwrap();
+    let object = state.as_object_mut().unwrap();
+    assert!(object.remove("payoffs_logged").is_some() && object.remove("agent_payoffs").is_some());
+    object.insert("payoffs".into(), serde_json::to_value(&table).unwrap());
+    let mut resumed =
+        League::resume(&tree, config(), serde_json::from_value(state).unwrap(), &reports, None).unwrap();
+    assert_eq!(resumed.state().payoffs_logged(), ((n - 3) * (n - 4) / 2) as u64);
+    reports.extend(rounds(&mut resumed, 4).into_iter().skip(1));
+    assert_eq!(whole, reports.iter().map(|r| r.without_times()).collect::<Vec<_>>());
+    // A state that names records it is not given is one error.
+    let state = serde_json::to_value(league.state()).unwrap();
+    let err = League::resume(&tree, config(), serde_json::from_value(state).unwrap(), &reports[..7], None)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("payoffs.bin is missing"), "{err}");
 }
 
 /// A league checkpoint written before learners were tagged with their kind (bare Q-learner
@@ -701,8 +753,14 @@ fn a_league_checkpoint_with_untagged_learners_resumes() {
             *learner = learner["state"].take();
         }
     }
-    let mut resumed =
-        League::resume(&tree, small(7), serde_json::from_value(state).unwrap(), &reports).unwrap();
+    let mut resumed = League::resume(
+        &tree,
+        small(7),
+        serde_json::from_value(state).unwrap(),
+        &reports,
+        Some(league.payoff_log()),
+    )
+    .unwrap();
     reports.extend(rounds(&mut resumed, 4).into_iter().skip(1));
     assert_eq!(whole, reports.iter().map(|r| r.without_times()).collect::<Vec<_>>());
 }
@@ -735,8 +793,14 @@ fn an_actor_critic_league_runs_and_resumes_bit_identically() {
     let json = serde_json::to_string(league.state()).unwrap();
     let saved: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert!(saved["agents"].as_array().unwrap().iter().all(|a| a["learners"][0]["kind"] == "actor-critic"));
-    let mut resumed =
-        League::resume(&tree, actor_critic(7), serde_json::from_str(&json).unwrap(), &reports).unwrap();
+    let mut resumed = League::resume(
+        &tree,
+        actor_critic(7),
+        serde_json::from_str(&json).unwrap(),
+        &reports,
+        Some(league.payoff_log()),
+    )
+    .unwrap();
     reports.extend(rounds(&mut resumed, 5).into_iter().skip(1));
     assert_eq!(one, reports.iter().map(|r| r.without_times()).collect::<Vec<_>>());
 }
@@ -788,9 +852,28 @@ fn a_capped_league_run_resumes_from_the_cli() {
     assert!(metagame(&["run", cfg, "--out", whole.to_str().unwrap()]).status.success());
     let o = metagame(&["run", cfg, "--out", killed.to_str().unwrap(), "--stop-after", "17"]);
     assert_eq!(o.status.code(), Some(130));
+    // A killed run may have appended payoff records past its checkpoint: they are dropped.
+    let log = killed.join("payoffs.bin");
+    let mut bytes = std::fs::read(&log).unwrap();
+    assert!(bytes.len() > 12, "the evaluation point of round 10 logged its snapshots' entries");
+    bytes.extend_from_slice(&[7u8; 48]);
+    std::fs::write(&log, &bytes).unwrap();
     let o = metagame(&["run", "--resume", killed.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(report(&killed), report(&whole));
+    assert_eq!(std::fs::read(&log).unwrap(), std::fs::read(whole.join("payoffs.bin")).unwrap());
+    // The table is in the log, not in report.json nor in a .nfg copy.
+    let r = report(&whole);
+    assert_eq!(r["meta_game_file"], "payoffs.bin");
+    assert!(r.get("meta_game").is_none_or(|m| m.is_null()), "{}", r["meta_game"]);
+    assert!(!whole.join("meta_game.nfg").exists() && whole.join("payoffs.svg").is_file());
+    let records =
+        metagame::populations::read_payoff_log(&std::fs::read(whole.join("payoffs.bin")).unwrap()).unwrap();
+    // Each pair of snapshots once (evicted ones' records stay, keyed by their ids).
+    let mut pairs: Vec<(usize, usize)> = records.iter().map(|r| (r.a.min(r.b), r.a.max(r.b))).collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    assert!(!records.is_empty() && pairs.len() == records.len());
     let written = std::fs::read_to_string(whole.join("config.toml")).unwrap();
     assert!(written.contains("max_members = 8"), "{written}");
     let r = report(&whole);

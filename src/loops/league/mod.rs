@@ -33,7 +33,7 @@ impl LoopSection for LeagueSection {
     const ABOUT: &'static str =
         "an AlphaStar league: main agents, main exploiters and league exploiters with PFSP";
     const EXAMPLE: &'static str = include_str!("../../../examples/config/league.toml");
-    const FILES: &'static [&'static str] = &["config.toml", "checkpoint.json", "history.jsonl", "report.json", "meta_game.nfg", "lineage.dot", "exploitability.svg", "payoffs.svg", "nash_conv.svg", "elo.svg", "win_rates.svg", "report.html"];
+    const FILES: &'static [&'static str] = &["config.toml", "checkpoint.json", "history.jsonl", "report.json", "payoffs.bin", "lineage.dot", "exploitability.svg", "payoffs.svg", "nash_conv.svg", "elo.svg", "win_rates.svg", "report.html"];
 
     fn fields() -> Vec<&'static str> {
         let mut fields = LeagueConfigBuilder::FIELDS.to_vec();
@@ -93,8 +93,15 @@ impl LoopSection for LeagueSection {
             Some(e) => e,
             None => self.evaluator.build()?,
         };
-        let league = match driver.saved_state()? {
-            Some((state, reports)) => League::resume(tree, self.league.clone(), state, &reports)?,
+        let league = match driver.saved_state::<metagame_populations::LeagueState>()? {
+            Some((state, reports)) => {
+                // The payoff log, where the saved state names one.
+                let log = match state.payoffs_logged() {
+                    0 => None,
+                    _ => Some(driver.member_file(League::PAYOFF_LOG_FILE)?),
+                };
+                League::resume(tree, self.league.clone(), state, &reports, log.as_deref())?
+            }
             None => League::new(tree, self.league.clone())?,
         };
         let league = match components.trainer {

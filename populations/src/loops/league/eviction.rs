@@ -135,6 +135,13 @@ impl LeagueState {
             for row in table.iter_mut().filter(|row| position < row.len()) {
                 row.remove(position);
             }
+            // A snapshot's entries in the payoff log stay, keyed by its id, which is gone.
+            for [row, column] in &mut self.agent_payoffs {
+                if position < row.len() {
+                    row.remove(position);
+                    column.remove(position);
+                }
+            }
         }
         self.evicted += 1;
         member.id

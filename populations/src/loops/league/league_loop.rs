@@ -10,6 +10,7 @@ use metagame_games::{ExactEvaluator, GameTree, MatchEvaluator, NormalFormGame, T
 
 use super::config::{LeagueConfig, Role};
 use super::jobs::{LeagueTrainer, LocalTrainer, SeatLearners, combined, fresh_learners, restore_pair};
+use super::payoff_log::{PAYOFF_LOG_FILE, PayoffLog, PayoffRecord};
 use super::rating::{Elo, EloConfig, Rating};
 use super::report::{LeagueReport, RoundEvents};
 use super::state::{AgentState, LeagueMember, LeagueState, snapshot_sums_of_members};
@@ -45,6 +46,8 @@ pub struct League<'t> {
     pub(super) learners: Vec<SeatLearners>,
     pub(super) evaluator: Box<dyn MatchEvaluator>,
     pub(super) trainer: Box<dyn LeagueTrainer>,
+    /// The payoff table's entries among snapshots, as the run folder keeps them.
+    pub(super) payoff_log: PayoffLog,
     /// When a round in progress gives up (checked between matches).
     pub(super) cutoff: Cutoff,
     /// The last committed round's report.
@@ -52,6 +55,10 @@ pub struct League<'t> {
 }
 
 impl<'t> League<'t> {
+    /// The run folder's file of the payoff table among snapshots (`payoffs.bin`; its format
+    /// in [`read_payoff_log`](crate::read_payoff_log)'s module).
+    pub const PAYOFF_LOG_FILE: &'static str = PAYOFF_LOG_FILE;
+
     /// A new league: the learning agents with fresh learners, and a snapshot of each main
     /// agent's initial (uniform) policy as the first historical players.
     ///
@@ -110,6 +117,8 @@ impl<'t> League<'t> {
             win_rates,
             matches_by_role: BTreeMap::new(),
             payoffs: Arc::default(),
+            payoffs_logged: 0,
+            agent_payoffs: Vec::new(),
             evicted: 0,
             snapshot_sums: Vec::new(),
         };
@@ -121,17 +130,21 @@ impl<'t> League<'t> {
         league.last = report;
         Ok(league)
     }
-    /// Continue from a saved state and the run's reports so far.
+    /// Continue from a saved state, the run's reports so far and the bytes of its payoff log
+    /// ([`League::payoff_log`], the run folder's `payoffs.bin`; `None` where there is none:
+    /// a state from before the log, or one that logged nothing).
     ///
     /// # Errors
     ///
     /// [`Error::Config`] when the state does not fit the tree or the config;
-    /// [`Error::SavedState`] for reports that are not the rounds 0 to the state's.
+    /// [`Error::SavedState`] for reports that are not the rounds 0 to the state's, or a
+    /// payoff log that is missing or holds fewer records than the state names.
     pub fn resume(
         tree: &'t GameTree,
         config: LeagueConfig,
         mut state: LeagueState,
         reports: &[IterationReport],
+        payoff_log: Option<&[u8]>,
     ) -> Result<Self> {
         config.validate()?;
         crate::checkpoint::check_reports(reports, 0, state.round)?;
@@ -181,11 +194,19 @@ impl<'t> League<'t> {
                 "the saved league's snapshot sums do not fit its agents and game".into(),
             ));
         }
+        let log = restore_payoffs(&mut state, payoff_log)?;
         let wins = config.outcome.own_tree(tree);
         let play = wins.as_ref().unwrap_or(tree);
         let learners =
             state.agents.iter().map(|a| restore_pair(play, &a.learners)).collect::<Result<Vec<_>>>()?;
-        Self::with_parts(tree, wins, config, state, learners, last)
+        let mut league = Self::with_parts(tree, wins, config, state, learners, last)?;
+        league.payoff_log = log;
+        Ok(league)
+    }
+    /// The bytes of the payoff log among snapshots (the run folder's `payoffs.bin`), which
+    /// [`League::resume`] takes back.
+    pub fn payoff_log(&self) -> &[u8] {
+        self.payoff_log.bytes()
     }
     /// A league of these parts with the default evaluator and trainer.
     pub(super) fn with_parts(
@@ -198,7 +219,8 @@ impl<'t> League<'t> {
     ) -> Result<Self> {
         let (evaluator, trainer) = (Box::new(ExactEvaluator), Box::new(LocalTrainer));
         let cutoff = Cutoff::default();
-        Ok(Self { tree, wins, config, state, learners, evaluator, trainer, cutoff, last })
+        let payoff_log = PayoffLog::default();
+        Ok(Self { tree, wins, config, state, learners, evaluator, trainer, payoff_log, cutoff, last })
     }
     /// The tree matches are trained, played and scored on (see [`Outcome`](super::Outcome)).
     pub fn match_tree(&self) -> &GameTree {
@@ -258,6 +280,12 @@ impl TrainingLoop for League<'_> {
     fn set_cutoff(&mut self, cutoff: Cutoff) {
         self.cutoff = cutoff;
     }
+    fn appended_files(&self) -> Vec<(&str, &[u8])> {
+        vec![(PAYOFF_LOG_FILE, self.payoff_log.bytes())]
+    }
+    fn meta_game_file(&self) -> Option<&str> {
+        Some(PAYOFF_LOG_FILE)
+    }
     /// Members as nodes by id (learning agents as boxes, snapshots as ellipses with their
     /// round, evicted snapshots dotted), snapshot edges (dashed) from each agent to its
     /// snapshots, and for each agent the opponents it trained against with the number of
@@ -316,4 +344,64 @@ impl TrainingLoop for League<'_> {
         dot.push_str("}\n");
         Some(dot)
     }
+}
+
+/// The payoff table of a resumed `state` and its log: from the log's bytes (the records the
+/// state covers) and the learning agents' rows and columns, or, for a state from before the
+/// log (its table inline), the log made from that table.
+fn restore_payoffs(state: &mut LeagueState, bytes: Option<&[u8]>) -> Result<PayoffLog> {
+    let n = state.members.len();
+    let agents = state.agents.len();
+    if !state.payoffs.is_empty() {
+        // Inline (a checkpoint from before the log, or a state copied in memory): its pairs
+        // of snapshots become the log.
+        let table = &state.payoffs;
+        let mut log = PayoffLog::default();
+        for i in agents..n.min(table.len()) {
+            for j in (i + 1)..n.min(table[i].len()) {
+                if let (Some(a_vs_b), Some(b_vs_a)) =
+                    (table[i][j], table.get(j).and_then(|r| r.get(i)).copied().flatten())
+                {
+                    let (a, b) = (state.members[i].id, state.members[j].id);
+                    log.push(PayoffRecord { a, b, a_vs_b, b_vs_a })?;
+                }
+            }
+        }
+        state.payoffs_logged = log.len();
+        state.keep_agent_payoffs();
+        return Ok(log);
+    }
+    let log = match bytes {
+        Some(bytes) => PayoffLog::read(bytes, state.payoffs_logged)?,
+        None if state.payoffs_logged == 0 => PayoffLog::default(),
+        None => {
+            return Err(Error::SavedState(format!(
+                "the saved league names {} payoff records, and its {PAYOFF_LOG_FILE} is missing",
+                state.payoffs_logged
+            )));
+        }
+    };
+    if state.payoffs_logged == 0 && state.agent_payoffs.is_empty() {
+        return Ok(log);
+    }
+    // The table as the last evaluation point left it: its rows and columns (members who
+    // joined since have none yet), the agents' from the state.
+    let size = state.agent_payoffs.first().map_or(n, |[row, _]| row.len());
+    let fits = |v: &Vec<Option<f64>>| v.len() == size;
+    if state.agent_payoffs.len() != agents
+        || size > n
+        || !state.agent_payoffs.iter().all(|[r, c]| fits(r) && fits(c))
+    {
+        return Err(Error::Config("the saved league's agent payoffs do not fit its members".into()));
+    }
+    let ids: Vec<usize> = state.members[..size].iter().map(|m| m.id).collect();
+    let mut table = log.table(&ids);
+    for (a, [row, column]) in state.agent_payoffs.iter().enumerate() {
+        for j in 0..size {
+            table[a][j] = row[j];
+            table[j][a] = column[j];
+        }
+    }
+    state.payoffs = Arc::new(table);
+    Ok(log)
 }

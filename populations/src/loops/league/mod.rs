@@ -74,6 +74,7 @@ mod jobs;
 mod league_loop;
 pub mod matchmaking;
 mod opponents;
+mod payoff_log;
 pub mod rating;
 mod report;
 mod round;
@@ -86,5 +87,6 @@ pub use jobs::{
     restore_pair,
 };
 pub use league_loop::League;
+pub use payoff_log::{PayoffRecord, read_payoff_log};
 pub use report::{Branch, LeagueMatch, LeagueReport, PfspHardness};
 pub use state::{LeagueMember, LeagueState};

@@ -13,6 +13,7 @@ use super::config::Role;
 use super::jobs::{MinimaxTraining, TrainingJob, combined, fresh_learners};
 use super::league_loop::League;
 use super::opponents::reset_draw;
+use super::payoff_log::PayoffRecord;
 use super::rating::{BatchElo, BatchEloConfig, MatchResult, OnlineRating};
 use super::report::{Branch, Draw, LeagueMatch, LeagueReport, RoundEvents};
 use super::state::LeagueMember;
@@ -55,6 +56,7 @@ impl League<'_> {
             self.state.snapshot_sums.clone(),
             self.state.payoffs.clone(),
             self.state.evicted,
+            (self.state.payoffs_logged, self.state.agent_payoffs.clone()),
         );
         let evaluates = self.config.eval_every > 0 && round.is_multiple_of(self.config.eval_every);
         self.state.win_rates.open_journal();
@@ -66,7 +68,7 @@ impl League<'_> {
             }
             Err(e) => {
                 self.state.win_rates.roll_back();
-                let (r, agents, elo, by_role, members, learners, sums, payoffs, evicted) = backup;
+                let (r, agents, elo, by_role, members, learners, sums, payoffs, evicted, logged) = backup;
                 self.state.round = r;
                 self.state.agents = agents;
                 self.state.elo = elo;
@@ -76,6 +78,8 @@ impl League<'_> {
                 self.state.snapshot_sums = sums;
                 self.state.payoffs = payoffs;
                 self.state.evicted = evicted;
+                (self.state.payoffs_logged, self.state.agent_payoffs) = logged;
+                self.payoff_log.truncate(self.state.payoffs_logged);
                 match e {
                     Error::CutOff => Err(e),
                     e => Err(Error::AtIteration { iteration: round, source: Box::new(e) }),
@@ -336,10 +340,18 @@ impl League<'_> {
             let table = Arc::make_mut(&mut state.payoffs);
             for (k, &(i, j)) in pairs.iter().enumerate() {
                 let (a, b) = (totals[2 * k].mean(), totals[2 * k + 1].mean());
-                table[i][j] = Some(0.5 * (a[0] + b[1]));
-                table[j][i] = Some(0.5 * (a[1] + b[0]));
+                let (a_vs_b, b_vs_a) = (0.5 * (a[0] + b[1]), 0.5 * (a[1] + b[0]));
+                table[i][j] = Some(a_vs_b);
+                table[j][i] = Some(b_vs_a);
+                // Two snapshots' entries are final: logged once, in the order evaluated.
+                let (x, y) = (&state.members[i], &state.members[j]);
+                if x.snapped_at.is_some() && y.snapped_at.is_some() {
+                    self.payoff_log.push(PayoffRecord { a: x.id, b: y.id, a_vs_b, b_vs_a })?;
+                }
             }
+            state.payoffs_logged = self.payoff_log.len();
         }
+        state.keep_agent_payoffs();
         // Payoffs as results in [0, 1], as matches score them, one "game" per pair.
         let range = play.utility_bounds();
         let mut results = ndarray::Array2::<f64>::zeros((n, n));

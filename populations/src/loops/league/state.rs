@@ -57,9 +57,18 @@ pub struct LeagueState {
     /// Mean payoff of member `i` against member `j` (both seats averaged) from the last
     /// evaluation point; `None` where not evaluated since the members last changed. Shared:
     /// it changes at evaluation points only, and a checkpoint's copy of the state should
-    /// not copy members² numbers every round.
-    #[serde(default)]
+    /// not copy members² numbers every round. Not written into checkpoints: the snapshots'
+    /// entries are in the run folder's payoff log (`payoff_log.rs`), the learning agents' in
+    /// `agent_payoffs`; read from checkpoints written before the log.
+    #[serde(default, skip_serializing)]
     pub(super) payoffs: Arc<Vec<Vec<Option<f64>>>>,
+    /// Records of the payoff log this state covers.
+    #[serde(default)]
+    pub(super) payoffs_logged: u64,
+    /// Per learning agent (in order), its row and its column of the payoff table, which
+    /// change at every evaluation point and so are not logged.
+    #[serde(default)]
+    pub(super) agent_payoffs: Vec<[Vec<Option<f64>>; 2]>,
     /// Members evicted so far (`max_members`); the next member's id is members + this.
     #[serde(default)]
     pub(super) evicted: usize,
@@ -91,9 +100,22 @@ impl LeagueState {
     pub fn evicted(&self) -> usize {
         self.evicted
     }
+    /// Records of the run folder's payoff log (`League::PAYOFF_LOG_FILE`) this state
+    /// covers: 0 where it needs none.
+    pub fn payoffs_logged(&self) -> u64 {
+        self.payoffs_logged
+    }
     /// The id the next member to join gets.
     pub(super) fn next_id(&self) -> usize {
         self.members.len() + self.evicted
+    }
+    /// Take the learning agents' rows and columns of the payoff table (learning agents are
+    /// the first members) into `agent_payoffs`, where checkpoints keep them.
+    pub(super) fn keep_agent_payoffs(&mut self) {
+        let table = &self.payoffs;
+        self.agent_payoffs = (0..self.agents.len().min(table.len()))
+            .map(|a| [table[a].clone(), table.iter().map(|row| row.get(a).copied().flatten()).collect()])
+            .collect();
     }
 }
 /// Per learning agent, the running sum of its snapshots among `state`'s members (main agents
