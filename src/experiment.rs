@@ -21,7 +21,8 @@ use crate::run_report::RunReport;
 ///
 /// Writes into the run folder ([`RunOptions::out_dir`]): `config.toml`, `checkpoint.json`
 /// after every iteration (atomically), and at the end `report.json`, for loops with a
-/// meta-game `meta_game.nfg`, for loops with a population `lineage.dot`. With the `plots`
+/// meta-game `meta_game.nfg` (a league keeps its table in `payoffs.bin`, appended as it
+/// grows), for loops with a population `lineage.dot`. With the `plots`
 /// feature (on by default, through `cli`) also `exploitability.svg`, `mixtures.svg`, for
 /// 2-player meta-games `payoffs.svg`, the loop's own figures and `report.html`; without it,
 /// no figure or page. A run stopped by the interrupt flag ([`RunOptions::interrupt`]) writes
