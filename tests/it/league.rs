@@ -63,15 +63,7 @@ fn a_league_is_identical_on_one_and_two_threads_and_resumes_to_the_same_run() {
     // Checkpoint after 5 rounds (through JSON), resume, run to 12: the same reports.
     let mut league = League::new(&tree, small(7)).unwrap();
     let mut reports = rounds(&mut league, 5);
-    let json = serde_json::to_string(league.state()).unwrap();
-    let mut resumed = League::resume(
-        &tree,
-        small(7),
-        serde_json::from_str(&json).unwrap(),
-        &reports,
-        Some(league.payoff_log()),
-    )
-    .unwrap();
+    let mut resumed = through_checkpoint(&tree, small(7), &league, &reports);
     reports.extend(rounds(&mut resumed, 7).into_iter().skip(1));
     let again: Vec<_> = reports.iter().map(|r| r.without_times()).collect();
     assert_eq!(one, again);
@@ -373,6 +365,19 @@ main_exploiter = { kind = "elo", target_min = 0.3, target_max = 0.7 }
 }
 
 /// `n` rounds of `league`, and the reports from its last one before them on.
+/// `league` saved as a checkpoint saves it (its state through JSON, its payoff log) and
+/// resumed with `config`.
+fn through_checkpoint<'t>(
+    tree: &'t GameTree,
+    config: LeagueConfig,
+    league: &League<'_>,
+    reports: &[metagame::populations::IterationReport],
+) -> League<'t> {
+    let json = serde_json::to_string(league.state()).unwrap();
+    League::resume(tree, config, serde_json::from_str(&json).unwrap(), reports, Some(league.payoff_log()))
+        .unwrap()
+}
+
 fn rounds(league: &mut League<'_>, n: usize) -> Vec<metagame::populations::IterationReport> {
     let mut reports = vec![league.last_report().clone()];
     for _ in 0..n {
@@ -661,15 +666,7 @@ fn a_capped_league_resumes_bit_identically() {
     let main_snapshots: Vec<usize> =
         snapshot_agents(&reports).into_iter().filter(|&(_, a)| a == 0).map(|(id, _)| id).collect();
     assert!(before.iter().any(|id| main_snapshots.contains(id)), "a main-agent snapshot evicted: {before:?}");
-    let json = serde_json::to_string(league.state()).unwrap();
-    let mut resumed = League::resume(
-        &tree,
-        capped(3),
-        serde_json::from_str(&json).unwrap(),
-        &reports,
-        Some(league.payoff_log()),
-    )
-    .unwrap();
+    let mut resumed = through_checkpoint(&tree, capped(3), &league, &reports);
     reports.extend(rounds(&mut resumed, 15).into_iter().skip(1));
     let again: Vec<_> = reports.iter().map(|r| r.without_times()).collect();
     assert_eq!(whole, again);
