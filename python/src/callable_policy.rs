@@ -171,9 +171,9 @@ thread_local! {
 }
 
 /// Allow (or not) reading pickled members on this thread: a run thread started with
-/// `allow_pickle=True`, a Ray task reading the members its driver sent.
-pub fn allow_pickle_reads(allow: bool) {
-    PICKLE_READS.with(|c| c.set(allow));
+/// `allow_pickle=True`, a Ray task reading the members its driver sent. Returns what it was.
+pub fn allow_pickle_reads(allow: bool) -> bool {
+    PICKLE_READS.with(|c| c.replace(allow))
 }
 
 impl CallablePolicy {

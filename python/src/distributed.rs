@@ -62,10 +62,10 @@ fn evaluate_matchups(
         let files: Vec<(String, Vec<u8>)> = policies.iter().map(|p| p.extract()).collect::<PyResult<_>>()?;
         let first = u32::try_from(first).map_err(|_| PyValueError::new_err("first: past u32::MAX"))?;
         // The members the driver sent (pickled ones only from a run that allows pickle).
-        crate::callable_policy::allow_pickle_reads(true);
+        let before = crate::callable_policy::allow_pickle_reads(true);
         let policies: metagame::Result<Vec<Arc<dyn metagame::games::Policy>>> =
             files.iter().map(|(kind, bytes)| metagame::registry::policy_from_file(kind, bytes)).collect();
-        crate::callable_policy::allow_pickle_reads(false);
+        crate::callable_policy::allow_pickle_reads(before);
         let policies = policies.map_err(|e| run_error(&e))?;
         let mixed: Vec<MixedMatchup> = matchups.iter().map(MixedMatchup::from).collect();
         let totals = py.detach(|| {

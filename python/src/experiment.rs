@@ -688,7 +688,7 @@ impl PyExperiment {
         let played_game = played.clone();
         let thread = std::thread::spawn(move || {
             // A resumed run reads its pickled members only when it allows pickle.
-            crate::callable_policy::allow_pickle_reads(allow_pickle);
+            let _ = crate::callable_policy::allow_pickle_reads(allow_pickle);
             let mut observer = |report: &IterationReport| {
                 // INVARIANT: reports are plain numbers, strings and lists.
                 let json = serde_json::to_string(report).expect("a report serialises");

@@ -373,8 +373,20 @@ fn through_checkpoint<'t>(
     league: &League<'_>,
     reports: &[metagame::populations::IterationReport],
 ) -> League<'t> {
-    let json = serde_json::to_string(league.state()).unwrap();
-    League::resume(tree, config, serde_json::from_str(&json).unwrap(), reports, Some(league.payoff_log()))
+    through_edited_checkpoint(tree, config, league, reports, |_| {})
+}
+
+/// [`through_checkpoint`] with the saved state edited first (into an older checkpoint's form).
+fn through_edited_checkpoint<'t>(
+    tree: &'t GameTree,
+    config: LeagueConfig,
+    league: &League<'_>,
+    reports: &[metagame::populations::IterationReport],
+    edit: impl FnOnce(&mut serde_json::Value),
+) -> League<'t> {
+    let mut state = serde_json::to_value(league.state()).unwrap();
+    edit(&mut state);
+    League::resume(tree, config, serde_json::from_value(state).unwrap(), reports, Some(league.payoff_log()))
         .unwrap()
 }
 
@@ -682,20 +694,13 @@ fn a_league_checkpoint_from_before_the_cap_resumes() {
     let whole: Vec<_> = rounds(&mut league, 12).iter().map(|r| r.without_times()).collect();
     let mut league = League::new(&tree, small(7)).unwrap();
     let mut reports = rounds(&mut league, 6);
-    let mut state = serde_json::to_value(league.state()).unwrap();
-    let object = state.as_object_mut().unwrap();
-    assert!(object.remove("snapshot_sums").is_some() && object.remove("evicted").is_some());
-    for member in state["members"].as_array_mut().unwrap() {
-        assert!(member.as_object_mut().unwrap().remove("id").is_some());
-    }
-    let mut resumed = League::resume(
-        &tree,
-        small(7),
-        serde_json::from_value(state).unwrap(),
-        &reports,
-        Some(league.payoff_log()),
-    )
-    .unwrap();
+    let mut resumed = through_edited_checkpoint(&tree, small(7), &league, &reports, |state| {
+        let object = state.as_object_mut().unwrap();
+        assert!(object.remove("snapshot_sums").is_some() && object.remove("evicted").is_some());
+        for member in state["members"].as_array_mut().unwrap() {
+            assert!(member.as_object_mut().unwrap().remove("id").is_some());
+        }
+    });
     reports.extend(rounds(&mut resumed, 6).into_iter().skip(1));
     assert_eq!(whole, reports.iter().map(|r| r.without_times()).collect::<Vec<_>>());
 }
@@ -743,21 +748,14 @@ fn a_league_checkpoint_with_untagged_learners_resumes() {
     let whole: Vec<_> = rounds(&mut league, 8).iter().map(|r| r.without_times()).collect();
     let mut league = League::new(&tree, small(7)).unwrap();
     let mut reports = rounds(&mut league, 4);
-    let mut state = serde_json::to_value(league.state()).unwrap();
-    for agent in state["agents"].as_array_mut().unwrap() {
-        for learner in agent["learners"].as_array_mut().unwrap() {
-            assert_eq!(learner["kind"], "q-learning");
-            *learner = learner["state"].take();
+    let mut resumed = through_edited_checkpoint(&tree, small(7), &league, &reports, |state| {
+        for agent in state["agents"].as_array_mut().unwrap() {
+            for learner in agent["learners"].as_array_mut().unwrap() {
+                assert_eq!(learner["kind"], "q-learning");
+                *learner = learner["state"].take();
+            }
         }
-    }
-    let mut resumed = League::resume(
-        &tree,
-        small(7),
-        serde_json::from_value(state).unwrap(),
-        &reports,
-        Some(league.payoff_log()),
-    )
-    .unwrap();
+    });
     reports.extend(rounds(&mut resumed, 4).into_iter().skip(1));
     assert_eq!(whole, reports.iter().map(|r| r.without_times()).collect::<Vec<_>>());
 }

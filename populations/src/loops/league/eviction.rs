@@ -136,12 +136,7 @@ impl LeagueState {
                 row.remove(position);
             }
             // A snapshot's entries in the payoff log stay, keyed by its id, which is gone.
-            for [row, column] in &mut self.agent_payoffs {
-                if position < row.len() {
-                    row.remove(position);
-                    column.remove(position);
-                }
-            }
+            self.keep_agent_payoffs();
         }
         self.evicted += 1;
         member.id

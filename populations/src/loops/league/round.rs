@@ -56,7 +56,7 @@ impl League<'_> {
             self.state.snapshot_sums.clone(),
             self.state.payoffs.clone(),
             self.state.evicted,
-            (self.state.payoffs_logged, self.state.agent_payoffs.clone()),
+            self.state.payoffs_logged,
         );
         let evaluates = self.config.eval_every > 0 && round.is_multiple_of(self.config.eval_every);
         self.state.win_rates.open_journal();
@@ -78,8 +78,10 @@ impl League<'_> {
                 self.state.snapshot_sums = sums;
                 self.state.payoffs = payoffs;
                 self.state.evicted = evicted;
-                (self.state.payoffs_logged, self.state.agent_payoffs) = logged;
-                self.payoff_log.truncate(self.state.payoffs_logged);
+                // The agents' entries are the table's, taken again from the table put back.
+                self.state.keep_agent_payoffs();
+                self.state.payoffs_logged = logged;
+                self.payoff_log.truncate(logged);
                 match e {
                     Error::CutOff => Err(e),
                     e => Err(Error::AtIteration { iteration: round, source: Box::new(e) }),
