@@ -17,6 +17,7 @@ use toml::{Table, Value};
 use crate::config::ExperimentConfig;
 use crate::error::{Error, Result};
 use crate::loops::Algorithm;
+use crate::registry::OracleName;
 
 /// The `format` field of every `bench.json`.
 pub const BENCH_FORMAT: &str = "metagame-bench/1";
@@ -98,11 +99,20 @@ pub struct BenchAlgorithm {
     name: String,
     algorithm: Algorithm,
     fields: Vec<(&'static str, Value)>,
+    /// PSRO whose responses are learned (`psro-nash:ppo`): seeded, and on a game played on
+    /// its states its NashConv is estimated.
+    learned: bool,
 }
 
 /// The bench names, for messages and `--help`.
 pub const BENCH_ALGORITHMS: &str = "cfr, cfr+, linear-cfr (lcfr), dcfr, pcfr+, mccfr-outcome, mccfr-external, \
-     psro-<meta-solver> (psro-nash, psro-uniform, psro-prd, ...), xfp, fxp, league, double-oracle";
+     psro-<meta-solver> (psro-nash, psro-uniform, psro-prd, ...), psro-<meta-solver>:<oracle> \
+     (psro-nash:ppo, psro-nash:dqn, ...), xfp, fxp, league, double-oracle";
+
+/// Every how many PSRO iterations a cell on a game without a tree estimates its NashConv by
+/// trained best responses (besides iteration 0 and an iteration budget's last): an estimate
+/// trains a network per seat, as dear as a few iterations.
+pub const ESTIMATE_EVERY: u64 = 5;
 
 impl BenchAlgorithm {
     /// The algorithm called `name` (see [`BENCH_ALGORITHMS`]).
@@ -125,10 +135,22 @@ impl BenchAlgorithm {
             "league" => (Algorithm::League, vec![]),
             "double-oracle" => (Algorithm::DoubleOracle, vec![]),
             _ => match name.strip_prefix("psro-") {
-                Some(solver) => {
+                Some(rest) => {
+                    let (solver, oracle) = match rest.split_once(':') {
+                        Some((solver, oracle)) => (solver, Some(oracle)),
+                        None => (rest, None),
+                    };
                     crate::registry::meta_solver(solver, None)
                         .map_err(|e| format!("algorithm `{name}`: {e}"))?;
-                    (Algorithm::Psro, vec![("meta_solver", text(solver))])
+                    let mut fields = vec![("meta_solver", text(solver))];
+                    let mut learned = false;
+                    if let Some(oracle) = oracle {
+                        let oracle: OracleName =
+                            oracle.parse().map_err(|e| format!("algorithm `{name}`: {e}"))?;
+                        learned = oracle.is_learned();
+                        fields.push(("oracle", text(oracle.as_str())));
+                    }
+                    return Ok(BenchAlgorithm { name: name.into(), algorithm: Algorithm::Psro, fields, learned });
                 }
                 None => {
                     return Err(format!("unknown algorithm `{name}`; known: {BENCH_ALGORITHMS}"));
@@ -136,7 +158,7 @@ impl BenchAlgorithm {
             },
         };
         let name = if name == "lcfr" { "linear-cfr" } else { name };
-        Ok(BenchAlgorithm { name: name.into(), algorithm, fields })
+        Ok(BenchAlgorithm { name: name.into(), algorithm, fields, learned: false })
     }
 
     /// The bench name.
@@ -149,16 +171,25 @@ impl BenchAlgorithm {
         self.algorithm
     }
 
-    /// True when its runs differ by seed (sampled traversals, sampled episodes); the others
-    /// (the CFR family, PSRO and XFP with exact components, FXP, Double Oracle) are
-    /// deterministic and run once.
+    /// True when its runs differ by seed (sampled traversals, sampled episodes, learned
+    /// responses); the others (the CFR family, PSRO and XFP with exact components, FXP,
+    /// Double Oracle) are deterministic and run once.
     pub fn seeded(&self) -> bool {
-        matches!(self.algorithm, Algorithm::Mccfr | Algorithm::League)
+        self.learned || matches!(self.algorithm, Algorithm::Mccfr | Algorithm::League)
+    }
+
+    /// True for PSRO with learned responses, the one algorithm that runs on a game whose tree
+    /// is not built.
+    pub fn learned(&self) -> bool {
+        self.learned
     }
 
     /// The config of its cell on `game` within `budget`, with `seed` for seeded algorithms and
     /// `target` as its `target_nash_conv` (the cell stops there): the fields above, the loop's
-    /// defaults for the rest.
+    /// defaults for the rest; `max_nodes` the most nodes of the tree it builds, where given.
+    /// `on_states` says the game's tree is not built: a learned PSRO cell then fills its
+    /// payoff entries by rollouts and estimates its NashConv every [`ESTIMATE_EVERY`]
+    /// iterations (the other algorithms need the tree and are skipped).
     ///
     /// # Errors
     ///
@@ -169,6 +200,8 @@ impl BenchAlgorithm {
         budget: Budget,
         seed: u64,
         target: Option<f64>,
+        max_nodes: Option<u64>,
+        on_states: bool,
     ) -> Result<ExperimentConfig> {
         let mut table = Table::new();
         table.insert("game".into(), Value::String(game.into()));
@@ -178,6 +211,13 @@ impl BenchAlgorithm {
         }
         if self.seeded() {
             table.insert("seed".into(), Value::Integer(seed as i64));
+        }
+        if let Some(n) = max_nodes {
+            table.insert("max_nodes".into(), Value::Integer(i64::try_from(n).unwrap_or(i64::MAX)));
+        }
+        if self.learned && on_states {
+            table.insert("evaluator".into(), Value::String("rollout".into()));
+            table.insert("approximate_every".into(), Value::Integer(ESTIMATE_EVERY as i64));
         }
         budget.write(&mut table);
         if let Some(target) = target {
@@ -276,8 +316,12 @@ pub struct BenchRecord {
     pub iteration: usize,
     /// Wall time since the cell's run started, when the iteration was committed.
     pub seconds: f64,
-    /// NashConv of the algorithm's policy after the iteration.
+    /// NashConv of the algorithm's policy after the iteration: exact, or where `stderr` is
+    /// set an estimate by trained best responses (a lower bound up to its sampling error).
     pub nash_conv: f64,
+    /// The estimate's standard error; absent for an exact NashConv.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<f64>,
 }
 
 /// A `bench.json`: a header, the cells and their records.
@@ -345,6 +389,12 @@ impl BenchFile {
             by_seed.entry(r.seed).or_default().push((r.iteration, r.seconds, r.nash_conv));
         }
         by_seed.into_values().collect()
+    }
+
+    /// True when the NashConv of `algorithm` on `game` was estimated (the game's tree was not
+    /// built), not computed.
+    pub fn estimated(&self, game: &str, algorithm: &str) -> bool {
+        self.records.iter().any(|r| r.game == game && r.algorithm == algorithm && r.stderr.is_some())
     }
 }
 
@@ -439,10 +489,14 @@ fn columns(
     target: Option<f64>,
 ) -> Vec<String> {
     let curves = file.curves(game, algorithm);
+    let estimated = file.estimated(game, algorithm);
     let number = |v: f64| format!("{v:.0}");
     let mut out =
         vec![summary(curves.iter().filter_map(|c| c.last().map(|p| p.0 as f64)).collect(), &number)];
-    if let Some(target) = target {
+    if target.is_some() && estimated {
+        // A lower bound at or below the target says nothing of the NashConv itself.
+        out.push("— (estimated)".into());
+    } else if let Some(target) = target {
         let reached: Vec<(usize, f64)> = curves.iter().filter_map(|c| first_at_or_below(c, target)).collect();
         let seconds = |v: f64| format!("{v:.3}");
         let mut cell = summary(reached.iter().map(|r| r.1).collect(), &seconds);
@@ -458,7 +512,8 @@ fn columns(
     for (k, &mark) in marks.iter().enumerate() {
         let full = k + 1 == marks.len();
         let values = curves.iter().filter_map(|c| at_mark(c, by_time, mark, full)).collect();
-        out.push(summary(values, &|v| nash_conv_text(v)));
+        let value = |v: f64| if estimated { format!("≥ {}", nash_conv_text(v)) } else { nash_conv_text(v) };
+        out.push(summary(values, &value));
     }
     out
 }
@@ -510,12 +565,14 @@ pub fn bench_table(ours: &BenchFile, peer: Option<&BenchFile>) -> String {
         algorithms.extend(p.algorithms.iter().filter(|a| !ours.algorithms.contains(a)).cloned());
     }
     let has = |f: &BenchFile, g: &str, a: &str| f.records.iter().any(|r| r.game == g && r.algorithm == a);
+    let mut any_estimated = false;
     for game in &games {
         for algorithm in &algorithms {
             let peer_has = peer.is_some_and(|p| has(p, game, algorithm));
             if !has(ours, game, algorithm) && !peer_has {
                 continue;
             }
+            any_estimated |= ours.estimated(game, algorithm) || peer.is_some_and(|p| p.estimated(game, algorithm));
             let mut row = vec![game.clone(), algorithm.clone()];
             row.extend(columns(ours, game, algorithm, &marks, by_time, target));
             if let Some(p) = peer {
@@ -523,6 +580,13 @@ pub fn bench_table(ours: &BenchFile, peer: Option<&BenchFile>) -> String {
             }
             text.push_str(&format!("| {} |\n", row.join(" | ")));
         }
+    }
+    if any_estimated {
+        text.push_str(
+            "\n≥: the game's tree is not built, so NashConv is estimated by best responses trained \
+             against the policy (a lower bound, up to its sampling error; the standard errors are in \
+             bench.json)\n",
+        );
     }
     for file in std::iter::once(ours).chain(peer) {
         for c in file.cells.iter().filter(|c| c.status == CellStatus::Skipped) {
@@ -575,6 +639,7 @@ mod tests {
             iteration: i,
             seconds: i as f64,
             nash_conv: 1.0,
+            stderr: None,
         };
         for i in 0..=123_457 {
             t.push(point(i));

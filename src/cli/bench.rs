@@ -33,8 +33,10 @@ pub struct Args {
     #[arg(long, required_unless_present = "redraw", value_delimiter = ',')]
     games: Vec<String>,
     /// Algorithms, comma-separated: cfr, cfr+, linear-cfr (lcfr), dcfr, pcfr+, mccfr-outcome,
-    /// mccfr-external, psro-<meta-solver> (psro-nash, psro-uniform, psro-prd, ...), xfp,
-    /// fxp, league, double-oracle.
+    /// mccfr-external, psro-<meta-solver> (psro-nash, psro-uniform, psro-prd, ...),
+    /// psro-<meta-solver>:<oracle> (psro-nash:ppo, psro-nash:dqn: learned responses, seeded;
+    /// on a game whose tree is not built, NashConv estimated), xfp, fxp, league,
+    /// double-oracle.
     #[arg(long, required_unless_present = "redraw", value_delimiter = ',')]
     algorithms: Vec<String>,
     /// Per (algorithm, game, seed) run: wall time such as `30s`, or iterations such as `100`.
@@ -44,7 +46,13 @@ pub struct Args {
     /// CFR on its schedule), and report the time each took to get there.
     #[arg(long, value_name = "NASHCONV")]
     target: Option<f64>,
-    /// Seeds 0 to K-1 of the seeded algorithms (MCCFR, the league); the others run once.
+    /// The most nodes of a game tree a cell builds (default 10 000 000). A game past it is
+    /// played on its states: learned PSRO (`psro-nash:ppo`) estimates its NashConv there, and
+    /// the algorithms that need the tree are skipped.
+    #[arg(long, value_name = "N")]
+    max_nodes: Option<u64>,
+    /// Seeds 0 to K-1 of the seeded algorithms (MCCFR, the league, learned PSRO); the others
+    /// run once.
     #[arg(long, default_value_t = 1)]
     seeds: u64,
     /// The bench folder (bench.json, bench.md, a figure per game, runs/).
@@ -61,7 +69,7 @@ pub struct Args {
     keep_runs: bool,
     /// Run nothing: read DIR/bench.json and write bench.md and the figures again (with
     /// `--compare`'s peer beside it).
-    #[arg(long, conflicts_with_all = ["games", "algorithms", "budget", "seeds", "target"])]
+    #[arg(long, conflicts_with_all = ["games", "algorithms", "budget", "seeds", "target", "max_nodes"])]
     redraw: bool,
 }
 
@@ -94,11 +102,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .iter()
         .map(|a| BenchAlgorithm::parse(a).map_err(|e| anyhow!(e)))
         .collect::<Result<Vec<_>, _>>()?;
+    // Which games are played on their states (their trees too large to build): learned PSRO
+    // estimates its NashConv there. Known only by trying, so only when such a cell runs.
+    let mut on_states = std::collections::HashSet::new();
     for game in &args.games {
         metagame::games::registry::load(game).with_context(|| format!("game `{game}`"))?;
+        if algorithms.iter().any(BenchAlgorithm::learned) {
+            let limit = args.max_nodes.unwrap_or(metagame::games::GameTree::DEFAULT_MAX_NODES as u64);
+            let loaded = metagame::LoadedGame::load(game, limit)?;
+            if loaded.arena().game_tree().is_none() {
+                on_states.insert(game.clone());
+            }
+        }
         // Every cell's config, so that a bad combination is refused before any work.
         for a in &algorithms {
-            a.config(game, budget, 0, args.target)?;
+            a.config(game, budget, 0, args.target, args.max_nodes, on_states.contains(game))?;
         }
     }
     check_writable(&args.out)?;
@@ -146,7 +164,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             continue;
         }
         let relative = format!("runs/{}/{}/seed{}", file_name(cell.game), file_name(name), cell.seed);
-        let config = cell.algorithm.config(cell.game, budget, cell.seed, args.target)?;
+        let config = cell.algorithm.config(
+            cell.game,
+            budget,
+            cell.seed,
+            args.target,
+            args.max_nodes,
+            on_states.contains(cell.game),
+        )?;
         let options = RunOptions::new(args.out.join(&relative)).interrupt(signals.flag());
         let mut thinned = Thinned::default();
         let mut last: Option<(usize, f64)> = None;
@@ -154,9 +179,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             bar.set_message(format!("{} {name} seed {}", cell.game, cell.seed));
         }
         let mut observer = |r: &IterationReport| {
-            // The bench's games are built trees: every report has its NashConv, or (CFR) those
-            // on its evaluation schedule.
-            if let Some(nash_conv) = r.nash_conv {
+            // On a built tree every report has its NashConv, or (CFR) those on its evaluation
+            // schedule; on a game played on its states, learned PSRO's estimates.
+            let value = match (r.nash_conv, r.nash_conv_estimate) {
+                (Some(nash_conv), _) => Some((nash_conv, None)),
+                (None, Some(estimate)) => Some((estimate, r.nash_conv_estimate_stderr)),
+                (None, None) => None,
+            };
+            if let Some((nash_conv, stderr)) = value {
                 thinned.push(BenchRecord {
                     algorithm: name.into(),
                     game: cell.game.into(),
@@ -164,6 +194,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     iteration: r.iteration,
                     seconds: r.elapsed_s,
                     nash_conv,
+                    stderr,
                 });
             }
             last = Some((r.iteration, r.elapsed_s));
@@ -260,9 +291,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 /// True for a cell's error that says the algorithm does not apply to the game (a loop
-/// refusing its players, a team game, a game too large for its normal form), not a failure.
+/// refusing its players, a team game, a game too large for its normal form or its tree), not
+/// a failure.
 fn does_not_apply(e: &metagame::Error) -> bool {
-    matches!(e, metagame::Error::Game(_) | metagame::Error::Populations(_) | metagame::Error::Solve(_))
+    matches!(
+        e,
+        metagame::Error::Game(_)
+            | metagame::Error::Populations(_)
+            | metagame::Error::Solve(_)
+            | metagame::Error::TreeTooLarge { .. }
+    )
 }
 
 /// A name as a file name: letters, digits, `-`, `_`, `+` and `.` kept, the rest `_`
@@ -346,10 +384,13 @@ fn bench_line(
     file: &BenchFile,
     game: &str,
     algorithm: &str,
-    label: String,
+    mut label: String,
     color: usize,
     dashed: bool,
 ) -> BenchLine {
+    if file.estimated(game, algorithm) {
+        label.push_str(" (estimated, a lower bound)");
+    }
     let seeds = file
         .curves(game, algorithm)
         .into_iter()

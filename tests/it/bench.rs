@@ -216,6 +216,47 @@ fn an_algorithm_that_does_not_apply_is_skipped_in_one_line() {
     assert!(dir.join("kuhn_poker_players_3_.svg").is_file());
 }
 
+/// A game whose tree is not built (`--max-nodes` below Kuhn's 58 histories): learned PSRO
+/// runs on its states and its NashConv is estimated (each record with its standard error, a
+/// lower bound on the exact value up to it), the table marks the estimates, the figure's
+/// legend says so, and the algorithms that need the tree are skipped.
+#[test]
+fn learned_psro_on_a_game_without_its_tree_is_benched_by_estimates() {
+    let dir = temp_dir("bench-estimates");
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = metagame(&[
+        "bench",
+        "--games",
+        "kuhn_poker",
+        "--algorithms",
+        "psro-nash:ppo,cfr+",
+        "--budget",
+        "1",
+        "--max-nodes",
+        "10",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.lines().any(|l| l.starts_with("skipped cfr+ on kuhn_poker")), "{stdout}");
+    let bench = read_json(&dir.join("bench.json"));
+    let records = bench["records"].as_array().unwrap();
+    let iterations: Vec<u64> = records.iter().map(|r| r["iteration"].as_u64().unwrap()).collect();
+    assert_eq!(iterations, [0, 1], "{records:?}");
+    // Iteration 0 is uniform play, whose exact NashConv is 11/12.
+    let (estimate, stderr) = (records[0]["nash_conv"].as_f64().unwrap(), records[0]["stderr"].as_f64().unwrap());
+    assert!(stderr > 0.0 && stderr < 0.05, "{stderr}");
+    assert!(estimate <= 11.0 / 12.0 + 3.0 * stderr && estimate > 0.6, "{estimate} ± {stderr}");
+    assert!(records.iter().all(|r| r["algorithm"] == "psro-nash:ppo" && r["stderr"].is_f64()));
+    let table = std::fs::read_to_string(dir.join("bench.md")).unwrap();
+    let row = table.lines().find(|l| l.starts_with("| kuhn_poker | psro-nash:ppo |")).unwrap();
+    assert!(row.contains("≥ "), "{row}");
+    assert!(table.contains("estimated by best responses trained"), "{table}");
+    let svg = std::fs::read_to_string(dir.join("kuhn_poker.svg")).unwrap();
+    assert!(svg.contains("psro-nash:ppo (estimated, a lower bound)"), "{svg}");
+}
+
 #[test]
 fn bad_input_is_refused_in_one_line_before_any_work() {
     let dir = temp_dir("bench-bad");
@@ -226,6 +267,7 @@ fn bad_input_is_refused_in_one_line_before_any_work() {
     let cases: &[(&[&str], &str)] = &[
         (&["--games", "kuhn_poker", "--algorithms", "cfr++", "--budget", "2"], "unknown algorithm `cfr++`"),
         (&["--games", "kuhn_poker", "--algorithms", "psro-bogus", "--budget", "2"], "meta-solver `bogus`"),
+        (&["--games", "kuhn_poker", "--algorithms", "psro-nash:bogus", "--budget", "2"], "oracle"),
         (&["--games", "kuhn_pokr", "--algorithms", "cfr", "--budget", "2"], "kuhn_pokr"),
         (&["--games", "kuhn_poker", "--algorithms", "cfr", "--budget", "0"], "at least 1"),
         (&["--games", "kuhn_poker", "--algorithms", "cfr", "--budget", "0s"], "more than 0 seconds"),
