@@ -184,6 +184,45 @@ fn a_resumed_run_continues_bit_for_bit() {
     }
 }
 
+/// NashConv is evaluated on CFR's schedule (every iteration up to 20, then about 5% apart)
+/// and at the run's last iteration; `nash_conv_every = 1` evaluates every one. The skipped
+/// evaluations change nothing else, and a checkpoint whose last iteration was not evaluated
+/// resumes to the same run.
+#[test]
+fn nash_conv_is_evaluated_on_the_schedule_and_the_runs_last_iteration() {
+    let kuhn = tree("kuhn_poker");
+    let scheduled = config(Sampling::Outcome, None, 10, 2);
+    let mut lp = Mccfr::new(&kuhn, scheduled.clone()).unwrap();
+    let reports = run_loop(&mut lp, &RunLimits::iterations(30), &mut ()).unwrap().reports;
+    let evaluated: Vec<usize> =
+        reports.iter().filter(|r| r.nash_conv.is_some()).map(|r| r.iteration).collect();
+    let mut want: Vec<usize> = (0..=21).collect();
+    want.extend([23, 25, 27, 29, 30]);
+    assert_eq!(evaluated, want);
+    let every = MccfrConfigBuilder::from(scheduled.clone()).nash_conv_every(1).build().unwrap();
+    let mut all = Mccfr::new(&kuhn, every).unwrap();
+    let all_reports = run_loop(&mut all, &RunLimits::iterations(30), &mut ()).unwrap().reports;
+    assert!(all_reports.iter().all(|r| r.nash_conv.is_some()));
+    assert_eq!(bits(&all.state().regrets), bits(&lp.state().regrets));
+    for (a, b) in reports.iter().zip(&all_reports).filter(|(a, _)| a.nash_conv.is_some()) {
+        assert_eq!(a.nash_conv, b.nash_conv, "iteration {}", a.iteration);
+    }
+    // Stopped after iteration 22, not evaluated, and resumed.
+    let mut first = Mccfr::new(&kuhn, scheduled.clone()).unwrap();
+    let mut partial = vec![first.last_report().clone()];
+    for _ in 0..22 {
+        partial.push(first.step().unwrap().clone());
+    }
+    assert_eq!(partial[22].nash_conv, None);
+    let mut resumed = Mccfr::resume(&kuhn, scheduled, first.state().clone(), &partial).unwrap();
+    for _ in 22..30 {
+        resumed.step().unwrap();
+    }
+    assert_eq!(bits(&resumed.state().regrets), bits(&lp.state().regrets));
+    let zero = MccfrConfig::builder().nash_conv_every(0).build().unwrap_err().to_string();
+    assert!(zero.contains("nash_conv_every: 0 would never evaluate"), "{zero}");
+}
+
 #[test]
 fn saved_states_that_do_not_fit_are_refused() {
     let kuhn = tree("kuhn_poker");

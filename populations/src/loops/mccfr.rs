@@ -7,7 +7,9 @@
 //! policy, so that the exact NashConv (a walk of the whole tree) is paid once per batch of
 //! cheap traversals rather than once per traversal: with the default 1000 on Leduc poker, an
 //! iteration's NashConv (0.15 ms) costs a third of its outcome-sampling traversals (0.45
-//! ms) and a sixth of its external-sampling ones (1.1 ms).
+//! ms) and a sixth of its external-sampling ones (1.1 ms). It is also paid only on CFR's
+//! evaluation schedule ([`NashConvSchedule`], `nash_conv_every`): every iteration up to 20,
+//! then about 5% of the iterations apart, so that over a long run it costs next to nothing.
 //!
 //! - **Outcome sampling** samples one terminal history per traversal. At the traversing
 //!   player's nodes it samples from `ε·uniform + (1 − ε)·σ` (ε = `epsilon`, default 0.6),
@@ -40,7 +42,9 @@
 //! wrote), so no thread count enters.
 //!
 //! Reports: the core `nash_conv` is the exact NashConv of the **average** policy after the
-//! iteration, `exploitability` `nash_conv / 2` in 2-player constant-sum games,
+//! iteration (on the iterations the schedule evaluates, iteration 0, the run's last and one
+//! that ends past the time budget; `None` on the others), `exploitability` `nash_conv / 2`
+//! in 2-player constant-sum games,
 //! `population_sizes` `vec![1; num_players]`, `times.oracle_s` the traversals and
 //! `times.nash_conv_s` the exact NashConv. The loop's own part, [`MccfrReport`], holds the
 //! number of traversals per player so far (OpenSpiel's iteration count). As for CFR, with
@@ -55,6 +59,7 @@
 //! average = "simple"                # external only: or "full"
 //! traversals_per_iteration = 1000   # OpenSpiel iterations (a traversal per player) per report
 //! seed = 0
+//! # nash_conv_every = 1             # evaluate every iteration (default: CFR's schedule)
 //! ```
 //!
 //! # Complexity
@@ -99,7 +104,7 @@ use metagame_games::{GameTree, PlayerId, TabularPolicy, nash_conv_report};
 use serde::{Deserialize, Serialize};
 
 use super::cfr::arena::{Arena, Node};
-use super::cfr::{check_saved_tables, regret_matching};
+use super::cfr::{NashConvSchedule, check_saved_tables, regret_matching};
 use crate::error::{Error, Result};
 use crate::report::{Details, IterationReport, PhaseTimes};
 use crate::settings::{built_by, setters};
@@ -167,6 +172,7 @@ pub struct MccfrConfig {
     average: AverageType,
     traversals_per_iteration: u64,
     seed: u64,
+    nash_conv_every: Option<usize>,
 }
 
 /// Builder and serde form of [`MccfrConfig`]; every field optional with its default.
@@ -191,6 +197,11 @@ pub struct MccfrConfigBuilder {
     /// The key of every traversal's random stream. Default 0.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// Evaluate the exact NashConv every this many iterations (≥ 1; 1 is every iteration).
+    /// Default: on [`NashConvSchedule`]'s schedule, as CFR. Iteration 0, the run's last
+    /// iteration and one that ends past the time budget are always evaluated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nash_conv_every: Option<usize>,
 }
 
 /// The most traversals per iteration a config may ask for (10¹², as the sampled
@@ -200,14 +211,15 @@ pub const MAX_TRAVERSALS_PER_ITERATION: u64 = 1_000_000_000_000;
 impl MccfrConfigBuilder {
     /// The names of the fields, as configs spell them.
     pub const FIELDS: &'static [&'static str] =
-        &["sampling", "epsilon", "average", "traversals_per_iteration", "seed"];
+        &["sampling", "epsilon", "average", "traversals_per_iteration", "seed", "nash_conv_every"];
 
     setters!(
         sampling: Sampling,
         epsilon: f64,
         average: AverageType,
         traversals_per_iteration: u64,
-        seed: u64
+        seed: u64,
+        nash_conv_every: usize
     );
 
     /// Validate.
@@ -215,8 +227,8 @@ impl MccfrConfigBuilder {
     /// # Errors
     ///
     /// [`Error::Config`] naming the field: `epsilon` outside (0, 1], `traversals_per_iteration`
-    /// 0 or above [`MAX_TRAVERSALS_PER_ITERATION`], or a field the sampling scheme does not
-    /// read (`epsilon` with `external`, `average` with `outcome`).
+    /// 0 or above [`MAX_TRAVERSALS_PER_ITERATION`], a field the sampling scheme does not
+    /// read (`epsilon` with `external`, `average` with `outcome`), `nash_conv_every` 0.
     pub fn build(self) -> Result<MccfrConfig> {
         let sampling = self.sampling.unwrap_or_default();
         let only = |name: &str, reader: Sampling| {
@@ -246,12 +258,18 @@ impl MccfrConfigBuilder {
                  {MAX_TRAVERSALS_PER_ITERATION}"
             )));
         }
+        if self.nash_conv_every == Some(0) {
+            return Err(Error::Config(
+                "nash_conv_every: 0 would never evaluate; 1 is every iteration".into(),
+            ));
+        }
         Ok(MccfrConfig {
             sampling,
             epsilon,
             average: self.average.unwrap_or_default(),
             traversals_per_iteration,
             seed: self.seed.unwrap_or(0),
+            nash_conv_every: self.nash_conv_every,
         })
     }
 }
@@ -267,6 +285,7 @@ impl From<MccfrConfig> for MccfrConfigBuilder {
             average: (!outcome).then_some(c.average),
             traversals_per_iteration: Some(c.traversals_per_iteration),
             seed: Some(c.seed),
+            nash_conv_every: c.nash_conv_every,
         }
     }
 }
@@ -291,6 +310,10 @@ impl MccfrConfig {
     /// The random streams' key.
     pub fn seed(&self) -> u64 {
         self.seed
+    }
+    /// How often the exact NashConv is evaluated.
+    pub fn nash_conv_schedule(&self) -> NashConvSchedule {
+        self.nash_conv_every.map_or(NashConvSchedule::Auto, NashConvSchedule::Every)
     }
 }
 
@@ -575,6 +598,8 @@ pub struct Mccfr<'t> {
     /// The last committed iteration's report.
     last: IterationReport,
     cutoff: Cutoff,
+    /// The run's last iteration, always evaluated ([`TrainingLoop::set_last_iteration`]).
+    last_iteration: Option<usize>,
 }
 
 impl<'t> Mccfr<'t> {
@@ -595,7 +620,7 @@ impl<'t> Mccfr<'t> {
         };
         let placeholder = IterationReport::new(0, vec![1; tree.num_players()], Some(0.0), None);
         let mut mccfr = Self::with_state(tree, config, state, placeholder);
-        let mut report = mccfr.report(0, 0, &mccfr.state.cumulative_policy, 0.0)?;
+        let mut report = mccfr.report(0, 0, &mccfr.state.cumulative_policy, 0.0, true)?;
         report.elapsed_s = started.elapsed().as_secs_f64();
         mccfr.last = report;
         Ok(mccfr)
@@ -637,6 +662,10 @@ impl<'t> Mccfr<'t> {
         }
         let last = reports.last().expect("a report").clone();
         let mccfr = Self::with_state(tree, config, state, last);
+        if mccfr.last.nash_conv.is_none() {
+            // Not an evaluated iteration: nothing to recompute against.
+            return Ok(mccfr);
+        }
         let n = tree.num_players();
         let average = mccfr.average_policy();
         let computed = nash_conv_report(tree, &vec![&average; n])?.nash_conv;
@@ -651,7 +680,15 @@ impl<'t> Mccfr<'t> {
     }
 
     fn with_state(tree: &'t GameTree, config: MccfrConfig, state: MccfrState, last: IterationReport) -> Self {
-        Self { tree, config, arena: Arena::new(tree), state, last, cutoff: Cutoff::default() }
+        Self {
+            tree,
+            config,
+            arena: Arena::new(tree),
+            state,
+            last,
+            cutoff: Cutoff::default(),
+            last_iteration: None,
+        }
     }
 
     /// The settings.
@@ -746,20 +783,30 @@ impl<'t> Mccfr<'t> {
             .ok_or_else(|| Error::SavedState(format!("{from} traversals: the count would overflow")))?;
         self.traverse(from, to, &mut regrets, &mut cumulative_policy)?;
         let oracle_s = started.elapsed().as_secs_f64();
-        let report = self.report(iteration, to, &cumulative_policy, oracle_s)?;
+        let evaluated = self.config.nash_conv_schedule().evaluates(iteration)
+            || self.last_iteration == Some(iteration)
+            || self.cutoff.passed();
+        let report = self.report(iteration, to, &cumulative_policy, oracle_s, evaluated)?;
         Ok(Staged { regrets, cumulative_policy, report })
     }
 
-    /// The report of a state with this cumulative policy.
+    /// The report of a state with this cumulative policy; NashConv only where `evaluated`.
     fn report(
         &self,
         iteration: usize,
         traversals: u64,
         cumulative_policy: &[f64],
         oracle_s: f64,
+        evaluated: bool,
     ) -> Result<IterationReport> {
-        let started = Instant::now();
         let n = self.tree.num_players();
+        if !evaluated {
+            let mut report = IterationReport::new(iteration, vec![1; n], None, None);
+            report.times = PhaseTimes { oracle_s, ..PhaseTimes::default() };
+            report.details = Details::of(&MccfrReport { traversals });
+            return Ok(report);
+        }
+        let started = Instant::now();
         let average = self.arena.average_policy(self.tree, cumulative_policy);
         let r = nash_conv_report(self.tree, &vec![&average; n])?;
         let times =
@@ -788,6 +835,9 @@ impl TrainingLoop for Mccfr<'_> {
     }
     fn set_cutoff(&mut self, cutoff: Cutoff) {
         self.cutoff = cutoff;
+    }
+    fn set_last_iteration(&mut self, iteration: usize) {
+        self.last_iteration = Some(iteration);
     }
 }
 
