@@ -150,7 +150,12 @@ impl BenchAlgorithm {
                         learned = oracle.is_learned();
                         fields.push(("oracle", text(oracle.as_str())));
                     }
-                    return Ok(BenchAlgorithm { name: name.into(), algorithm: Algorithm::Psro, fields, learned });
+                    return Ok(BenchAlgorithm {
+                        name: name.into(),
+                        algorithm: Algorithm::Psro,
+                        fields,
+                        learned,
+                    });
                 }
                 None => {
                     return Err(format!("unknown algorithm `{name}`; known: {BENCH_ALGORITHMS}"));
@@ -572,7 +577,8 @@ pub fn bench_table(ours: &BenchFile, peer: Option<&BenchFile>) -> String {
             if !has(ours, game, algorithm) && !peer_has {
                 continue;
             }
-            any_estimated |= ours.estimated(game, algorithm) || peer.is_some_and(|p| p.estimated(game, algorithm));
+            any_estimated |=
+                ours.estimated(game, algorithm) || peer.is_some_and(|p| p.estimated(game, algorithm));
             let mut row = vec![game.clone(), algorithm.clone()];
             row.extend(columns(ours, game, algorithm, &marks, by_time, target));
             if let Some(p) = peer {

@@ -245,7 +245,8 @@ fn learned_psro_on_a_game_without_its_tree_is_benched_by_estimates() {
     let iterations: Vec<u64> = records.iter().map(|r| r["iteration"].as_u64().unwrap()).collect();
     assert_eq!(iterations, [0, 1], "{records:?}");
     // Iteration 0 is uniform play, whose exact NashConv is 11/12.
-    let (estimate, stderr) = (records[0]["nash_conv"].as_f64().unwrap(), records[0]["stderr"].as_f64().unwrap());
+    let (estimate, stderr) =
+        (records[0]["nash_conv"].as_f64().unwrap(), records[0]["stderr"].as_f64().unwrap());
     assert!(stderr > 0.0 && stderr < 0.05, "{stderr}");
     assert!(estimate <= 11.0 / 12.0 + 3.0 * stderr && estimate > 0.6, "{estimate} ± {stderr}");
     assert!(records.iter().all(|r| r["algorithm"] == "psro-nash:ppo" && r["stderr"].is_f64()));

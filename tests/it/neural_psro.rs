@@ -115,6 +115,8 @@ fn approximate_exploitability_from_the_command_line() {
     assert_eq!(v["episodes"], 20000);
     assert_eq!(v["training_episodes"], 20000);
     assert_eq!(v["lower_bound"], true);
+    assert_eq!(v["selection_episodes"], 5000);
+    assert_eq!(v["greedy"].as_array().map(Vec::len), Some(2), "{v}");
     // Connect four has no tree to walk: the estimate answers within its budget.
     let v = json_of(&metagame(&[
         "exploitability",
@@ -149,15 +151,14 @@ fn approximate_exploitability_from_the_command_line() {
     assert!(one_line_error(&metagame(&misfit)).contains("does not fit"));
 }
 
-/// Along a PSRO run on Kuhn (exact responses, so its mixtures change a lot), the estimate
-/// of each mixture's NashConv is never above the exact value by more than 3 standard
-/// errors: a lower bound up to sampling error.
-#[test]
-fn approximate_nash_conv_along_psro_is_a_lower_bound() {
+/// The estimates of the meta-mixtures of a PSRO run on `game` (exact responses, so its
+/// mixtures change a lot), iterations 0 to `last`, each with `budget` training and
+/// `episodes` evaluation episodes per seat of the default `ppo`: `(exact, estimate, stderr)`.
+fn estimates_along_psro(game: &str, last: usize, budget: u64, episodes: u64) -> Vec<(f64, f64, f64)> {
     use metagame::games::{Arena, Cutoff, ExactEvaluator, GameTree, Policy, SeatMixture, registry};
     use metagame::learners::LearnerChoice;
     use metagame::populations::{ExactBestResponse, Psro, PsroConfig, approximate_nash_conv};
-    let rules = registry::load("kuhn_poker").unwrap();
+    let rules = registry::load(game).unwrap();
     let tree = GameTree::build(&rules).unwrap();
     let config = PsroConfig::builder().convergence_tolerance(0.0).build().unwrap();
     let mut psro = Psro::new(
@@ -169,32 +170,53 @@ fn approximate_nash_conv_along_psro_is_a_lower_bound() {
     )
     .unwrap();
     let learner = LearnerChoice::defaults("ppo").unwrap();
-    for iteration in 0..5 {
-        if iteration > 0 {
-            psro.step().unwrap();
-        }
-        let exact = psro.last_report().nash_conv.unwrap();
-        let mixture = psro.aggregated_policy().unwrap();
-        let seats: Vec<SeatMixture<'_>> =
-            (0..2).map(|seat| SeatMixture { seat, members: vec![(&mixture as &dyn Policy, 1.0)] }).collect();
-        let got = approximate_nash_conv(
-            Arena::both(&rules, &tree),
-            &seats,
-            &learner,
-            10_000,
-            10_000,
-            1,
-            &Cutoff::never(),
-        )
-        .unwrap();
+    let budget = if budget == 0 { learner.config().episodes_per_response() } else { budget };
+    (0..=last)
+        .map(|iteration| {
+            if iteration > 0 {
+                psro.step().unwrap();
+            }
+            let exact = psro.last_report().nash_conv.unwrap();
+            let mixture = psro.aggregated_policy().unwrap();
+            let seats: Vec<SeatMixture<'_>> = (0..2)
+                .map(|seat| SeatMixture { seat, members: vec![(&mixture as &dyn Policy, 1.0)] })
+                .collect();
+            let arena = Arena::both(&rules, &tree);
+            let got = approximate_nash_conv(arena, &seats, &learner, budget, episodes, 1, &Cutoff::never())
+                .unwrap();
+            assert_eq!(got.greedy.len(), 2);
+            assert_eq!(got.selection_episodes, episodes / 4);
+            (exact, got.nash_conv_estimate, got.stderr)
+        })
+        .collect()
+}
+
+/// Along a PSRO run on Kuhn the estimate of each mixture's NashConv is never above the exact
+/// value by more than 3 standard errors: a lower bound up to sampling error.
+#[test]
+fn approximate_nash_conv_along_psro_is_a_lower_bound() {
+    for (iteration, (exact, estimate, stderr)) in
+        estimates_along_psro("kuhn_poker", 4, 10_000, 10_000).into_iter().enumerate()
+    {
+        assert!(estimate <= exact + 3.0 * stderr, "iteration {iteration}: {estimate} ± {stderr} vs {exact}");
         assert!(
-            got.nash_conv_estimate <= exact + 3.0 * got.stderr,
-            "iteration {iteration}: {got:?} vs {exact}"
+            estimate >= 0.5 * exact - 3.0 * stderr,
+            "iteration {iteration}: {estimate} ± {stderr} vs {exact}"
         );
-        assert!(
-            got.nash_conv_estimate >= 0.5 * exact - 3.0 * got.stderr,
-            "iteration {iteration}: {got:?} vs {exact}"
-        );
+    }
+}
+
+/// On Leduc, at the default budget (the `ppo` learner's 20 000 training episodes and 20 000
+/// evaluation episodes per seat), the estimate finds at least 0.8 of the exact NashConv of
+/// each of the first mixtures of a PSRO run, and never more than it up to 3 standard errors.
+#[test]
+fn approximate_nash_conv_finds_most_of_leducs_at_the_default_budget() {
+    let default_episodes = metagame::populations::EstimateSettings::DEFAULT_EPISODES;
+    for (iteration, (exact, estimate, stderr)) in
+        estimates_along_psro("leduc_poker", 3, 0, default_episodes).into_iter().enumerate()
+    {
+        assert!(estimate <= exact + 3.0 * stderr, "iteration {iteration}: {estimate} ± {stderr} vs {exact}");
+        assert!(estimate >= 0.8 * exact, "iteration {iteration}: {estimate} ± {stderr} vs {exact}");
     }
 }
 
