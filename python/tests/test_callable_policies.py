@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import metagame
+from conftest import require
 
 
 def masked_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
@@ -240,3 +241,14 @@ def test_a_callable_gets_an_approximate_nash_conv_below_the_exact_one_and_on_con
             raise RuntimeError("no")
 
         metagame.approximate_nash_conv("connect_four", broken, budget=10, episodes=10)
+
+
+def test_an_approximate_nash_conv_on_a_game_without_tensors_is_one_line():
+    pyspiel = require("pyspiel")
+    from metagame.openspiel import from_pyspiel
+
+    # OpenSpiel's coordinated matching pennies gives information-state strings, no tensors.
+    game = from_pyspiel(pyspiel.load_game("coordinated_mp"))
+    with pytest.raises(ValueError, match="ppo reads the game's tensors, and this game gives none") as e:
+        metagame.approximate_nash_conv(game, "uniform", budget=10, episodes=10)
+    assert "\n" not in str(e.value)

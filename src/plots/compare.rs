@@ -8,8 +8,8 @@ use crate::error::Result;
 
 use super::kit::{
     CURVE_COLORS, DESC_FONT, GRID_COLOR, LABEL_FONT, LogAxis, NASH_CONV_ZERO, TITLE_FONT, axis_number,
-    downsample, draw_legend, draw_zero_bands, linear_axis, linear_ticks, log_axis, svg_text, text_err,
-    write_figure,
+    downsample, draw_legend, draw_zero_bands, linear_axis, linear_ticks, log_axis, quietest_corner, svg_text,
+    text_err, write_figure,
 };
 
 /// One curve of a comparison: a label and the runs it averages (each a list of `(x, y)`
@@ -115,7 +115,20 @@ pub fn compare_svg(curves: &[Curve], title: &str, x_label: &str, y_label: &str, 
                 .label(label)
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
         }
-        draw_legend(&mut chart, SeriesLabelPosition::UpperRight)?;
+        // Where the legend hides the least: each curve's points as shares of the plot.
+        let (log_low, log_span) = (y.low.ln(), (y.high.ln() - y.low.ln()).max(f64::MIN_POSITIVE));
+        let shares: Vec<Vec<(f64, f64)>> = summaries
+            .iter()
+            .map(|points| {
+                points
+                    .iter()
+                    .map(|&(x, v, _, _)| {
+                        ((x - x_min) / (x_max - x_min), (y.place(v).ln() - log_low) / log_span)
+                    })
+                    .collect()
+            })
+            .collect();
+        draw_legend(&mut chart, quietest_corner(&shares, curves.len()))?;
         Ok(())
     });
     write_figure(path, figure)

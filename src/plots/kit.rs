@@ -65,6 +65,45 @@ where
         .map_err(text_err)
 }
 
+/// The corner of a plot where a legend of `entries` lines hides the least of the curves
+/// through `points` (each `(x, y)` as shares of the plot's width and height from its lower
+/// left corner, consecutive points of a curve joined), the upper right on ties.
+pub(crate) fn quietest_corner(curves: &[Vec<(f64, f64)>], entries: usize) -> SeriesLabelPosition {
+    // The legend box as a share of the plot: about a third of its width, some 16 px a line
+    // of about 440.
+    let (w, h) = (0.38, (0.04 * entries as f64 + 0.05).min(0.95));
+    let corners = [
+        (SeriesLabelPosition::UpperRight, 1.0 - w, 1.0 - h),
+        (SeriesLabelPosition::UpperLeft, 0.0, 1.0 - h),
+        (SeriesLabelPosition::LowerRight, 1.0 - w, 0.0),
+        (SeriesLabelPosition::LowerLeft, 0.0, 0.0),
+    ];
+    // Each segment sampled at 16 points, so that a line crossing the box counts too.
+    let samples: Vec<(f64, f64)> = curves
+        .iter()
+        .flat_map(|c| {
+            c.windows(2).flat_map(|s| {
+                (0..16).map(move |k| {
+                    let t = f64::from(k) / 16.0;
+                    (s[0].0 + t * (s[1].0 - s[0].0), s[0].1 + t * (s[1].1 - s[0].1))
+                })
+            })
+        })
+        .chain(curves.iter().filter_map(|c| c.last().copied()))
+        .collect();
+    let hidden = |x0: f64, y0: f64| {
+        samples.iter().filter(|&&(x, y)| (x0..=x0 + w).contains(&x) && (y0..=y0 + h).contains(&y)).count()
+    };
+    let mut best = (corners[0].0.clone(), usize::MAX);
+    for (position, x0, y0) in corners {
+        let n = hidden(x0, y0);
+        if n < best.1 {
+            best = (position, n);
+        }
+    }
+    best.0
+}
+
 /// Write a figure's SVG text atomically (a reader never sees half a figure).
 pub(crate) fn write_figure(path: &Path, figure: Drawn<String>) -> Result<()> {
     let text = figure.map_err(|e| plot_err(path, e))?;
@@ -493,7 +532,30 @@ pub(crate) const CURVE_COLORS: [RGBColor; 10] = [
 
 #[cfg(test)]
 mod tests {
-    use super::{LogAxis, blocks, cell_ticks, downsample, downsample_by, linear_ticks, log_ticks};
+    use plotters::prelude::SeriesLabelPosition;
+
+    use super::{
+        LogAxis, blocks, cell_ticks, downsample, downsample_by, linear_ticks, log_ticks, quietest_corner,
+    };
+
+    #[test]
+    fn the_legend_goes_where_the_curves_are_not() {
+        let pos = |c: &[Vec<(f64, f64)>]| format!("{:?}", quietest_corner(c, 4));
+        // Falling from the upper left to the lower right: the upper right is free.
+        let falling = vec![vec![(0.0, 1.0), (1.0, 0.0)]];
+        assert_eq!(pos(&falling), format!("{:?}", SeriesLabelPosition::UpperRight));
+        // High along the top: a lower corner, the right one on ties after the left is hit.
+        let high = vec![vec![(0.0, 0.95), (1.0, 0.9)], vec![(0.0, 0.2), (0.3, 0.0)]];
+        assert_eq!(pos(&high), format!("{:?}", SeriesLabelPosition::LowerRight));
+        // Sampled along each segment: a line from the top middle into the upper right
+        // corner, one across the middle, one along the bottom left; the upper left is free.
+        let crossing = vec![
+            vec![(0.5, 0.99), (1.0, 0.99)],
+            vec![(0.0, 0.5), (1.0, 0.5)],
+            vec![(0.0, 0.01), (0.5, 0.01)],
+        ];
+        assert_eq!(pos(&crossing), format!("{:?}", SeriesLabelPosition::UpperLeft));
+    }
 
     #[test]
     fn downsampling_keeps_a_curves_ends_and_extremes_and_bounds_its_points() {
