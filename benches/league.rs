@@ -4,6 +4,11 @@
 //! episodes, so criterion prints episodes per second; each iteration is one round, including
 //! opponent choice, exact match results, snapshots and the main agent's exact NashConv.
 //!
+//!
+//! `batch_elo_fit`: the batch-Elo fit a long league runs at each evaluation point, on a
+//! members × members score matrix of a league that has grown to that many members (scores
+//! from a hidden skill per member, so the fit does its usual some twenty iterations).
+//!
 //! `cargo bench --bench league`
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -33,5 +38,24 @@ fn leduc_league(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, leduc_league);
+fn batch_elo_fit(c: &mut Criterion) {
+    use metagame::populations::rating::{BatchElo, BatchEloConfig};
+    let mut group = c.benchmark_group("batch_elo_fit");
+    group.sample_size(10);
+    for n in [500usize, 1500] {
+        // Member i's skill rises with i (later snapshots are stronger), jittered.
+        let skill: Vec<f64> =
+            (0..n).map(|i| i as f64 / n as f64 + 0.1 * ((i * 7919 % 101) as f64 / 101.0)).collect();
+        let scores = ndarray::Array2::from_shape_fn((n, n), |(i, j)| {
+            if i == j { 0.0 } else { 1.0 / (1.0 + (-4.0 * (skill[i] - skill[j])).exp()) }
+        });
+        let config = BatchEloConfig::default();
+        group.bench_with_input(BenchmarkId::new("members", n), &n, |b, _| {
+            b.iter(|| BatchElo::fit(&config, scores.view(), None).expect("a fit"))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, leduc_league, batch_elo_fit);
 criterion_main!(benches);

@@ -251,10 +251,10 @@ fn minorise_maximise(config: &BatchEloConfig, n: usize, w: &[f64]) -> (Vec<f64>,
     // The smallest positive f64 (OpenSpiel floors at `denorm_min` too).
     let floor = f64::from_bits(1);
     for iteration in 1..=config.max_iterations {
-        // Members in parallel, each sum in order: the same bits on any number of threads.
+        // Members in parallel, each sum in a fixed order: the same bits on any number of
+        // threads.
         next.par_iter_mut().enumerate().for_each(|(i, next)| {
-            let row = &games[i * n..(i + 1) * n];
-            let ratio: f64 = (0..n).filter(|&j| j != i).map(|j| row[j] / (gamma[i] + gamma[j])).sum();
+            let ratio = games_over_strengths(&games[i * n..(i + 1) * n], gamma[i], &gamma);
             // A member that never played keeps its strength.
             *next = if ratio > 0.0 { total[i] / ratio } else { gamma[i] };
         });
@@ -274,6 +274,22 @@ fn minorise_maximise(config: &BatchEloConfig, n: usize, w: &[f64]) -> (Vec<f64>,
         }
     }
     (gamma, Status::MaxIterations, config.max_iterations)
+}
+
+/// `Σ_j row[j] / (own + gamma[j])`, the MM update's denominator for one member (its own
+/// entry of `row` is 0, so it adds nothing). Four running sums, combined at the end: the
+/// divisions are independent, so they overlap (and vectorise) instead of waiting on one
+/// sum; the order is fixed, so the bits do not depend on the machine's threads.
+fn games_over_strengths(row: &[f64], own: f64, gamma: &[f64]) -> f64 {
+    let mut sums = [0.0f64; 4];
+    let (rows, gammas) = (row.chunks_exact(4), gamma.chunks_exact(4));
+    let tail: f64 = rows.remainder().iter().zip(gammas.remainder()).map(|(r, g)| r / (own + g)).sum();
+    for (r, g) in rows.zip(gammas) {
+        for k in 0..4 {
+            sums[k] += r[k] / (own + g[k]);
+        }
+    }
+    (sums[0] + sums[1]) + (sums[2] + sums[3]) + tail
 }
 
 impl Rating for BatchElo {
