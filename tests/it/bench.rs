@@ -14,6 +14,19 @@ fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// `metagame bench ARGS --out DIR` into a fresh scratch folder `name`, which is returned;
+/// it succeeds, and its stdout is returned too.
+fn bench_in(name: &str, args: &[&str]) -> (std::path::PathBuf, String) {
+    let dir = temp_dir(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut all = vec!["bench"];
+    all.extend_from_slice(args);
+    all.extend(["--out", dir.to_str().unwrap()]);
+    let out = metagame(&all);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    (dir, String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 /// Kuhn poker × cfr+, mccfr-outcome, psro-nash for 4 iterations, 2 seeds, into `dir`.
 fn small_grid(dir: &Path, extra: &[&str]) -> std::process::Output {
     let mut args = vec![
@@ -192,21 +205,10 @@ fn ctrl_c_writes_the_cells_done_and_exits_130() {
 
 #[test]
 fn an_algorithm_that_does_not_apply_is_skipped_in_one_line() {
-    let dir = temp_dir("bench-skip");
-    let _ = std::fs::remove_dir_all(&dir);
-    let out = metagame(&[
-        "bench",
-        "--games",
-        "kuhn_poker(players=3)",
-        "--algorithms",
-        "fxp,cfr",
-        "--budget",
-        "2",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let (dir, stdout) = bench_in(
+        "bench-skip",
+        &["--games", "kuhn_poker(players=3)", "--algorithms", "fxp,cfr", "--budget", "2"],
+    );
     let skipped: Vec<&str> =
         stdout.lines().filter(|l| l.starts_with("skipped fxp on kuhn_poker(players=3)")).collect();
     assert_eq!(skipped.len(), 1, "{stdout}");
@@ -222,23 +224,9 @@ fn an_algorithm_that_does_not_apply_is_skipped_in_one_line() {
 /// legend says so, and the algorithms that need the tree are skipped.
 #[test]
 fn learned_psro_on_a_game_without_its_tree_is_benched_by_estimates() {
-    let dir = temp_dir("bench-estimates");
-    let _ = std::fs::remove_dir_all(&dir);
-    let out = metagame(&[
-        "bench",
-        "--games",
-        "kuhn_poker",
-        "--algorithms",
-        "psro-nash:ppo,cfr+",
-        "--budget",
-        "1",
-        "--max-nodes",
-        "10",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let args =
+        ["--games", "kuhn_poker", "--algorithms", "psro-nash:ppo,cfr+", "--budget", "1", "--max-nodes", "10"];
+    let (dir, stdout) = bench_in("bench-estimates", &args);
     assert!(stdout.lines().any(|l| l.starts_with("skipped cfr+ on kuhn_poker")), "{stdout}");
     let bench = read_json(&dir.join("bench.json"));
     let records = bench["records"].as_array().unwrap();
