@@ -108,10 +108,10 @@ pub fn approximate_nash_conv(
         };
         trainer.train_in(arena, &others, training_episodes, cutoff).map_err(learner_error)?;
         // A policy network still spreading probability over its actions gives up value
-        // against a frozen profile (on Leduc's PSRO mixtures greedy play found 3–20% more of
-        // the exact NashConv), but greedy play can also lock onto the wrong one of two
-        // near-equal actions, so both are tried; any policy's value is at most the best
-        // response's, so either keeps the estimate a lower bound.
+        // against a frozen profile (on Leduc's PSRO mixtures, at step size 1e-3, greedy play
+        // found 2–8 points more of the exact NashConv), but greedy play can also lock onto
+        // the wrong one of two near-equal actions, so both are tried; any policy's value is
+        // at most the best response's, so either keeps the estimate a lower bound.
         let network = trainer.network().map_err(learner_error)?;
         let mut ways: Vec<Arc<dyn Policy>> =
             vec![Arc::new(network.clone().with_output(metagame_networks::Output::Greedy))];
