@@ -255,6 +255,24 @@ pub(crate) fn check_nash_conv(
     Ok(())
 }
 
+/// Check a scheduled loop's last report (`stated`, of iteration `iteration`) against the
+/// NashConv of `average`, every player playing it, recomputed from `tree`, within
+/// [`STATE_TOLERANCE`] × the tree's largest |utility|. A report off the evaluation schedule
+/// (`None`) has nothing to recompute against.
+pub(crate) fn check_scheduled_nash_conv(
+    tree: &metagame_games::GameTree,
+    iteration: usize,
+    stated: Option<f64>,
+    average: &metagame_games::TabularPolicy,
+) -> Result<()> {
+    if stated.is_none() {
+        return Ok(());
+    }
+    let computed = metagame_games::nash_conv_report(tree, &vec![average; tree.num_players()])?.nash_conv;
+    let (lo, hi) = tree.utility_bounds();
+    check_nash_conv(iteration, stated, computed, lo.abs().max(hi.abs()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -591,22 +591,13 @@ impl<'t> Cfr<'t> {
         // INVARIANT: check_reports saw iteration + 1 ≥ 1 reports.
         let last = reports.last().expect("a report").clone();
         let cfr = Self::with_state(tree, config, state, last);
-        if cfr.last.nash_conv.is_none() {
-            // Not an evaluated iteration: nothing to recompute against.
-            return Ok(cfr);
-        }
-        let n = tree.num_players();
         let average = cfr.average_policy();
-        let computed = nash_conv_report(tree, &vec![&average; n])?.nash_conv;
-        let scale = (0..n)
-            .map(|p| {
-                let (lo, hi) = tree.utility_range(PlayerId(p));
-                lo.abs().max(hi.abs())
-            })
-            .fold(0.0, f64::max);
-        // INVARIANT: check_reports saw iteration + 1 ≥ 1 reports.
-        let last = &cfr.last;
-        crate::checkpoint::check_nash_conv(cfr.state.iteration, last.nash_conv, computed, scale)?;
+        crate::checkpoint::check_scheduled_nash_conv(
+            tree,
+            cfr.state.iteration,
+            cfr.last.nash_conv,
+            &average,
+        )?;
         Ok(cfr)
     }
 
@@ -796,9 +787,7 @@ impl<'t> Cfr<'t> {
     /// True when iteration `t`'s NashConv is evaluated: on the schedule, the run's last
     /// iteration, or the one that finds the time budget spent (the run stops after it).
     fn evaluates(&self, t: usize) -> bool {
-        self.config.nash_conv_schedule().evaluates(t)
-            || self.last_iteration == Some(t)
-            || self.cutoff.passed()
+        self.config.nash_conv_schedule().evaluates_in_run(t, self.last_iteration, self.cutoff.passed())
     }
 
     fn walk(

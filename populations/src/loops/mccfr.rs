@@ -100,7 +100,7 @@
 use std::time::Instant;
 
 use metagame_games::philox::EpisodeStream;
-use metagame_games::{GameTree, PlayerId, TabularPolicy, nash_conv_report};
+use metagame_games::{GameTree, TabularPolicy, nash_conv_report};
 use serde::{Deserialize, Serialize};
 
 use super::cfr::arena::{Arena, Node};
@@ -662,20 +662,13 @@ impl<'t> Mccfr<'t> {
         }
         let last = reports.last().expect("a report").clone();
         let mccfr = Self::with_state(tree, config, state, last);
-        if mccfr.last.nash_conv.is_none() {
-            // Not an evaluated iteration: nothing to recompute against.
-            return Ok(mccfr);
-        }
-        let n = tree.num_players();
         let average = mccfr.average_policy();
-        let computed = nash_conv_report(tree, &vec![&average; n])?.nash_conv;
-        let scale = (0..n)
-            .map(|p| {
-                let (lo, hi) = tree.utility_range(PlayerId(p));
-                lo.abs().max(hi.abs())
-            })
-            .fold(0.0, f64::max);
-        crate::checkpoint::check_nash_conv(mccfr.state.iteration, mccfr.last.nash_conv, computed, scale)?;
+        crate::checkpoint::check_scheduled_nash_conv(
+            tree,
+            mccfr.state.iteration,
+            mccfr.last.nash_conv,
+            &average,
+        )?;
         Ok(mccfr)
     }
 
@@ -783,9 +776,11 @@ impl<'t> Mccfr<'t> {
             .ok_or_else(|| Error::SavedState(format!("{from} traversals: the count would overflow")))?;
         self.traverse(from, to, &mut regrets, &mut cumulative_policy)?;
         let oracle_s = started.elapsed().as_secs_f64();
-        let evaluated = self.config.nash_conv_schedule().evaluates(iteration)
-            || self.last_iteration == Some(iteration)
-            || self.cutoff.passed();
+        let evaluated = self.config.nash_conv_schedule().evaluates_in_run(
+            iteration,
+            self.last_iteration,
+            self.cutoff.passed(),
+        );
         let report = self.report(iteration, to, &cumulative_policy, oracle_s, evaluated)?;
         Ok(Staged { regrets, cumulative_policy, report })
     }

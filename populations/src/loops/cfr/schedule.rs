@@ -24,6 +24,13 @@ impl NashConvSchedule {
     /// The iterations that are all evaluated under [`NashConvSchedule::Auto`].
     pub const DENSE_UNTIL: usize = 20;
 
+    /// True when iteration `t` of a run is evaluated: on the schedule, the run's `last`
+    /// iteration (where known), or an iteration that ends with the time budget spent
+    /// (`cut_off`: the run stops after it).
+    pub fn evaluates_in_run(self, t: usize, last: Option<usize>, cut_off: bool) -> bool {
+        self.evaluates(t) || last == Some(t) || cut_off
+    }
+
     /// True when iteration `t` is on the schedule.
     pub fn evaluates(self, t: usize) -> bool {
         match self {
