@@ -130,11 +130,7 @@ impl LeagueState {
         self.win_rates.remove_member(position);
         self.elo.remove_member(position);
         if position < self.payoffs.len() {
-            let table = Arc::make_mut(&mut self.payoffs);
-            table.remove(position);
-            for row in table.iter_mut().filter(|row| position < row.len()) {
-                row.remove(position);
-            }
+            Arc::make_mut(&mut self.payoffs).remove(position);
             // A snapshot's entries in the payoff log stay, keyed by its id, which is gone.
             self.keep_agent_payoffs();
         }

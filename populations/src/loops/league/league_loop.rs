@@ -52,6 +52,21 @@ pub struct League<'t> {
     pub(super) cutoff: Cutoff,
     /// The last committed round's report.
     pub(super) last: IterationReport,
+    /// Evaluation points' members² buffers, kept between them: a long league's table is
+    /// tens of megabytes, and fresh memory of that size costs more to map than to fill.
+    pub(super) scratch: EvaluationScratch,
+}
+
+/// Buffers an evaluation point fills and a later one reuses ([`League::scratch`]).
+#[derive(Debug, Default)]
+pub(super) struct EvaluationScratch {
+    /// The payoff table's cells, for the next table (the one before the last evaluation
+    /// point, once no round's backup holds it).
+    pub(super) table: Vec<f64>,
+    /// The scores batch Elo is fitted on.
+    pub(super) scores: Vec<f64>,
+    /// Batch Elo's games between pairs.
+    pub(super) games: Vec<f64>,
 }
 
 impl<'t> League<'t> {
@@ -220,7 +235,20 @@ impl<'t> League<'t> {
         let (evaluator, trainer) = (Box::new(ExactEvaluator), Box::new(LocalTrainer));
         let cutoff = Cutoff::default();
         let payoff_log = PayoffLog::default();
-        Ok(Self { tree, wins, config, state, learners, evaluator, trainer, payoff_log, cutoff, last })
+        let scratch = EvaluationScratch::default();
+        Ok(Self {
+            tree,
+            wins,
+            config,
+            state,
+            learners,
+            evaluator,
+            trainer,
+            payoff_log,
+            cutoff,
+            last,
+            scratch,
+        })
     }
     /// The tree matches are trained, played and scored on (see [`Outcome`](super::Outcome)).
     pub fn match_tree(&self) -> &GameTree {
@@ -296,8 +324,8 @@ impl TrainingLoop for League<'_> {
     fn meta_game(&self) -> Result<Option<NormalFormGame>> {
         let n = self.state.members.len();
         let table = &self.state.payoffs;
-        let complete = table.len() == n && table.iter().all(|row| row.len() == n);
-        let entry = |i: usize, j: usize| if i == j { Some(0.0) } else { table[i][j] };
+        let complete = table.len() == n;
+        let entry = |i: usize, j: usize| if i == j { Some(0.0) } else { table.get(i, j) };
         if !complete || (0..n).any(|i| (0..n).any(|j| entry(i, j).is_none())) {
             return Ok(None);
         }
@@ -358,10 +386,8 @@ fn restore_payoffs(state: &mut LeagueState, bytes: Option<&[u8]>) -> Result<Payo
         let table = &state.payoffs;
         let mut log = PayoffLog::default();
         for i in agents..n.min(table.len()) {
-            for j in (i + 1)..n.min(table[i].len()) {
-                if let (Some(a_vs_b), Some(b_vs_a)) =
-                    (table[i][j], table.get(j).and_then(|r| r.get(i)).copied().flatten())
-                {
+            for j in (i + 1)..n.min(table.len()) {
+                if let (Some(a_vs_b), Some(b_vs_a)) = (table.get(i, j), table.get(j, i)) {
                     let (a, b) = (state.members[i].id, state.members[j].id);
                     log.push(PayoffRecord { a, b, a_vs_b, b_vs_a })?;
                 }
@@ -397,9 +423,8 @@ fn restore_payoffs(state: &mut LeagueState, bytes: Option<&[u8]>) -> Result<Payo
     let ids: Vec<usize> = state.members[..size].iter().map(|m| m.id).collect();
     let mut table = log.table(&ids);
     for (a, [row, column]) in state.agent_payoffs.iter().enumerate() {
-        for j in 0..size {
-            table[a][j] = row[j];
-            table[j][a] = column[j];
+        for j in (0..size).filter(|&j| j != a) {
+            table.set_pair(a, j, row[j], column[j]);
         }
     }
     state.payoffs = Arc::new(table);

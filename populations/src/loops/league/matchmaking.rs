@@ -206,7 +206,8 @@ impl<'a> MatchRequest<'a> {
 
     /// The learner's win rate against each candidate, in candidate order.
     pub fn learner_win_rates(&self) -> Vec<f64> {
-        self.candidates.iter().map(|&c| self.win_rates.win_rate(self.learner, c)).collect()
+        let row = self.win_rates.row(self.learner);
+        self.candidates.iter().map(|&c| row[c]).collect()
     }
 
     /// The learner's predicted win probability against each candidate, in candidate order.

@@ -73,6 +73,7 @@ mod eviction;
 mod jobs;
 mod league_loop;
 pub mod matchmaking;
+mod member_payoffs;
 mod opponents;
 mod payoff_log;
 pub mod rating;

@@ -14,6 +14,7 @@
 
 use std::collections::HashMap;
 
+use super::member_payoffs::MemberPayoffs;
 use crate::error::{Error, Result};
 
 /// The file's name in the run folder.
@@ -126,13 +127,12 @@ impl PayoffLog {
 
     /// The table among members with these ids (in this order) that the records give;
     /// records of members no longer there (evicted) are skipped.
-    pub(super) fn table(&self, ids: &[usize]) -> Vec<Vec<Option<f64>>> {
+    pub(super) fn table(&self, ids: &[usize]) -> MemberPayoffs {
         let position: HashMap<usize, usize> = ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
-        let mut table = vec![vec![None; ids.len()]; ids.len()];
+        let mut table = MemberPayoffs::default().resized(ids.len());
         for r in self.records() {
             if let (Some(&i), Some(&j)) = (position.get(&r.a), position.get(&r.b)) {
-                table[i][j] = Some(r.a_vs_b);
-                table[j][i] = Some(r.b_vs_a);
+                table.set_pair(i, j, Some(r.a_vs_b), Some(r.b_vs_a));
             }
         }
         table
@@ -170,9 +170,9 @@ mod tests {
         );
         assert_eq!(read_payoff_log(log.bytes()).unwrap().len(), 5);
         let table = log.table(&[11, 1, 3]);
-        assert_eq!(table[1][0], Some(1.0 / 3.0));
-        assert_eq!(table[0][1], Some(-1.0 / 3.0));
-        assert_eq!(table[2], vec![None, None, None]);
+        assert_eq!(table.get(1, 0), Some(1.0 / 3.0));
+        assert_eq!(table.get(0, 1), Some(-1.0 / 3.0));
+        assert_eq!(table.row(2), vec![None, None, None]);
         log.truncate(1);
         assert_eq!(log.len(), 1);
     }

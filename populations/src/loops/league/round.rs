@@ -63,6 +63,10 @@ impl League<'_> {
         match self.play_round(round, evaluates) {
             Ok(report) => {
                 self.state.win_rates.close_journal();
+                // An evaluation point's old table, held by nothing now, is the next one's memory.
+                if let Ok(old) = Arc::try_unwrap(backup.7) {
+                    self.scratch.table = old.into_cells();
+                }
                 self.last = report.after(Some(&self.last));
                 Ok(&mut self.last)
             }
@@ -234,10 +238,13 @@ impl League<'_> {
                     .filter(|x| x.role == Role::MainAgent)
                     .map(|x| self.state.win_rates.win_rate(me, x.member))
                     .fold(1.0, f64::min),
-                _ => (0..members.len())
-                    .filter(|&i| members[i].snapped_at.is_some())
-                    .map(|i| self.state.win_rates.win_rate(me, i))
-                    .fold(1.0, f64::min),
+                _ => {
+                    let row = self.state.win_rates.row(me);
+                    (0..members.len())
+                        .filter(|&i| members[i].snapped_at.is_some())
+                        .map(|i| row[i])
+                        .fold(1.0, f64::min)
+                }
             };
             let by_win_rate = min_rate > self.config.snapshot_win_rate;
             if since < self.config.snapshot_min_episodes
@@ -307,21 +314,13 @@ impl League<'_> {
         let current: Vec<TabularPolicy> = self.learners.iter().map(|pair| combined(play, pair)).collect();
         let state = &mut self.state;
         let n = state.members.len();
-        let table = Arc::make_mut(&mut state.payoffs);
-        table.resize(n, Vec::new());
-        for row in table.iter_mut() {
-            row.resize(n, None);
-        }
+        // Grown to the members (new ones without entries) in one copy: the round's backup
+        // shares the old table.
+        let mut table = state.payoffs.resized_into(n, std::mem::take(&mut self.scratch.table));
         for m in (0..n).filter(|&m| state.members[m].snapped_at.is_none()) {
-            table[m].fill(None);
-            for row in table.iter_mut() {
-                row[m] = None;
-            }
+            table.clear_member(m);
         }
-        let pairs: Vec<(usize, usize)> = (0..n)
-            .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
-            .filter(|&(i, j)| table[i][j].is_none())
-            .collect();
+        let pairs = table.missing_pairs();
         if !pairs.is_empty() {
             let policies: Vec<&TabularPolicy> =
                 state.members.iter().map(|m| m.policy.as_deref().unwrap_or(&current[m.agent])).collect();
@@ -339,12 +338,10 @@ impl League<'_> {
                 seed,
                 &self.cutoff,
             )?;
-            let table = Arc::make_mut(&mut state.payoffs);
             for (k, &(i, j)) in pairs.iter().enumerate() {
                 let (a, b) = (totals[2 * k].mean(), totals[2 * k + 1].mean());
                 let (a_vs_b, b_vs_a) = (0.5 * (a[0] + b[1]), 0.5 * (a[1] + b[0]));
-                table[i][j] = Some(a_vs_b);
-                table[j][i] = Some(b_vs_a);
+                table.set_pair(i, j, Some(a_vs_b), Some(b_vs_a));
                 // Two snapshots' entries are final: logged once, in the order evaluated.
                 let (x, y) = (&state.members[i], &state.members[j]);
                 if x.snapped_at.is_some() && y.snapped_at.is_some() {
@@ -353,16 +350,14 @@ impl League<'_> {
             }
             state.payoffs_logged = self.payoff_log.len();
         }
-        state.keep_agent_payoffs();
         // Payoffs as results in [0, 1], as matches score them, one "game" per pair.
         let range = play.utility_bounds();
-        let mut results = ndarray::Array2::<f64>::zeros((n, n));
-        for i in 0..n {
-            for j in (0..n).filter(|&j| j != i) {
-                results[[i, j]] = to_score(state.payoffs[i][j].unwrap_or(0.0), range);
-            }
-        }
-        let batch = BatchElo::fit(&BatchEloConfig::default(), results.view(), None)?;
+        let scratch = &mut self.scratch;
+        table.map_into(&mut scratch.scores, |x| to_score(x.unwrap_or(0.0), range));
+        let batch =
+            BatchElo::fit_scores(&BatchEloConfig::default(), n, &mut scratch.scores, &mut scratch.games)?;
+        state.payoffs = Arc::new(table);
+        state.keep_agent_payoffs();
         Ok((2 * pairs.len(), batch.ratings().to_vec()))
     }
     pub(super) fn report(

@@ -9,6 +9,7 @@ use metagame_learners::SavedLearner;
 use serde::{Deserialize, Serialize};
 
 use super::config::Role;
+use super::member_payoffs::MemberPayoffs;
 use super::rating::Elo;
 use super::win_rates::WinRates;
 use crate::error::Result;
@@ -61,7 +62,7 @@ pub struct LeagueState {
     /// entries are in the run folder's payoff log (`payoff_log.rs`), the learning agents' in
     /// `agent_payoffs`; read from checkpoints written before the log.
     #[serde(default, skip_serializing)]
-    pub(super) payoffs: Arc<Vec<Vec<Option<f64>>>>,
+    pub(super) payoffs: Arc<MemberPayoffs>,
     /// Records of the payoff log this state covers.
     #[serde(default)]
     pub(super) payoffs_logged: u64,
@@ -113,9 +114,8 @@ impl LeagueState {
     /// the first members) into `agent_payoffs`, where checkpoints keep them.
     pub(super) fn keep_agent_payoffs(&mut self) {
         let table = &self.payoffs;
-        self.agent_payoffs = (0..self.agents.len().min(table.len()))
-            .map(|a| [table[a].clone(), table.iter().map(|row| row.get(a).copied().flatten()).collect()])
-            .collect();
+        self.agent_payoffs =
+            (0..self.agents.len().min(table.len())).map(|a| [table.row(a), table.column(a)]).collect();
     }
 }
 /// Per learning agent, the running sum of its snapshots among `state`'s members (main agents

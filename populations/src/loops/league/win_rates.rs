@@ -307,6 +307,25 @@ impl WinRates {
         if c.games > 0.0 { c.points / c.games } else { self.config.prior }
     }
 
+    /// `home`'s win rate against every member, by index: one pass over the members and
+    /// `home`'s games, where a [`win_rate`](WinRates::win_rate) per member would search the
+    /// table each time.
+    ///
+    /// # Panics
+    ///
+    /// If `home` is not in the table (a caller bug).
+    #[track_caller]
+    pub fn row(&self, home: usize) -> Vec<f64> {
+        let n = self.num_members;
+        assert!(home < n, "member {home}, but the table has {n}");
+        let mut row = vec![self.config.prior; n];
+        let h = home as u32;
+        for (&(_, away), c) in self.cells.range((h, 0)..=(h, u32::MAX)).filter(|(_, c)| c.games > 0.0) {
+            row[away as usize] = c.points / c.games;
+        }
+        row
+    }
+
     /// Decayed number of games between `home` and `away`.
     ///
     /// # Panics
@@ -483,6 +502,10 @@ mod tests {
         t.record(&MatchResult::win(0, 1));
         t.record(&MatchResult::new(2, 0, 0.25).unwrap());
         let before = t.clone();
+        for home in 0..3 {
+            let each: Vec<f64> = (0..3).map(|away| t.win_rate(home, away)).collect();
+            assert_eq!(t.row(home), each, "member {home}");
+        }
         t.open_journal();
         t.record(&MatchResult::win(0, 1));
         t.add_member();

@@ -129,8 +129,10 @@ impl BatchEloConfig {
 /// `i` at once from the previous strengths (starting at 1), then normalises the strengths to
 /// sum 1 (each floored at the smallest positive `f64`). It stops when no strength moved by
 /// the config's `convergence_tolerance` ([`Status::Solved`]) or after `max_iterations`
-/// ([`Status::MaxIterations`]). (OpenSpiel reports the strengths before the last
-/// iteration; these are after it, a difference below the tolerance.)
+/// updates ([`Status::MaxIterations`]). The updates are accelerated by SQUAREM (Varadhan
+/// and Roland 2008): every third update starts from an extrapolation of the two before,
+/// which reaches the same fixed point in fewer updates. (OpenSpiel reports the strengths
+/// before the last iteration; these are after it, a difference below the tolerance.)
 ///
 /// # Complexity
 ///
@@ -139,7 +141,9 @@ impl BatchEloConfig {
 /// # References
 ///
 /// D. R. Hunter, *MM algorithms for generalized Bradley–Terry models*, Annals of Statistics
-/// 32(1), 384–406, 2004.
+/// 32(1), 384–406, 2004. R. Varadhan and C. Roland, *Simple and globally convergent methods
+/// for accelerating the convergence of any EM algorithm*, Scandinavian Journal of Statistics
+/// 35(2), 335–353, 2008.
 ///
 /// # Examples
 ///
@@ -188,11 +192,12 @@ impl BatchElo {
         {
             return Err(shape(format!("the draw matrix must be {n}×{n}, got {}×{}", d.nrows(), d.ncols())));
         }
+        // The smoothed scores `W_ij`, checking the counts as it goes.
         let mut w = vec![0.0; n * n];
-        for i in 0..n {
-            for j in (0..n).filter(|&j| j != i) {
-                let won = wins[[i, j]];
-                let drawn = draws.map_or(0.0, |d| d[[i, j]]);
+        for (i, (won, w)) in wins.outer_iter().zip(w.chunks_exact_mut(n.max(1))).enumerate() {
+            let drawn = draws.as_ref().map(|d| d.row(i));
+            for (j, (&won, w)) in won.iter().zip(w.iter_mut()).enumerate().filter(|&(j, _)| j != i) {
+                let drawn = drawn.map_or(0.0, |d| d[j]);
                 for (what, x) in [("win", won), ("draw", drawn)] {
                     if !(x.is_finite() && x >= 0.0) {
                         return Err(Error::Config(format!(
@@ -200,19 +205,66 @@ impl BatchElo {
                         )));
                     }
                 }
-                if draws.is_some_and(|d| d[[i, j]] != d[[j, i]]) {
-                    return Err(Error::Config(format!(
-                        "the draw matrix must be symmetric, not at ({i}, {j})"
-                    )));
-                }
-                w[i * n + j] = won + 0.5 * drawn + config.smoothing;
+                *w = won + 0.5 * drawn + config.smoothing;
             }
         }
-        let (strengths, status, iterations) = minorise_maximise(config, n, &w);
+        if let Some(d) = draws
+            && let Some((i, j)) =
+                (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).find(|&(i, j)| d[[i, j]] != d[[j, i]])
+        {
+            return Err(Error::Config(format!("the draw matrix must be symmetric, not at ({i}, {j})")));
+        }
+        Ok(Self::from_smoothed(config, n, &w, &mut Vec::new()))
+    }
+
+    /// [`fit`](BatchElo::fit) on `n` members' scores without draws, `scores` being `wins`
+    /// row-major (the diagonal ignored), smoothed in place, with `buffer`'s memory for the
+    /// games between pairs (a league fits at every evaluation point, and keeps both).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Game`] with a shape error when `scores` is not `n × n`; [`Error::Config`]
+    /// when a score is negative or not finite.
+    pub(crate) fn fit_scores(
+        config: &BatchEloConfig,
+        n: usize,
+        scores: &mut [f64],
+        buffer: &mut Vec<f64>,
+    ) -> Result<Self> {
+        if scores.len() != n * n {
+            let e = format!("the win matrix must be {n}×{n}, got {} entries", scores.len());
+            return Err(Error::Game(metagame_games::Error::Shape(e)));
+        }
+        for (i, row) in scores.chunks_exact_mut(n.max(1)).enumerate() {
+            row[i] = 0.0;
+            if let Some((j, x)) = row.iter().enumerate().find(|(_, x)| !(x.is_finite() && **x >= 0.0)) {
+                return Err(Error::Config(format!(
+                    "win count ({i}, {j}) must be a finite number ≥ 0, got {x}"
+                )));
+            }
+            row.iter_mut().for_each(|x| *x += config.smoothing);
+            row[i] = 0.0;
+        }
+        Ok(Self::from_smoothed(config, n, scores, buffer))
+    }
+
+    /// The fit from the smoothed scores `w` (`W_ij`, row-major, the diagonal 0), the games
+    /// between pairs in `buffer`'s memory.
+    fn from_smoothed(config: &BatchEloConfig, n: usize, w: &[f64], buffer: &mut Vec<f64>) -> Self {
+        let total: Vec<f64> = w.par_chunks_exact(n.max(1)).map(|row| row.iter().sum()).collect();
+        let games = PairGames::new(n, w, std::mem::take(buffer));
+        let fit = Self::from_games(config, &total, &games);
+        *buffer = games.games;
+        fit
+    }
+
+    /// The fit from each member's smoothed score and the games between each pair.
+    fn from_games(config: &BatchEloConfig, total: &[f64], games: &PairGames) -> Self {
+        let (strengths, status, iterations) = minorise_maximise(config, total, games);
         let mut ratings: Vec<f64> = strengths.iter().map(|g| config.scale * g.log10()).collect();
         let lowest = ratings.iter().copied().fold(f64::INFINITY, f64::min);
         ratings.iter_mut().for_each(|r| *r = *r - lowest + config.minimum_rating);
-        Ok(BatchElo { ratings, scale: config.scale, status, iterations })
+        BatchElo { ratings, scale: config.scale, status, iterations }
     }
 
     /// Every member's rating, by index.
@@ -236,71 +288,164 @@ impl BatchElo {
     }
 }
 
-/// Hunter's MM on the smoothed score matrix `w` (row-major `n × n`, diagonal unused):
-/// normalised strengths, status, iterations.
-fn minorise_maximise(config: &BatchEloConfig, n: usize, w: &[f64]) -> (Vec<f64>, Status, usize) {
-    let mut gamma = vec![1.0; n];
+/// Hunter's MM from each member's smoothed score `total` (`W_i`) and the games between each
+/// pair, accelerated by SQUAREM: normalised strengths, status, MM updates run.
+///
+/// Every two MM updates `x₁ = F(x₀)`, `x₂ = F(x₁)` give `r = x₁ − x₀`, `v = x₂ − x₁ − r` and
+/// the step `x' = x₀ − 2αr + α²v` with `α = −‖r‖/‖v‖` (at most −1), then `x₀ ← F(x')`
+/// (`x₂` where `x'` leaves the positive strengths). Each update is checked for convergence
+/// as a plain MM update is, so the fit stops at a fixed point of `F` as plain MM does, in
+/// fewer updates (a long league's table: 22 → about 10).
+fn minorise_maximise(config: &BatchEloConfig, total: &[f64], games: &PairGames) -> (Vec<f64>, Status, usize) {
+    let n = total.len();
     if n < 2 {
-        return (gamma, Status::Solved, 0);
+        return (vec![1.0; n], Status::Solved, 0);
     }
-    let total: Vec<f64> = (0..n).map(|i| (0..n).map(|j| w[i * n + j]).sum()).collect();
-    // Games between each pair, row-major, so that a member's update reads one row; the
-    // diagonal is 0. `w + wᵀ` by tiles, so that the transpose's reads stay in the cache (a
-    // column read element by element misses it on every element of a league's table).
-    let mut games = vec![0.0; n * n];
-    const TILE: usize = 64;
-    for i0 in (0..n).step_by(TILE) {
-        for j0 in (0..n).step_by(TILE) {
-            for i in i0..(i0 + TILE).min(n) {
-                for j in j0..(j0 + TILE).min(n) {
-                    games[i * n + j] = w[i * n + j] + w[j * n + i];
-                }
-            }
-        }
-    }
-    let mut next = vec![0.0; n];
     // The smallest positive f64 (OpenSpiel floors at `denorm_min` too).
     let floor = f64::from_bits(1);
-    for iteration in 1..=config.max_iterations {
-        // Members in parallel, each sum in a fixed order: the same bits on any number of
-        // threads.
-        next.par_iter_mut().enumerate().for_each(|(i, next)| {
-            let ratio = games_over_strengths(&games[i * n..(i + 1) * n], gamma[i], &gamma);
+    // One MM update: the next normalised strengths, or `None` when no member ever scored.
+    let update = |gamma: &[f64]| -> Option<Vec<f64>> {
+        let ratios = games.over_strengths(gamma);
+        let next: Vec<f64> = (0..n)
             // A member that never played keeps its strength.
-            *next = if ratio > 0.0 { total[i] / ratio } else { gamma[i] };
-        });
+            .map(|i| if ratios[i] > 0.0 { total[i] / ratios[i] } else { gamma[i] })
+            .collect();
         let sum: f64 = next.iter().sum();
-        if !(sum > 0.0 && sum.is_finite()) {
-            // No member ever scored: every strength is as good as any other.
-            return (vec![1.0; n], Status::Solved, iteration);
+        (sum > 0.0 && sum.is_finite()).then(|| next.iter().map(|x| (x / sum).max(floor)).collect())
+    };
+    let change = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
+    let mut gamma = vec![1.0; n];
+    let mut updates = 0;
+    // The next update of `x`, counted; `Err` ends the fit with its result.
+    let mut advance = |x: &[f64]| -> std::result::Result<Vec<f64>, (Vec<f64>, Status, usize)> {
+        updates += 1;
+        // No member ever scored: every strength is as good as any other.
+        let next = update(x).ok_or((vec![1.0; n], Status::Solved, updates))?;
+        if change(&next, x) < config.convergence_tolerance {
+            return Err((next, Status::Solved, updates));
         }
-        let mut change = 0.0f64;
-        for (g, x) in gamma.iter_mut().zip(&next) {
-            let x = (x / sum).max(floor);
-            change = change.max((x - *g).abs());
-            *g = x;
+        if updates >= config.max_iterations {
+            return Err((next, Status::MaxIterations, updates));
         }
-        if change < config.convergence_tolerance {
-            return (gamma, Status::Solved, iteration);
-        }
+        Ok(next)
+    };
+    loop {
+        let x1 = match advance(&gamma) {
+            Ok(x) => x,
+            Err(done) => return done,
+        };
+        let x2 = match advance(&x1) {
+            Ok(x) => x,
+            Err(done) => return done,
+        };
+        let r: Vec<f64> = x1.iter().zip(&gamma).map(|(a, b)| a - b).collect();
+        let v: Vec<f64> = x2.iter().zip(&x1).zip(&r).map(|((a, b), r)| a - b - r).collect();
+        let norm = |x: &[f64]| x.iter().map(|x| x * x).sum::<f64>().sqrt();
+        let alpha = (-norm(&r) / norm(&v)).min(-1.0);
+        let step: Vec<f64> =
+            gamma.iter().zip(&r).zip(&v).map(|((x, r), v)| x - 2.0 * alpha * r + alpha * alpha * v).collect();
+        let inside = alpha.is_finite() && step.iter().all(|x| *x > 0.0 && x.is_finite());
+        gamma = match advance(if inside { &step } else { &x2 }) {
+            Ok(x) => x,
+            Err(done) => return done,
+        };
     }
-    (gamma, Status::MaxIterations, config.max_iterations)
 }
 
-/// `Σ_j row[j] / (own + gamma[j])`, the MM update's denominator for one member (its own
-/// entry of `row` is 0, so it adds nothing). Four running sums, combined at the end: the
-/// divisions are independent, so they overlap (and vectorise) instead of waiting on one
-/// sum; the order is fixed, so the bits do not depend on the machine's threads.
-fn games_over_strengths(row: &[f64], own: f64, gamma: &[f64]) -> f64 {
-    let mut sums = [0.0f64; 4];
-    let (rows, gammas) = (row.chunks_exact(4), gamma.chunks_exact(4));
-    let tail: f64 = rows.remainder().iter().zip(gammas.remainder()).map(|(r, g)| r / (own + g)).sum();
-    for (r, g) in rows.zip(gammas) {
-        for k in 0..4 {
-            sums[k] += r[k] / (own + g[k]);
-        }
+/// Side of [`PairGames`]' tiles: two tiles of games and a tile's strengths stay in L1.
+const TILE: usize = 64;
+
+/// The games between each pair, `N_ij = W_ij + W_ji`, kept once per unordered pair: the
+/// upper triangle in `TILE × TILE` tiles (zero below the diagonal and past `n`). Each
+/// iteration then divides once per pair, not twice, and reads half the memory.
+struct PairGames {
+    n: usize,
+    /// Tiles per side.
+    side: usize,
+    /// Tile `(I, J)`, `I ≤ J`, in row-major order of the tiles, each row-major inside.
+    tiles: Vec<(usize, usize)>,
+    games: Vec<f64>,
+}
+
+impl PairGames {
+    /// The pairs' games `w_ij + w_ji` from the smoothed scores `w` (row-major `n × n`), in
+    /// `buffer`'s memory.
+    fn new(n: usize, w: &[f64], mut games: Vec<f64>) -> Self {
+        let side = n.div_ceil(TILE);
+        let tiles: Vec<(usize, usize)> = (0..side).flat_map(|a| (a..side).map(move |b| (a, b))).collect();
+        games.clear();
+        games.resize(tiles.len() * TILE * TILE, 0.0);
+        games.par_chunks_exact_mut(TILE * TILE).zip(&tiles).for_each(|(tile, &(a, b))| {
+            let (rows, columns) = (a * TILE..((a + 1) * TILE).min(n), b * TILE..((b + 1) * TILE).min(n));
+            // `w_ij` along `w`'s rows, then `w_ji` along the rows of the transposed block: both
+            // reads run along memory.
+            for (r, i) in rows.clone().enumerate() {
+                let row = &w[i * n + columns.start..i * n + columns.end];
+                tile[r * TILE..r * TILE + row.len()].copy_from_slice(row);
+            }
+            for (c, j) in columns.clone().enumerate() {
+                for (r, &x) in w[j * n + rows.start..j * n + rows.end].iter().enumerate() {
+                    tile[r * TILE + c] += x;
+                }
+            }
+            // Each pair once: nothing on or below the diagonal.
+            for (r, i) in rows.enumerate() {
+                for c in columns.clone().enumerate().filter(|&(_, j)| j <= i).map(|(c, _)| c) {
+                    tile[r * TILE + c] = 0.0;
+                }
+            }
+        });
+        PairGames { n, side, tiles, games }
     }
-    (sums[0] + sums[1]) + (sums[2] + sums[3]) + tail
+
+    /// `Σ_{j≠i} N_ij / (γ_i + γ_j)` per member `i`, the MM update's denominators. Each pair's
+    /// term is added to both members' sums; tiles run in parallel into sums of their own,
+    /// combined in a fixed order, so the bits do not depend on the machine's threads.
+    fn over_strengths(&self, gamma: &[f64]) -> Vec<f64> {
+        // Padding members have strength 1 and no games, so they add 0.
+        let mut padded = gamma.to_vec();
+        padded.resize(self.side * TILE, 1.0);
+        let partial: Vec<([f64; TILE], [f64; TILE])> = self
+            .games
+            .par_chunks_exact(TILE * TILE)
+            .zip(&self.tiles)
+            .map(|(tile, &(a, b))| {
+                tile_sums(tile, &padded[a * TILE..(a + 1) * TILE], &padded[b * TILE..(b + 1) * TILE])
+            })
+            .collect();
+        let mut sums = vec![0.0; self.side * TILE];
+        for (&(a, b), (rows, columns)) in self.tiles.iter().zip(&partial) {
+            for (s, x) in sums[a * TILE..(a + 1) * TILE].iter_mut().zip(rows) {
+                *s += x;
+            }
+            for (s, x) in sums[b * TILE..(b + 1) * TILE].iter_mut().zip(columns) {
+                *s += x;
+            }
+        }
+        sums.truncate(self.n);
+        sums
+    }
+}
+
+/// One tile's terms `N_ij / (γ_i + γ_j)`, summed along its rows and along its columns. Four
+/// running sums per row, so that the divisions overlap (and vectorise) instead of waiting on
+/// one sum.
+fn tile_sums(tile: &[f64], rows: &[f64], columns: &[f64]) -> ([f64; TILE], [f64; TILE]) {
+    let (mut row_sums, mut column_sums) = ([0.0; TILE], [0.0; TILE]);
+    for (r, (games, &own)) in tile.chunks_exact(TILE).zip(rows).enumerate() {
+        let mut acc = [0.0f64; 4];
+        for ((g, c), s) in
+            games.chunks_exact(4).zip(columns.chunks_exact(4)).zip(column_sums.chunks_exact_mut(4))
+        {
+            for k in 0..4 {
+                let t = g[k] / (own + c[k]);
+                acc[k] += t;
+                s[k] += t;
+            }
+        }
+        row_sums[r] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    }
+    (row_sums, column_sums)
 }
 
 impl Rating for BatchElo {
@@ -366,6 +511,14 @@ mod tests {
         let wins = array![[0., 5., 2.], [0., 0., 2.], [3., 3., 0.]];
         let r = BatchElo::fit(&BatchEloConfig::default(), wins.view(), None).unwrap().ratings().to_vec();
         assert!(r[0] > r[2] && r[2] > r[1], "{r:?}");
+        let mut flat = wins.iter().copied().collect::<Vec<f64>>();
+        flat[4] = f64::NAN; // the diagonal is ignored
+        let mut buffer = vec![5.0; 7];
+        let read = BatchElo::fit_scores(&BatchEloConfig::default(), 3, &mut flat, &mut buffer).unwrap();
+        assert_eq!(read.ratings(), &r[..], "the same fit from a flat matrix, in a used buffer");
+        let mut bad = [0.0, f64::NAN, 1.0, 0.0];
+        assert!(BatchElo::fit_scores(&BatchEloConfig::default(), 2, &mut bad, &mut buffer).is_err());
+        assert!(BatchElo::fit_scores(&BatchEloConfig::default(), 2, &mut [0.0; 3], &mut buffer).is_err());
     }
 
     #[test]
