@@ -926,3 +926,37 @@ fn a_failed_round_of_a_capped_league_puts_its_evictions_back() {
     reports.extend(rounds(&mut league, 30 - (round - 1)).into_iter().skip(1));
     assert_eq!(whole, reports.iter().map(|r| r.without_times()).collect::<Vec<_>>());
 }
+
+/// An evaluator whose every answer is NaN.
+struct NanEvaluator;
+
+impl metagame::games::MatchEvaluator for NanEvaluator {
+    fn name(&self) -> &'static str {
+        "nan"
+    }
+    fn evaluate(
+        &self,
+        _arena: metagame::games::Arena<'_>,
+        _policies: &[&dyn metagame::games::Policy],
+        matchups: &[metagame::games::Matchup],
+        _episodes: u64,
+        _seed: u64,
+    ) -> metagame::games::Result<Vec<metagame::games::MatchTotals>> {
+        Ok(matchups.iter().map(|_| metagame::games::MatchTotals::exact(vec![f64::NAN; 2])).collect())
+    }
+}
+
+/// An evaluator's NaN entry is an error naming the pair, and the round commits nothing (the
+/// table keeps a missing entry as NaN, so a NaN must not be taken for one).
+#[test]
+fn a_nan_payoff_entry_is_an_error_naming_the_pair() {
+    let tree = tree("kuhn_poker");
+    let mut league = League::new(&tree, small_builder(2).eval_every(2).build().unwrap())
+        .unwrap()
+        .with_evaluator(Box::new(NanEvaluator));
+    league.step().unwrap();
+    let before = serde_json::to_value(league.state()).unwrap();
+    let err = league.step().unwrap_err().to_string();
+    assert!(err.contains("not finite (NaN)") && err.contains("[0, 1]"), "{err}");
+    assert_eq!(serde_json::to_value(league.state()).unwrap(), before);
+}

@@ -341,6 +341,13 @@ impl League<'_> {
             for (k, &(i, j)) in pairs.iter().enumerate() {
                 let (a, b) = (totals[2 * k].mean(), totals[2 * k + 1].mean());
                 let (a_vs_b, b_vs_a) = (0.5 * (a[0] + b[1]), 0.5 * (a[1] + b[0]));
+                // The table keeps a missing entry as NaN: an evaluator's NaN is an error here.
+                let ids = vec![state.members[i].id, state.members[j].id];
+                if let Some((player, &value)) =
+                    [a_vs_b, b_vs_a].iter().enumerate().find(|(_, x)| !x.is_finite())
+                {
+                    return Err(metagame_games::Error::NonFinitePayoff { player, profile: ids, value }.into());
+                }
                 table.set_pair(i, j, Some(a_vs_b), Some(b_vs_a));
                 // Two snapshots' entries are final: logged once, in the order evaluated.
                 let (x, y) = (&state.members[i], &state.members[j]);
