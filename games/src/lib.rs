@@ -101,6 +101,7 @@ pub use registry::{AnyGame, AnyState};
 pub use rollout::{MixedMatchup, RolloutEvaluator, SEAT_DRAWS};
 pub use sampled::SampledEvaluator;
 pub use sequence_form::{RealizationPlan, SequenceId, reach_probabilities};
+pub use sequence_values::SequenceValueCache;
 pub use tabular_policy::{ROW_SUM_TOLERANCE, TabularPolicy};
 pub use team_rps::{TeamRps, TeamRpsState};
 pub use teams::{MAX_TEAM_STRATEGIES, Teams, team_nash_conv};

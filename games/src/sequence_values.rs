@@ -95,40 +95,13 @@ pub fn expected_returns_of_matchups<M: Seats + Sync>(
         });
         groups[g].1.push(k);
     }
-    let others = tree.player_sequences(PlayerId(1));
-    let empty = tree.empty_sequence(PlayerId(1)).0;
     let per_group: Vec<Vec<(usize, Vec<f64>)>> = groups
         .par_iter()
         .map(|(seat, members)| {
-            let x = plan(*seat, 0);
-            // y[p][σ]: what player p gets through player 1's sequence σ, player 1's own
-            // probability aside.
-            let mut y = vec![vec![0.0; tree.num_sequence_ids()]; 2];
-            for (z, &c) in chance.iter().enumerate() {
-                let reach = c * x[tree.terminal_parent_seq[z * 2] as usize];
-                if reach != 0.0 {
-                    let sigma = tree.terminal_parent_seq[z * 2 + 1] as usize;
-                    for (p, yp) in y.iter_mut().enumerate() {
-                        yp[sigma] += reach * tree.utilities[z * 2 + p];
-                    }
-                }
-            }
+            let y = through_second_player(tree, &chance, plan(*seat, 0));
             members
                 .iter()
-                .map(|&k| {
-                    let xo = plan(matchups[k].seats()[1], 1);
-                    let values = y
-                        .iter()
-                        .map(|yp| {
-                            let mut v = yp[empty] * xo[empty];
-                            for s in others.clone() {
-                                v += yp[s] * xo[s];
-                            }
-                            v
-                        })
-                        .collect();
-                    (k, values)
-                })
+                .map(|&k| (k, against_second_player(tree, &y, plan(matchups[k].seats()[1], 1))))
                 .collect()
         })
         .collect();
@@ -137,6 +110,108 @@ pub fn expected_returns_of_matchups<M: Seats + Sync>(
         out[k] = values;
     }
     Ok(out)
+}
+
+/// In a two-player game, what a player-0 realisation plan `x` gives each player through
+/// each of player 1's sequences, player 1's own probability aside: `y[p][σ] =
+/// Σ_{z: σ_1(z) = σ} c(z) · u_p(z) · x(σ_0(z))`, one pass over the terminals (`chance`:
+/// [`chance_reach_of_terminals`]).
+fn through_second_player(tree: &GameTree, chance: &[f64], x: &[f64]) -> [Vec<f64>; 2] {
+    let mut y = [vec![0.0; tree.num_sequence_ids()], vec![0.0; tree.num_sequence_ids()]];
+    for (z, &c) in chance.iter().enumerate() {
+        let reach = c * x[tree.terminal_parent_seq[z * 2] as usize];
+        if reach != 0.0 {
+            let sigma = tree.terminal_parent_seq[z * 2 + 1] as usize;
+            for (p, yp) in y.iter_mut().enumerate() {
+                yp[sigma] += reach * tree.utilities[z * 2 + p];
+            }
+        }
+    }
+    y
+}
+
+/// Each player's value of the profile of [`through_second_player`]'s `y` against player 1's
+/// realisation plan `x1`: `Σ_σ y_p(σ) · x1(σ)`, in sequence order.
+fn against_second_player(tree: &GameTree, y: &[Vec<f64>; 2], x1: &[f64]) -> Vec<f64> {
+    let empty = tree.empty_sequence(PlayerId(1)).0;
+    y.iter()
+        .map(|yp| {
+            let mut v = yp[empty] * x1[empty];
+            for s in tree.player_sequences(PlayerId(1)) {
+                v += yp[s] * x1[s];
+            }
+            v
+        })
+        .collect()
+}
+
+/// The parts of two-player sequence-form values that belong to one policy, kept for
+/// policies that do not change (a PSRO population's members), under keys the caller
+/// chooses per seat: a player-0 policy's [`through_second_player`] vectors and a
+/// player-1 policy's realisation plan. Values read through the cache have the bits
+/// [`expected_returns_of_matchups`] gives.
+#[derive(Debug, Default)]
+pub struct SequenceValueCache {
+    chance: Option<Vec<f64>>,
+    first: HashMap<usize, [Vec<f64>; 2]>,
+    second: HashMap<usize, Vec<f64>>,
+}
+
+impl SequenceValueCache {
+    /// Forget the keys of `seat` from `key` on (the policies a failed PSRO iteration added
+    /// and did not keep, whose keys the next ones will take).
+    pub fn forget_from(&mut self, seat: usize, key: usize) {
+        match seat {
+            0 => self.first.retain(|&k, _| k < key),
+            _ => self.second.retain(|&k, _| k < key),
+        }
+    }
+
+    /// Both players' expected returns of each pair `(k0, k1)` of keys, on `tree` (two
+    /// players, perfect recall; every cache of one tree only): a key not in the cache yet
+    /// is computed from `policy(seat, key)`'s table and kept.
+    ///
+    /// # Errors
+    ///
+    /// [`crate::Error::Unsupported`] for a tree of more players or imperfect recall; the
+    /// errors of `policy` and of [`RealizationPlan::of`].
+    pub fn expected_returns<'p>(
+        &mut self,
+        tree: &GameTree,
+        pairs: &[(usize, usize)],
+        policy: impl Fn(usize, usize) -> Result<std::borrow::Cow<'p, TabularPolicy>> + Sync,
+    ) -> Result<Vec<Vec<f64>>> {
+        if tree.num_players() != 2 || !tree.has_perfect_recall() {
+            return Err(crate::Error::Unsupported(format!(
+                "cached sequence-form values need two players and perfect recall, not {}",
+                tree.name()
+            )));
+        }
+        let chance: &[f64] = self.chance.get_or_insert_with(|| chance_reach_of_terminals(tree));
+        let mut new_first: Vec<usize> =
+            pairs.iter().map(|p| p.0).filter(|k| !self.first.contains_key(k)).collect();
+        let mut new_second: Vec<usize> =
+            pairs.iter().map(|p| p.1).filter(|k| !self.second.contains_key(k)).collect();
+        for keys in [&mut new_first, &mut new_second] {
+            keys.sort_unstable();
+            keys.dedup();
+        }
+        let plan = |seat: usize, key: usize| -> Result<Vec<f64>> {
+            let table = policy(seat, key)?;
+            Ok(RealizationPlan::of(tree, &table, PlayerId(seat))?.as_slice().to_vec())
+        };
+        let first: Vec<[Vec<f64>; 2]> = new_first
+            .par_iter()
+            .map(|&k| Ok(through_second_player(tree, chance, &plan(0, k)?)))
+            .collect::<Result<_>>()?;
+        let second: Vec<Vec<f64>> = new_second.par_iter().map(|&k| plan(1, k)).collect::<Result<_>>()?;
+        self.first.extend(new_first.into_iter().zip(first));
+        self.second.extend(new_second.into_iter().zip(second));
+        Ok(pairs
+            .par_iter()
+            .map(|(a, b)| against_second_player(tree, &self.first[a], &self.second[b]))
+            .collect())
+    }
 }
 
 /// The policy each player plays in a profile, by index.
@@ -206,6 +281,43 @@ mod tests {
             let walked = expected_returns(&tree, &[&owned[m.seats()[0]], &owned[m.seats()[1]]]).unwrap();
             assert_eq!(t.mean(), walked);
         }
+    }
+
+    /// Values read through a cache that grows over several calls (a PSRO population's
+    /// entries, iteration by iteration) have the bits of the uncached evaluation; a game
+    /// of three players is refused.
+    #[test]
+    fn the_cache_gives_the_uncached_bits_as_it_grows() {
+        for game in ["kuhn_poker", "leduc_poker"] {
+            let tree = GameTree::build(&registry::load(game).unwrap()).unwrap();
+            let owned: Vec<TabularPolicy> = (0..10).map(|k| scrambled(&tree, k + 3)).collect();
+            let policies: Vec<&TabularPolicy> = owned.iter().collect();
+            // Player 0's members are policies 0..5, player 1's 5..10; members 0..=i each.
+            let mut cache = SequenceValueCache::default();
+            for i in 0..5 {
+                let pairs: Vec<(usize, usize)> =
+                    (0..=i).map(|j| (i, j)).chain((0..i).map(|j| (j, i))).collect();
+                let table =
+                    |seat: usize, key: usize| Ok(std::borrow::Cow::Borrowed(policies[seat * 5 + key]));
+                let cached = cache.expected_returns(&tree, &pairs, table).unwrap();
+                let matchups: Vec<Matchup> =
+                    pairs.iter().map(|&(a, b)| Matchup { seats: vec![a, 5 + b] }).collect();
+                let plain = expected_returns_of_matchups(&tree, &policies, &matchups).unwrap();
+                assert_eq!(cached, plain, "{game}, members 0..={i}");
+            }
+            // Forgotten keys are computed again from the policies they name now.
+            cache.forget_from(1, 4);
+            let swapped =
+                |seat: usize, key: usize| Ok(std::borrow::Cow::Borrowed(policies[(seat * 5 + key + 1) % 10]));
+            let again = cache.expected_returns(&tree, &[(0, 4), (0, 3)], swapped).unwrap();
+            let matchups = [Matchup { seats: vec![0, 0] }, Matchup { seats: vec![0, 8] }];
+            assert_eq!(again, expected_returns_of_matchups(&tree, &policies, &matchups).unwrap(), "{game}");
+        }
+        let three = GameTree::build(&registry::load("kuhn_poker(players=3)").unwrap()).unwrap();
+        let uniform = TabularPolicy::uniform(&three);
+        let e = SequenceValueCache::default()
+            .expected_returns(&three, &[(0, 0)], |_, _| Ok(std::borrow::Cow::Borrowed(&uniform)));
+        assert!(e.unwrap_err().to_string().contains("two players"));
     }
 
     /// The same values as a walk of the tree per profile, to rounding, on two- and

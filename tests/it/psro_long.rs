@@ -80,3 +80,46 @@ fn a_failed_meta_solve_stops_the_run_with_its_iteration() {
     let message = err.to_string();
     assert!(message.contains("iteration 3") && message.contains("nothing certified"), "{message}");
 }
+
+/// The exact evaluator under another name: PSRO evaluates it as any evaluator, without
+/// the members' kept parts.
+struct StatelessExact;
+
+impl metagame::games::MatchEvaluator for StatelessExact {
+    fn name(&self) -> &'static str {
+        "stateless-exact"
+    }
+    fn evaluate(
+        &self,
+        arena: metagame::games::Arena<'_>,
+        policies: &[&dyn metagame::games::Policy],
+        matchups: &[metagame::games::Matchup],
+        episodes: u64,
+        seed: u64,
+    ) -> metagame::games::Result<Vec<metagame::games::MatchTotals>> {
+        ExactEvaluator.evaluate(arena, policies, matchups, episodes, seed)
+    }
+}
+
+/// PSRO's exact entries through the members' parts kept between iterations are the
+/// stateless exact evaluator's, bit for bit, over a long Leduc run (and so is everything
+/// the run reports).
+#[test]
+fn kept_member_parts_give_the_stateless_exact_run() {
+    use metagame::games::MatchEvaluator;
+    let t = tree("leduc_poker");
+    let run = |evaluator: Box<dyn MatchEvaluator>| {
+        let oracle = ExactBestResponse::trembling(1e-2);
+        let mut p =
+            Psro::new(&t, PsroConfig::default(), Box::new(Nash::default()), Box::new(oracle), evaluator)
+                .unwrap();
+        let reports = run_loop(&mut p, &RunLimits::iterations(60), &mut ()).unwrap().reports;
+        let table = p.state().table.clone();
+        (reports.into_iter().map(|r| r.without_times()).collect::<Vec<_>>(), table)
+    };
+    let (kept, kept_table) = run(Box::new(ExactEvaluator));
+    let (stateless, stateless_table) = run(Box::new(StatelessExact));
+    assert_eq!(kept.len(), 61);
+    assert_eq!(kept, stateless);
+    assert_eq!(kept_table, stateless_table);
+}

@@ -7,5 +7,6 @@ pub mod double_oracle;
 pub mod fxp;
 pub mod league;
 pub mod mccfr;
+mod member_values;
 pub mod psro;
 pub mod xfp;

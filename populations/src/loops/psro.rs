@@ -21,16 +21,18 @@
 //! iteration with copies) holds only distinct members.
 
 use std::borrow::Cow;
+use std::sync::Mutex;
 use std::time::Instant;
 
 use metagame_games::philox::derive_seed;
 use metagame_games::{
-    Arena, GameTree, InfosetId, MatchEvaluator, NodeKind, NormalFormGame, PlayerId, Policy, SeatMixture,
-    TabularPolicy, aggregate_into,
+    Arena, ExactEvaluator, GameTree, InfosetId, MatchEvaluator, NodeKind, NormalFormGame, PlayerId, Policy,
+    SeatMixture, SequenceValueCache, TabularPolicy, aggregate_into,
 };
 use metagame_solvers::{Copies, MetaSolver, Solution, SolverMemory};
 use serde::{Deserialize, Serialize};
 
+use super::member_values::MemberValues;
 use crate::approximate::EstimateSettings;
 use crate::error::{Error, Result};
 use crate::member_policy::MemberPolicy;
@@ -501,6 +503,9 @@ pub struct Psro<'t> {
     /// The run's last iteration, where known: its NashConv is always estimated (when the
     /// config estimates).
     last_iteration: Option<usize>,
+    /// The members' parts of exact two-player entries, kept between iterations
+    /// ([`MemberValues`]); rebuilt as needed after a resume, to the same bits.
+    member_values: Mutex<SequenceValueCache>,
 }
 
 /// The purpose of the seeds of an iteration's payoff entries ([`derive_seed`] with the
@@ -672,6 +677,7 @@ impl<'t> Psro<'t> {
             payoff_scale: arena.game_tree().map_or(1.0, payoff_scale),
             cutoff: Cutoff::never(),
             last_iteration: None,
+            member_values: Mutex::default(),
         })
     }
 
@@ -714,9 +720,16 @@ impl<'t> Psro<'t> {
     /// [`Error::CutOff`] once the cutoff has passed; the state is then the one before the call.
     pub fn step(&mut self) -> Result<&mut IterationReport> {
         let iteration = self.state.iteration + 1;
-        let staged = self.stage(iteration).map_err(|e| match e {
-            Error::CutOff => e,
-            e => Error::AtIteration { iteration, source: Box::new(e) },
+        let staged = self.stage(iteration).map_err(|e| {
+            // The members this iteration added are not kept: their keys are the next ones'.
+            let cache = self.member_values.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner());
+            for (seat, size) in self.state.population.sizes().into_iter().enumerate() {
+                cache.forget_from(seat, size);
+            }
+            match e {
+                Error::CutOff => e,
+                e => Error::AtIteration { iteration, source: Box::new(e) },
+            }
         })?;
         // Commit: nothing below can fail.
         let Staged { members, reuses, table, meta_strategies, report } = staged;
@@ -908,15 +921,18 @@ impl<'t> Psro<'t> {
         }
         let seed = derive_seed(self.config.seed, ENTRIES, &[iteration as u64]);
         let episodes = self.config.episodes_per_entry;
-        let (filled, mut played) = table.fill_missing(
-            self.arena,
-            self.evaluator.as_ref(),
-            &flat,
-            &offsets,
-            episodes,
-            seed,
-            &self.cutoff,
-        )?;
+        // The exact evaluator (the one named so) of two players' members, through their kept
+        // parts.
+        let by_member;
+        let evaluator: &dyn MatchEvaluator = match offsets[..] {
+            [_, second] if self.evaluator.name() == ExactEvaluator.name() => {
+                by_member = MemberValues { cache: &self.member_values, second };
+                &by_member
+            }
+            _ => self.evaluator.as_ref(),
+        };
+        let (filled, mut played) =
+            table.fill_missing(self.arena, evaluator, &flat, &offsets, episodes, seed, &self.cutoff)?;
         // Adaptive counts: more episodes for the entries still too uncertain, round by round.
         if let Some(target) = self.config.entry_stderr_target {
             let cap = self.config.max_episodes_per_entry;

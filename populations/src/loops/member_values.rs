@@ -1,0 +1,70 @@
+//! PSRO's exact payoff entries of a two-player tree game through per-member parts kept
+//! between iterations ([`MemberValues`]): a member never changes, so its realisation plan
+//! (and, for player 0, its pass over the terminals) is computed once, not once per
+//! iteration as the stateless [`ExactEvaluator`] must.
+
+use std::sync::Mutex;
+
+use metagame_games::{
+    Arena, ExactEvaluator, MatchEvaluator, MatchTotals, Matchup, Policy, SequenceValueCache, TabularPolicy,
+};
+
+/// The exact evaluator for a PSRO table whose policies are player 0's members followed by
+/// player 1's (the first of player 1's at `second`), keyed in `cache` by member index. A
+/// matchup of any other shape, or a game of other than two players or without perfect
+/// recall, goes to [`ExactEvaluator`]. The values have the exact evaluator's bits.
+pub(super) struct MemberValues<'c> {
+    pub(super) cache: &'c Mutex<SequenceValueCache>,
+    pub(super) second: usize,
+}
+
+impl MatchEvaluator for MemberValues<'_> {
+    fn name(&self) -> &'static str {
+        ExactEvaluator.name()
+    }
+
+    fn evaluate(
+        &self,
+        arena: Arena<'_>,
+        policies: &[&dyn Policy],
+        matchups: &[Matchup],
+        episodes: u64,
+        seed: u64,
+    ) -> metagame_games::Result<Vec<MatchTotals>> {
+        let tree = arena.need_tree("exact evaluation")?;
+        let second = self.second;
+        let by_member = tree.num_players() == 2
+            && tree.has_perfect_recall()
+            && matchups.iter().all(
+                |m| matches!(m.seats[..], [a, b] if a < second && (second..policies.len()).contains(&b)),
+            );
+        if !by_member {
+            return ExactEvaluator.evaluate(arena, policies, matchups, episodes, seed);
+        }
+        let pairs: Vec<(usize, usize)> = matchups.iter().map(|m| (m.seats[0], m.seats[1] - second)).collect();
+        let table = |seat: usize, key: usize| {
+            let i = if seat == 0 { key } else { second + key };
+            let failed = |source| metagame_games::Error::PolicyFailed {
+                policy: i,
+                kind: policies[i].kind().to_string(),
+                source: Box::new(source),
+            };
+            let table = TabularPolicy::of(tree, policies[i]).map_err(failed)?;
+            if !table.fits(tree) {
+                return Err(metagame_games::Error::Shape(format!(
+                    "policy {i} was not made for {}",
+                    tree.name()
+                )));
+            }
+            Ok(table)
+        };
+        // A poisoned lock means a panic mid-update elsewhere: start from an empty cache.
+        let mut cache = self.cache.lock().unwrap_or_else(|poisoned| {
+            let mut cache = poisoned.into_inner();
+            *cache = SequenceValueCache::default();
+            cache
+        });
+        let values = cache.expected_returns(tree, &pairs, table)?;
+        Ok(values.into_iter().map(MatchTotals::exact).collect())
+    }
+}
