@@ -147,9 +147,9 @@ fn against_second_player(tree: &GameTree, y: &[Vec<f64>; 2], x1: &[f64]) -> Vec<
 
 /// The parts of two-player sequence-form values that belong to one policy, kept for
 /// policies that do not change (a PSRO population's members), under keys the caller
-/// chooses per seat: a player-0 policy's [`through_second_player`] vectors and a
-/// player-1 policy's realisation plan. Values read through the cache have the bits
-/// [`expected_returns_of_matchups`] gives.
+/// chooses per seat: a player-0 policy's pass over the terminals (a vector per player over
+/// player 1's sequences) and a player-1 policy's realisation plan. Values read through the
+/// cache have the bits the exact evaluator gives.
 #[derive(Debug, Default)]
 pub struct SequenceValueCache {
     chance: Option<Vec<f64>>,
