@@ -201,17 +201,25 @@ pub fn check_matchups(tree: &GameTree, policies: &[&TabularPolicy], matchups: &[
 ///
 /// [`Error::PolicyFailed`] wrapping [`TabularPolicy::of`]'s error.
 pub fn tables<'a>(tree: &GameTree, policies: &[&'a dyn Policy]) -> Result<Vec<Cow<'a, TabularPolicy>>> {
-    policies
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            TabularPolicy::of(tree, *p).map_err(|source| Error::PolicyFailed {
-                policy: i,
-                kind: p.kind().to_string(),
-                source: Box::new(source),
-            })
-        })
-        .collect()
+    (0..policies.len()).map(|i| table_of(tree, policies, i)).collect()
+}
+
+/// Policy `i` of `policies` as a table of `tree` ([`tables`] for one policy).
+///
+/// # Errors
+///
+/// [`Error::PolicyFailed`] naming policy `i`.
+pub fn table_of<'a>(
+    tree: &GameTree,
+    policies: &[&'a dyn Policy],
+    i: usize,
+) -> Result<Cow<'a, TabularPolicy>> {
+    let p = policies[i];
+    TabularPolicy::of(tree, p).map_err(|source| Error::PolicyFailed {
+        policy: i,
+        kind: p.kind().to_string(),
+        source: Box::new(source),
+    })
 }
 
 impl crate::sequence_values::Seats for Matchup {

@@ -79,7 +79,7 @@ pub use connect_four::{ConnectFour, ConnectFourState};
 pub use cutoff::Cutoff;
 pub use error::{Error, Result};
 pub use evaluator::{
-    ExactEvaluator, MAX_EPISODES, MatchEvaluator, MatchTotals, Matchup, check_matchups, tables,
+    ExactEvaluator, MAX_EPISODES, MatchEvaluator, MatchTotals, Matchup, check_matchups, table_of, tables,
 };
 pub use exact::{
     NashConvReport, TIE_TOLERANCE, TieBreak, best_response, best_response_to_mixture, best_response_with,

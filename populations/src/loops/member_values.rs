@@ -6,7 +6,7 @@
 use std::sync::Mutex;
 
 use metagame_games::{
-    Arena, ExactEvaluator, MatchEvaluator, MatchTotals, Matchup, Policy, SequenceValueCache, TabularPolicy,
+    Arena, ExactEvaluator, MatchEvaluator, MatchTotals, Matchup, Policy, SequenceValueCache, table_of,
 };
 
 /// Memory the kept parts may take (each member's take three vectors over the sequences):
@@ -57,12 +57,7 @@ impl MatchEvaluator for MemberValues<'_> {
         let pairs: Vec<(usize, usize)> = matchups.iter().map(|m| (m.seats[0], m.seats[1] - second)).collect();
         let table = |seat: usize, key: usize| {
             let i = if seat == 0 { key } else { second + key };
-            let failed = |source| metagame_games::Error::PolicyFailed {
-                policy: i,
-                kind: policies[i].kind().to_string(),
-                source: Box::new(source),
-            };
-            let table = TabularPolicy::of(tree, policies[i]).map_err(failed)?;
+            let table = table_of(tree, policies, i)?;
             if !table.fits(tree) {
                 return Err(metagame_games::Error::Shape(format!(
                     "policy {i} was not made for {}",
