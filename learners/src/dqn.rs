@@ -534,6 +534,13 @@ impl Registrable for DqnConfig {
         let dqn = Dqn::restore(Some(tree), state_of::<DqnState>(Self::NAME, state)?)?;
         Ok(Box::new(OnTree::new(tree, Box::new(dqn))?))
     }
+    fn restore_network(state: Value) -> Option<Result<Box<dyn NetworkLearner>>> {
+        Some(
+            state_of::<DqnState>(Self::NAME, state)
+                .and_then(|s| Dqn::restore(None, s))
+                .map(|l| Box::new(l) as Box<dyn NetworkLearner>),
+        )
+    }
     fn parse(fields: Value) -> std::result::Result<Self, String> {
         from_fields(fields, "learner")
     }

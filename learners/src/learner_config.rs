@@ -108,6 +108,16 @@ pub trait Registrable: LearnerConfig + Default + Sized + 'static {
     ///
     /// A state that does not parse or does not fit the tree.
     fn restore(tree: &GameTree, state: Value) -> Result<Box<dyn SeatLearner>>;
+    /// A network learner saved by [`NetworkLearner::save`] (its `state`), on any game: `None`
+    /// (the default) for the tabular learners, which need a tree.
+    ///
+    /// # Errors
+    ///
+    /// A state that does not parse, or weights that do not make a network.
+    fn restore_network(state: Value) -> Option<Result<Box<dyn NetworkLearner>>> {
+        let _ = state;
+        None
+    }
     /// The settings from their fields (a `[learner]` table without `kind`), not yet
     /// validated ([`from_fields`] reads the type's serde form).
     ///

@@ -77,7 +77,7 @@ pub use network_learner::NetworkLearner;
 pub use on_tree::OnTree;
 pub use ppo::{Ppo, PpoConfig, PpoState};
 pub use q_learning::{QLearner, QLearnerState, QLearningConfig};
-pub use registry::{LEARNERS, LearnerChoice, LearnerEntry, entry, learner_entry, restore};
+pub use registry::{LEARNERS, LearnerChoice, LearnerEntry, entry, learner_entry, restore, restore_network};
 pub use saved_learner::{DEFAULT_LEARNER, SavedLearner};
 pub use schedule::Schedule;
 pub use shaping::{MinimaxConfig, MinimaxShaping, Shift};

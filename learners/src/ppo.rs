@@ -688,6 +688,13 @@ impl Registrable for PpoConfig {
         let ppo = Ppo::restore(Some(tree), state_of::<PpoState>(Self::NAME, state)?)?;
         Ok(Box::new(OnTree::new(tree, Box::new(ppo))?))
     }
+    fn restore_network(state: Value) -> Option<Result<Box<dyn NetworkLearner>>> {
+        Some(
+            state_of::<PpoState>(Self::NAME, state)
+                .and_then(|s| Ppo::restore(None, s))
+                .map(|l| Box::new(l) as Box<dyn NetworkLearner>),
+        )
+    }
     fn parse(fields: Value) -> std::result::Result<Self, String> {
         from_fields(fields, "learner")
     }

@@ -16,6 +16,7 @@ use crate::dqn::DqnConfig;
 use crate::error::{Error, Result};
 use crate::learner_config::{LearnerConfig, Registrable, SeatLearner, type_str};
 use crate::minimax_q::MinimaxQConfig;
+use crate::network_learner::NetworkLearner;
 use crate::ppo::PpoConfig;
 use crate::q_learning::QLearningConfig;
 use crate::saved_learner::{DEFAULT_LEARNER, SavedLearner};
@@ -29,6 +30,9 @@ pub const LEARNERS: &[LearnerEntry] = &[
     entry::<DqnConfig>(),
 ];
 
+/// How a registered learner restores its saved state as a network learner (`None`: a tabular one).
+type RestoreNetwork = fn(Value) -> Option<Result<Box<dyn NetworkLearner>>>;
+
 /// One registered learner.
 #[derive(Clone, Copy)]
 pub struct LearnerEntry {
@@ -39,6 +43,7 @@ pub struct LearnerEntry {
     defaults: fn() -> Box<dyn LearnerConfig>,
     parse: fn(Value) -> std::result::Result<Box<dyn LearnerConfig>, String>,
     restore: fn(&GameTree, Value) -> Result<Box<dyn SeatLearner>>,
+    restore_network: RestoreNetwork,
 }
 
 impl fmt::Debug for LearnerEntry {
@@ -55,6 +60,7 @@ pub const fn entry<C: Registrable>() -> LearnerEntry {
         defaults: || Box::new(C::default()),
         parse: |fields| C::parse(fields).map(|c| Box::new(c) as Box<dyn LearnerConfig>),
         restore: C::restore,
+        restore_network: C::restore_network,
     }
 }
 
@@ -78,6 +84,19 @@ pub fn learner_entry(name: &str) -> Result<&'static LearnerEntry> {
 /// state that does not fit `tree`.
 pub fn restore(tree: &GameTree, saved: &SavedLearner) -> Result<Box<dyn SeatLearner>> {
     (learner_entry(&saved.kind)?.restore)(tree, saved.state.clone())
+}
+
+/// A network learner restored from its saved state on any game (no tree), whichever kind
+/// saved it.
+///
+/// # Errors
+///
+/// [`Error::UnknownLearner`] for a kind no learner is registered as; [`Error::Config`] for a
+/// tabular kind (it needs the game's tree); the kind's errors for a state it cannot read.
+pub fn restore_network(saved: &SavedLearner) -> Result<Box<dyn NetworkLearner>> {
+    (learner_entry(&saved.kind)?.restore_network)(saved.state.clone()).unwrap_or_else(|| {
+        Err(Error::Config(format!("a {} learner is a table over the game's tree, not a network", saved.kind)))
+    })
 }
 
 /// A learner's settings, whichever learner was chosen: in a config, the `[learner]` table

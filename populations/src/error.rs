@@ -77,6 +77,19 @@ pub enum Error {
         /// What went wrong.
         source: Box<Error>,
     },
+    /// A league's learning agent failed (its learner diverged, say) while training in a
+    /// match; the round is undone and the run's last checkpoint is as it was.
+    #[error("training league member {member} ({role}) at seat {seat}: {source}")]
+    AgentTraining {
+        /// The agent's member id.
+        member: usize,
+        /// Its role (`main-agent`, …).
+        role: String,
+        /// The seat whose learner failed.
+        seat: usize,
+        /// What went wrong.
+        source: Box<Error>,
+    },
     /// An error at a given iteration of a training loop.
     #[error("at iteration {iteration}: {source}")]
     AtIteration {

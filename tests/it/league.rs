@@ -411,7 +411,7 @@ fn match_scores_follow_the_outcome_setting() {
         .unwrap();
         let mut league = League::new(&tree, config).unwrap();
         let report = league.step().unwrap().clone();
-        let played = &league.match_tree().clone();
+        let played = &league.match_tree().unwrap().clone();
         assert_eq!(
             played.utility_range(metagame::games::PlayerId(0)),
             match outcome {
@@ -639,8 +639,8 @@ fn a_capped_league_stays_within_its_cap_and_its_tables_follow_the_members() {
             }
             let game = league.meta_game().unwrap().expect("a complete payoff table after evaluation");
             let policy = |i: usize| match &members[i].policy {
-                Some(p) => p.as_ref().clone(),
-                None => league.agent_policy(i),
+                Some(p) => p.as_table().unwrap().clone(),
+                None => league.agent_policy(i).unwrap(),
             };
             for i in 0..members.len() {
                 for j in (0..members.len()).filter(|&j| j != i) {

@@ -28,6 +28,7 @@ mod meta_game_corpus;
 mod minimax_league_study;
 mod minimax_ttt_study;
 mod network_members;
+mod neural_league;
 mod neural_psro;
 mod nfg_files;
 mod nplayer_nash;

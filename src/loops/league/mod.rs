@@ -29,6 +29,8 @@ pub struct LeagueSection {
 impl LoopSection for LeagueSection {
     const NAME: &'static str = "league";
     const PLAYERS: Option<usize> = Some(2);
+    // Without the tree the agents are networks (the learner says so, or the league refuses).
+    const NEEDS_TREE: bool = false;
     const TITLE: &'static str = "league";
     const ABOUT: &'static str =
         "an AlphaStar league: main agents, main exploiters and league exploiters with PFSP";
@@ -88,21 +90,28 @@ impl LoopSection for LeagueSection {
         mut driver: D,
         components: Components,
     ) -> Result<D::Output> {
-        let tree = arena.need_tree(Self::NAME)?;
         let evaluator = match components.evaluator {
             Some(e) => e,
             None => self.evaluator.build()?,
         };
         let league = match driver.saved_state::<metagame_populations::LeagueState>()? {
-            Some((state, reports)) => {
+            Some((mut state, reports)) => {
+                // Snapshots that are networks, from the files the checkpoint names (their
+                // hashes checked).
+                for stored in state.stored_mut() {
+                    let bytes = driver.member_file(stored.file())?;
+                    stored.load(&bytes, |kind, bytes| {
+                        crate::registry::policy_from_file(kind, bytes).map_err(|e| e.to_string())
+                    })?;
+                }
                 // The payoff log, where the saved state names one.
                 let log = match state.payoffs_logged() {
                     0 => None,
                     _ => Some(driver.member_file(League::PAYOFF_LOG_FILE)?),
                 };
-                League::resume(tree, self.league.clone(), state, &reports, log.as_deref())?
+                League::resume_on(arena, self.league.clone(), state, &reports, log.as_deref())?
             }
-            None => League::new(tree, self.league.clone())?,
+            None => League::new_on(arena, self.league.clone())?,
         };
         let league = match components.trainer {
             Some(trainer) => league.with_trainer(trainer),

@@ -165,7 +165,7 @@ mod tests {
                 role,
                 agent,
                 snapped_at: Some(round),
-                policy: Some(Arc::new(TabularPolicy::uniform(tree))),
+                policy: Some(TabularPolicy::uniform(tree).into()),
             });
             league.state.win_rates.add_member();
             league.state.elo.add_member();
@@ -236,7 +236,7 @@ mod tests {
         let tree = kuhn();
         let mut l = league(&tree, LeagueConfig::default(), &[(Role::MainAgent, 0, 1)]);
         let first = TabularPolicy::first_action(&tree);
-        l.state.members[4].policy = Some(Arc::new(first.clone()));
+        l.state.members[4].policy = Some(first.clone().into());
         if let Some(sum) = &mut l.state.snapshot_sums[0] {
             Arc::make_mut(sum).add(&tree, &first, 1.0).unwrap();
         }

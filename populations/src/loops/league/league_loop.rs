@@ -6,16 +6,21 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use metagame_games::{ExactEvaluator, GameTree, MatchEvaluator, NormalFormGame, TabularPolicy};
+use metagame_games::{
+    Arena, ExactEvaluator, GameTree, MatchEvaluator, NormalFormGame, Policy, TabularPolicy,
+};
 
 use super::config::{LeagueConfig, Role};
 use super::jobs::{LeagueTrainer, LocalTrainer, SeatLearners, combined, fresh_learners, restore_pair};
+use super::network_agents::{self, NetworkPair};
 use super::payoff_log::{PAYOFF_LOG_FILE, PayoffLog, PayoffRecord};
 use super::rating::{Elo, EloConfig, Rating};
 use super::report::{LeagueReport, RoundEvents};
+use super::snapshot_policy::SnapshotPolicy;
 use super::state::{AgentState, LeagueMember, LeagueState, snapshot_sums_of_members};
 use super::win_rates::{WinRates, WinRatesConfig};
 use crate::error::{Error, Result};
+use crate::member_policy::StoredPolicy;
 use crate::report::{IterationReport, PhaseTimes, StopReason};
 use crate::training_loop::{Cutoff, TrainingLoop};
 
@@ -37,13 +42,23 @@ use crate::training_loop::{Cutoff, TrainingLoop};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct League<'t> {
-    pub(super) tree: &'t GameTree,
+    /// The game as matches are played on it.
+    pub(super) arena: Arena<'t>,
+    /// Its tree, where built: the learners are tables of it (networks through
+    /// [`OnTree`](metagame_learners::OnTree)) and results, NashConv and averages exact.
+    /// Without one the learners are networks ([`League::networks`]).
+    pub(super) tree: Option<&'t GameTree>,
     /// The tree matches are played, learned and scored on: `tree` with win/loss returns
     /// when `outcome = "win"`, else `None` (the game's own).
     pub(super) wins: Option<GameTree>,
     pub(super) config: LeagueConfig,
     pub(super) state: LeagueState,
+    /// The learning agents' learners on the tree (empty without one).
     pub(super) learners: Vec<SeatLearners>,
+    /// The learning agents' network learners where the tree is not built (else empty).
+    pub(super) networks: Vec<NetworkPair>,
+    /// True once [`League::with_trainer`] gave a trainer, which trains tables only.
+    pub(super) own_trainer: bool,
     pub(super) evaluator: Box<dyn MatchEvaluator>,
     pub(super) trainer: Box<dyn LeagueTrainer>,
     /// The payoff table's entries among snapshots, as the run folder keeps them.
@@ -81,45 +96,72 @@ impl<'t> League<'t> {
     ///
     /// [`Error::Config`] for settings out of range or a game that is not 2-player.
     pub fn new(tree: &'t GameTree, config: LeagueConfig) -> Result<Self> {
+        Self::new_on(Arena::tree(tree), config)
+    }
+    /// A new league on the arena's game: on its tree where one is built (as
+    /// [`League::new`]), else of network learners (the config's `[learner]`, `ppo` or
+    /// `dqn`) whose snapshots are their networks, matches scored by their episodes'
+    /// returns, evaluation points by the evaluator's rollouts, and no exact NashConv.
+    ///
+    /// # Errors
+    ///
+    /// As [`League::new`]; [`Error::Config`] without a tree for a tabular learner, `outcome
+    /// = "win"`, Minimax Exploiters (`exploiter_alpha > 0`) or a game that states no utility
+    /// range.
+    pub fn new_on(arena: impl Into<Arena<'t>>, config: LeagueConfig) -> Result<Self> {
         // Iteration 0 is the construction: its wall time is the report's.
         let started = Instant::now();
+        let arena = arena.into();
         config.validate()?;
-        if tree.num_players() != 2 {
-            return Err(Error::Config(format!(
-                "a league needs a 2-player game, {} has {}",
-                tree.name(),
-                tree.num_players()
-            )));
-        }
-        let wins = config.outcome.own_tree(tree);
-        let play = wins.as_ref().unwrap_or(tree);
+        check_arena(arena, &config)?;
+        let tree = arena.game_tree();
+        let wins = tree.and_then(|t| config.outcome.own_tree(t));
         let roles = std::iter::repeat_n(Role::MainAgent, config.main_agents)
             .chain(std::iter::repeat_n(Role::MainExploiter, config.main_exploiters))
             .chain(std::iter::repeat_n(Role::LeagueExploiter, config.league_exploiters));
         let mut members = Vec::new();
         let mut agents = Vec::new();
         let mut learners = Vec::new();
+        let mut networks = Vec::new();
         for (i, role) in roles.enumerate() {
             members.push(LeagueMember { id: i, role, agent: i, snapped_at: None, policy: None });
-            let pair = fresh_learners(play, &config, i, 0)?;
+            let saved = match wins.as_ref().or(tree) {
+                Some(play) => {
+                    let pair = fresh_learners(play, &config, i, 0)?;
+                    let saved = pair.iter().map(|l| l.save()).collect();
+                    learners.push(pair);
+                    saved
+                }
+                None => {
+                    let pair = network_agents::fresh_networks(arena, &config, i, 0)?;
+                    let saved = pair.iter().map(|l| l.save()).collect();
+                    networks.push(pair);
+                    saved
+                }
+            };
             agents.push(AgentState {
                 role,
                 member: i,
-                learners: pair.iter().map(|l| l.save()).collect(),
+                learners: saved,
                 episodes_since_snapshot: 0,
                 generation: 0,
             });
-            learners.push(pair);
         }
-        let uniform = TabularPolicy::uniform(tree);
+        // Each main agent's initial policy is the first historical player: uniform on the
+        // tree, its fresh networks without one.
+        let uniform = tree.map(TabularPolicy::uniform);
         for (i, a) in agents.iter().enumerate() {
             if a.role == Role::MainAgent {
+                let policy = match &uniform {
+                    Some(table) => SnapshotPolicy::from(table.clone()),
+                    None => network_agents::snapshot(&networks[i])?,
+                };
                 members.push(LeagueMember {
                     id: members.len(),
                     role: Role::MainAgent,
                     agent: i,
                     snapped_at: Some(0),
-                    policy: Some(Arc::new(uniform.clone())),
+                    policy: Some(policy),
                 });
             }
         }
@@ -137,9 +179,13 @@ impl<'t> League<'t> {
             evicted: 0,
             snapshot_sums: Vec::new(),
         };
-        state.snapshot_sums = snapshot_sums_of_members(tree, &state)?;
-        let last = IterationReport::new(0, vec![state.members.len()], Some(0.0), None);
-        let mut league = Self::with_parts(tree, wins, config, state, learners, last)?;
+        state.snapshot_sums = match tree {
+            Some(tree) => snapshot_sums_of_members(tree, &state)?,
+            None => vec![None; state.agents.len()],
+        };
+        let nash_conv = tree.map(|_| 0.0);
+        let last = IterationReport::new(0, vec![state.members.len()], nash_conv, None);
+        let mut league = Self::with_parts(arena, wins, config, state, (learners, networks), last)?;
         let mut report = league.report(0, 0, PhaseTimes::default(), RoundEvents::default())?;
         report.elapsed_s = started.elapsed().as_secs_f64();
         league.last = report;
@@ -157,11 +203,45 @@ impl<'t> League<'t> {
     pub fn resume(
         tree: &'t GameTree,
         config: LeagueConfig,
+        state: LeagueState,
+        reports: &[IterationReport],
+        payoff_log: Option<&[u8]>,
+    ) -> Result<Self> {
+        Self::resume_on(Arena::tree(tree), config, state, reports, payoff_log)
+    }
+    /// [`League::resume`] on the arena's game (see [`League::new_on`]). The snapshots that
+    /// are networks must have been loaded from their files
+    /// ([`SnapshotPolicy::stored_mut`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`League::resume`]; [`Error::SavedState`] for a snapshot not loaded, or one of
+    /// another kind than the arena's learners (a table without the tree, a network with it).
+    pub fn resume_on(
+        arena: impl Into<Arena<'t>>,
+        config: LeagueConfig,
         mut state: LeagueState,
         reports: &[IterationReport],
         payoff_log: Option<&[u8]>,
     ) -> Result<Self> {
+        let arena = arena.into();
         config.validate()?;
+        check_arena(arena, &config)?;
+        let tree = arena.game_tree();
+        for m in &state.members {
+            let fits = match (&m.policy, tree) {
+                (None, _) => true,
+                (Some(p), Some(_)) => p.as_table().is_some(),
+                (Some(p), None) => p.as_table().is_none() && p.stored().all(StoredPolicy::is_loaded),
+            };
+            if !fits {
+                return Err(Error::SavedState(format!(
+                    "member {}'s policy is not one this league on {} plays (a table needs the tree, a network's file must be loaded)",
+                    m.id,
+                    arena.name()
+                )));
+            }
+        }
         crate::checkpoint::check_reports(reports, 0, state.round)?;
         // INVARIANT: check_reports saw round + 1 ≥ 1 reports.
         let last = reports.last().expect("a report").clone();
@@ -197,12 +277,17 @@ impl<'t> League<'t> {
                     "the saved league has evicted members but no snapshot sums".into(),
                 ));
             }
-            state.snapshot_sums = snapshot_sums_of_members(tree, &state)?;
+            state.snapshot_sums = match tree {
+                Some(tree) => snapshot_sums_of_members(tree, &state)?,
+                None => vec![None; state.agents.len()],
+            };
         }
+        // Main agents keep sums of their snapshots where the tree is built, no one without.
         let sums_fit = state.snapshot_sums.len() == state.agents.len()
-            && state.agents.iter().zip(&state.snapshot_sums).all(|(a, sum)| match sum {
-                Some(sum) => a.role == Role::MainAgent && sum.fits(tree),
-                None => a.role != Role::MainAgent,
+            && state.agents.iter().zip(&state.snapshot_sums).all(|(a, sum)| match (sum, tree) {
+                (Some(sum), Some(tree)) => a.role == Role::MainAgent && sum.fits(tree),
+                (None, Some(_)) => a.role != Role::MainAgent,
+                (sum, None) => sum.is_none(),
             });
         if !sums_fit {
             return Err(Error::Config(
@@ -210,11 +295,18 @@ impl<'t> League<'t> {
             ));
         }
         let log = restore_payoffs(&mut state, payoff_log)?;
-        let wins = config.outcome.own_tree(tree);
-        let play = wins.as_ref().unwrap_or(tree);
-        let learners =
-            state.agents.iter().map(|a| restore_pair(play, &a.learners)).collect::<Result<Vec<_>>>()?;
-        let mut league = Self::with_parts(tree, wins, config, state, learners, last)?;
+        let wins = tree.and_then(|t| config.outcome.own_tree(t));
+        let learners = match wins.as_ref().or(tree) {
+            Some(play) => {
+                let pairs = state.agents.iter().map(|a| restore_pair(play, &a.learners));
+                (pairs.collect::<Result<Vec<_>>>()?, Vec::new())
+            }
+            None => {
+                let pairs = state.agents.iter().map(|a| network_agents::restore_networks(&a.learners));
+                (Vec::new(), pairs.collect::<Result<Vec<_>>>()?)
+            }
+        };
+        let mut league = Self::with_parts(arena, wins, config, state, learners, last)?;
         league.payoff_log = log;
         Ok(league)
     }
@@ -225,11 +317,11 @@ impl<'t> League<'t> {
     }
     /// A league of these parts with the default evaluator and trainer.
     pub(super) fn with_parts(
-        tree: &'t GameTree,
+        arena: Arena<'t>,
         wins: Option<GameTree>,
         config: LeagueConfig,
         state: LeagueState,
-        learners: Vec<SeatLearners>,
+        (learners, networks): (Vec<SeatLearners>, Vec<NetworkPair>),
         last: IterationReport,
     ) -> Result<Self> {
         let (evaluator, trainer) = (Box::new(ExactEvaluator), Box::new(LocalTrainer));
@@ -237,11 +329,14 @@ impl<'t> League<'t> {
         let payoff_log = PayoffLog::default();
         let scratch = EvaluationScratch::default();
         Ok(Self {
-            tree,
+            arena,
+            tree: arena.game_tree(),
             wins,
             config,
             state,
             learners,
+            networks,
+            own_trainer: false,
             evaluator,
             trainer,
             payoff_log,
@@ -250,9 +345,10 @@ impl<'t> League<'t> {
             scratch,
         })
     }
-    /// The tree matches are trained, played and scored on (see [`Outcome`](super::Outcome)).
-    pub fn match_tree(&self) -> &GameTree {
-        self.wins.as_ref().unwrap_or(self.tree)
+    /// The tree matches are trained, played and scored on (see [`Outcome`](super::Outcome));
+    /// `None` for a league of networks, on a game whose tree is not built.
+    pub fn match_tree(&self) -> Option<&GameTree> {
+        self.wins.as_ref().or(self.tree)
     }
     /// The win-rate table among all members, in [`LeagueState::members`] order: entry
     /// `[i][j]` is how often member `i` beats member `j` (ties ½), `None` for pairs that
@@ -271,9 +367,21 @@ impl<'t> League<'t> {
         &self.last
     }
     /// The current policy of learning agent `agent` (its seat-0 learner's rows at seat 0,
-    /// its seat-1 learner's at seat 1).
-    pub fn agent_policy(&self, agent: usize) -> TabularPolicy {
-        combined(self.tree, &self.learners[agent])
+    /// its seat-1 learner's at seat 1), as a table of the tree; `None` without one.
+    pub fn agent_policy(&self, agent: usize) -> Option<TabularPolicy> {
+        self.tree.map(|tree| combined(tree, &self.learners[agent]))
+    }
+    /// The current policy of learning agent `agent` as it plays: its table, or its two
+    /// seat networks.
+    ///
+    /// # Errors
+    ///
+    /// Network weights that no longer make a network.
+    pub fn agent_playing(&self, agent: usize) -> Result<Arc<dyn Policy>> {
+        match self.tree {
+            Some(tree) => Ok(Arc::new(combined(tree, &self.learners[agent]))),
+            None => network_agents::playing(&self.networks[agent]),
+        }
     }
     /// The same league with payoff entries evaluated by `evaluator` (default: exact).
     pub fn with_evaluator(mut self, evaluator: Box<dyn MatchEvaluator>) -> Self {
@@ -283,6 +391,7 @@ impl<'t> League<'t> {
     /// The same league with its agents' training run by `trainer` (default [`LocalTrainer`]).
     pub fn with_trainer(mut self, trainer: Box<dyn LeagueTrainer>) -> Self {
         self.trainer = trainer;
+        self.own_trainer = true;
         self
     }
 }
@@ -307,6 +416,11 @@ impl TrainingLoop for League<'_> {
     }
     fn set_cutoff(&mut self, cutoff: Cutoff) {
         self.cutoff = cutoff;
+    }
+    /// The snapshots' network files made this run.
+    fn member_files(&self) -> Vec<(&str, &[u8])> {
+        let snapshots = self.state.members.iter().filter_map(|m| m.policy.as_ref());
+        snapshots.flat_map(SnapshotPolicy::pending_files).collect()
     }
     fn appended_files(&self) -> Vec<(&str, &[u8])> {
         vec![(PAYOFF_LOG_FILE, self.payoff_log.bytes())]
@@ -429,4 +543,44 @@ fn restore_payoffs(state: &mut LeagueState, bytes: Option<&[u8]>) -> Result<Payo
     }
     state.payoffs = Arc::new(table);
     Ok(log)
+}
+
+/// Check that a league with `config` can be played on the arena: a 2-player game, and
+/// without its tree, what a league of networks does.
+fn check_arena(arena: Arena<'_>, config: &LeagueConfig) -> Result<()> {
+    if arena.num_players() != 2 {
+        return Err(Error::Config(format!(
+            "a league needs a 2-player game, {} has {}",
+            arena.name(),
+            arena.num_players()
+        )));
+    }
+    if arena.game_tree().is_some() {
+        return Ok(());
+    }
+    let without = |what: &str| {
+        Err(Error::Config(format!(
+            "{what}: the tree of {} is not built, and a league of networks scores its matches by their episodes' returns",
+            arena.name()
+        )))
+    };
+    if config.outcome == super::config::Outcome::Win {
+        return without(
+            "outcome = \"win\" (a game whose returns are a win, a loss or a draw scores the same with \"payoff\")",
+        );
+    }
+    if config.exploiter_alpha > 0.0 {
+        return without("exploiter_alpha > 0 (Minimax Exploiters read the main agent's values on the tree)");
+    }
+    if arena.game_rules().and_then(metagame_games::Game::utility_range).is_none() {
+        return without("a game that states no utility range");
+    }
+    if !config.learner.config().trains_networks() {
+        return Err(Error::Config(format!(
+            "learner.kind: `{}` learns a table over the game's tree, and the tree of {} is not built; a league on it needs a network learner (ppo, dqn)",
+            config.learner.name(),
+            arena.name()
+        )));
+    }
+    Ok(())
 }

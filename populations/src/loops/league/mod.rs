@@ -74,11 +74,13 @@ mod jobs;
 mod league_loop;
 pub mod matchmaking;
 mod member_payoffs;
+mod network_agents;
 mod opponents;
 mod payoff_log;
 pub mod rating;
 mod report;
 mod round;
+mod snapshot_policy;
 mod state;
 pub mod win_rates;
 
@@ -88,6 +90,8 @@ pub use jobs::{
     restore_pair,
 };
 pub use league_loop::League;
+pub use network_agents::NetworkPair;
 pub use payoff_log::{PayoffRecord, read_payoff_log};
 pub use report::{Branch, LeagueMatch, LeagueReport, PfspHardness};
+pub use snapshot_policy::{SeatPolicies, SnapshotPolicy};
 pub use state::{LeagueMember, LeagueState};

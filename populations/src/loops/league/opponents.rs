@@ -189,7 +189,6 @@ impl League<'_> {
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
-    use std::sync::Arc;
 
     use super::*;
     use crate::loops::league::rating::MatchResult;
@@ -208,7 +207,7 @@ mod tests {
             role: Role::MainExploiter,
             agent: 1,
             snapped_at: Some(0),
-            policy: Some(Arc::new(TabularPolicy::uniform(&tree))),
+            policy: Some(TabularPolicy::uniform(&tree).into()),
             id: 4,
         });
         league.state.win_rates.add_member();
@@ -248,7 +247,7 @@ mod tests {
                 role: Role::MainAgent,
                 agent: 0,
                 snapped_at: Some(0),
-                policy: Some(Arc::new(TabularPolicy::uniform(&tree))),
+                policy: Some(TabularPolicy::uniform(&tree).into()),
                 id: league.state.next_id(),
             });
             league.state.win_rates.add_member();

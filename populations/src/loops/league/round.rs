@@ -12,10 +12,12 @@ use metagame_learners::{Critic, MinimaxConfig, ValueTable};
 use super::config::Role;
 use super::jobs::{MinimaxTraining, TrainingJob, combined, fresh_learners};
 use super::league_loop::League;
+use super::network_agents::{self, NetworkJob, NetworkPair, copy_pair};
 use super::opponents::reset_draw;
 use super::payoff_log::PayoffRecord;
 use super::rating::{BatchElo, BatchEloConfig, MatchResult, OnlineRating};
 use super::report::{Branch, Draw, LeagueMatch, LeagueReport, RoundEvents};
+use super::snapshot_policy::SnapshotPolicy;
 use super::state::LeagueMember;
 use crate::error::{Error, Result};
 use crate::report::{Details, IterationReport, PhaseTimes};
@@ -115,6 +117,9 @@ impl League<'_> {
         for (agent, pair) in self.state.agents.iter_mut().zip(&self.learners) {
             agent.learners = pair.iter().map(|l| l.save()).collect();
         }
+        for (agent, pair) in self.state.agents.iter_mut().zip(&self.networks) {
+            agent.learners = pair.iter().map(|l| l.save()).collect();
+        }
         let mut times = PhaseTimes { oracle_s: t.elapsed().as_secs_f64(), ..PhaseTimes::default() };
         if evaluates {
             let t = Instant::now();
@@ -123,7 +128,7 @@ impl League<'_> {
             events.batch_elo = batch_elo;
             times.evaluation_s = t.elapsed().as_secs_f64();
         }
-        let episodes = self.config.episodes_per_round * self.learners.len() as u64;
+        let episodes = self.config.episodes_per_round * self.config.num_agents() as u64;
         self.report(round, episodes, times, events)
     }
     /// A Minimax main exploiter's shaping against member `opponent`: the critic for each
@@ -156,8 +161,8 @@ impl League<'_> {
         member: usize,
     ) -> &'a TabularPolicy {
         let m = &self.state.members[member];
-        match &m.policy {
-            Some(p) => p.as_ref(),
+        match m.policy.as_ref().and_then(SnapshotPolicy::as_table) {
+            Some(p) => p,
             None => &current[m.agent],
         }
     }
@@ -172,9 +177,8 @@ impl League<'_> {
         episodes: u64,
         events: &mut RoundEvents,
     ) -> Result<()> {
-        let play = match &self.wins {
-            Some(t) => t,
-            None => self.tree,
+        let Some(play) = self.match_tree() else {
+            return self.play_network_match(round, k, episodes, events);
         };
         let n = self.learners.len();
         let current: Vec<TabularPolicy> = self.learners.iter().map(|pair| combined(play, pair)).collect();
@@ -205,9 +209,96 @@ impl League<'_> {
         }
         let new_policies: Vec<TabularPolicy> = trained.iter().map(|pair| combined(play, pair)).collect();
         let range = play.utility_bounds();
-        for (a, &(opponent, branch, draw)) in choices.iter().enumerate() {
+        let scores = new_policies
+            .iter()
+            .zip(&choices)
+            .map(|(policy, &(opponent, ..))| {
+                score(play, range, policy, self.member_policy(&current, opponent))
+            })
+            .collect::<Result<Vec<f64>>>()?;
+        self.learners = trained;
+        let mut new_policies: Vec<Option<TabularPolicy>> = new_policies.into_iter().map(Some).collect();
+        self.commit_match(round, k, episodes, &choices, &scores, events, |_, a| {
+            // INVARIANT: an agent takes at most one snapshot per match.
+            Ok(SnapshotPolicy::from(new_policies[a].take().expect("one snapshot per agent and match")))
+        })
+    }
+    /// Match `k` of `round` in a league of network learners: as [`League::play_match`],
+    /// each agent's two seat networks trained by batched episodes against its opponent's
+    /// policy, its result the mean of those episodes' returns.
+    pub(super) fn play_network_match(
+        &mut self,
+        round: usize,
+        k: u64,
+        episodes: u64,
+        events: &mut RoundEvents,
+    ) -> Result<()> {
+        if self.own_trainer {
+            return Err(Error::Config(
+                "a league of networks trains its agents on this machine; the trainer given (Ray's) trains tabular learners".into(),
+            ));
+        }
+        let n = self.networks.len();
+        let choices: Vec<(usize, Branch, Draw)> = (0..n).map(|a| self.choose_opponent(a, k)).collect();
+        let half = episodes / 2;
+        let jobs = choices
+            .iter()
+            .enumerate()
+            .map(|(a, &(opponent, ..))| {
+                let agent = &self.state.agents[a];
+                Ok(NetworkJob {
+                    member: self.state.members[agent.member].id,
+                    role: agent.role,
+                    pair: copy_pair(&self.networks[a]),
+                    opponent: self.playing(opponent)?,
+                    episodes: [half, episodes - half],
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let range = self.utility_range()?;
+        let (trained, scores): (Vec<NetworkPair>, Vec<f64>) =
+            network_agents::train_jobs(self.arena, range, jobs, &self.cutoff)?.into_iter().unzip();
+        self.networks = trained;
+        self.commit_match(round, k, episodes, &choices, &scores, events, |league, a| {
+            network_agents::snapshot(&league.networks[a])
+        })
+    }
+    /// The utility range a match's returns are mapped from to [0, 1]: the tree's bounds, or
+    /// the game's stated range.
+    pub(super) fn utility_range(&self) -> Result<(f64, f64)> {
+        match (self.match_tree(), self.arena.game_rules()) {
+            (Some(tree), _) => Ok(tree.utility_bounds()),
+            (None, Some(rules)) => metagame_games::Game::utility_range(rules).ok_or_else(|| {
+                Error::Config(format!("{} states no utility range to score matches by", self.arena.name()))
+            }),
+            (None, None) => Err(Error::Config(format!("{} has no rules and no tree", self.arena.name()))),
+        }
+    }
+    /// Member `member`'s policy as it plays now: a snapshot's, or a learning agent's current
+    /// networks.
+    pub(super) fn playing(&self, member: usize) -> Result<Arc<dyn Policy>> {
+        let m = &self.state.members[member];
+        match &m.policy {
+            Some(p) => p.playing(),
+            None => network_agents::playing(&self.networks[m.agent]),
+        }
+    }
+    /// A match's results, in agent order: each enters the win rates and the online Elo, and
+    /// each agent takes a snapshot (`snapshot_of(league, agent)`, its policy now) and maybe
+    /// resets when its rule says so.
+    #[allow(clippy::too_many_arguments)]
+    fn commit_match(
+        &mut self,
+        round: usize,
+        k: u64,
+        episodes: u64,
+        choices: &[(usize, Branch, Draw)],
+        scores: &[f64],
+        events: &mut RoundEvents,
+        mut snapshot_of: impl FnMut(&Self, usize) -> Result<SnapshotPolicy>,
+    ) -> Result<()> {
+        for (a, (&(opponent, branch, draw), &s)) in choices.iter().zip(scores).enumerate() {
             let me = self.state.agents[a].member;
-            let s = score(play, range, &new_policies[a], self.member_policy(&current, opponent))?;
             // INVARIANT: a score in [0, 1] (to_score clamps).
             let result = MatchResult::new(me, opponent, s).expect("a score in [0, 1]");
             self.state.win_rates.record(&result);
@@ -224,8 +315,7 @@ impl League<'_> {
             events.add_draw(draw);
             *self.state.matches_by_role.entry(self.state.agents[a].role).or_default() += 1;
         }
-        self.learners = trained;
-        for (a, policy) in new_policies.into_iter().enumerate() {
+        for a in 0..choices.len() {
             let agent = &mut self.state.agents[a];
             agent.episodes_since_snapshot += episodes;
             let (me, role, since) = (agent.member, agent.role, agent.episodes_since_snapshot);
@@ -256,8 +346,11 @@ impl League<'_> {
             if by_win_rate {
                 events.win_rate_snapshots.push(a);
             }
-            if let Some(sum) = &mut self.state.snapshot_sums[a] {
-                Arc::make_mut(sum).add(self.tree, &policy, 1.0)?;
+            let policy = snapshot_of(self, a)?;
+            if let (Some(sum), Some(table), Some(tree)) =
+                (&mut self.state.snapshot_sums[a], policy.as_table(), self.tree)
+            {
+                Arc::make_mut(sum).add(tree, table, 1.0)?;
             }
             let id = self.state.next_id();
             self.state.members.push(LeagueMember {
@@ -265,7 +358,7 @@ impl League<'_> {
                 role,
                 agent: a,
                 snapped_at: Some(round),
-                policy: Some(Arc::new(policy)),
+                policy: Some(policy),
             });
             self.state.win_rates.add_member();
             self.state.elo.add_member();
@@ -297,7 +390,13 @@ impl League<'_> {
                 // (AlphaStar's pseudocode keeps the old player's payoff row; here the old
                 // rates describe a policy that is gone). Its Elo carries on.
                 self.state.win_rates.clear_member(me);
-                self.learners[a] = fresh_learners(play, &self.config, a, generation)?;
+                match self.wins.as_ref().or(self.tree) {
+                    Some(play) => self.learners[a] = fresh_learners(play, &self.config, a, generation)?,
+                    None => {
+                        self.networks[a] =
+                            network_agents::fresh_networks(self.arena, &self.config, a, generation)?;
+                    }
+                }
             }
         }
         Ok(())
@@ -307,11 +406,21 @@ impl League<'_> {
     /// has changed; `current` holds the learning agents' policies), then fit batch Elo on it.
     /// Returns the ordered entries evaluated and the batch-Elo ratings.
     pub(super) fn evaluate(&mut self, round: usize) -> Result<(usize, Vec<f64>)> {
-        let play = match &self.wins {
-            Some(t) => t,
-            None => self.tree,
+        let play = self.wins.as_ref().or(self.tree);
+        let arena = play.map_or(self.arena, Arena::tree);
+        let range = self.utility_range()?;
+        // The learning agents' policies now: tables of the tree, or their networks.
+        let tables: Vec<TabularPolicy> = match play {
+            Some(play) => self.learners.iter().map(|pair| combined(play, pair)).collect(),
+            None => Vec::new(),
         };
-        let current: Vec<TabularPolicy> = self.learners.iter().map(|pair| combined(play, pair)).collect();
+        let networks = self.networks.iter().map(network_agents::playing).collect::<Result<Vec<_>>>()?;
+        let snapshots = self
+            .state
+            .members
+            .iter()
+            .map(|m| m.policy.as_ref().map(SnapshotPolicy::playing).transpose())
+            .collect::<Result<Vec<_>>>()?;
         let state = &mut self.state;
         let n = state.members.len();
         // Grown to the members (new ones without entries) in one copy: the round's backup
@@ -322,16 +431,23 @@ impl League<'_> {
         }
         let pairs = table.missing_pairs();
         if !pairs.is_empty() {
-            let policies: Vec<&TabularPolicy> =
-                state.members.iter().map(|m| m.policy.as_deref().unwrap_or(&current[m.agent])).collect();
+            let policies: Vec<&dyn Policy> = state
+                .members
+                .iter()
+                .zip(&snapshots)
+                .map(|(m, snapshot)| match (snapshot, tables.get(m.agent)) {
+                    (Some(p), _) => &**p,
+                    (None, Some(t)) => t as &dyn Policy,
+                    (None, None) => &*networks[m.agent],
+                })
+                .collect();
             let matchups: Vec<Matchup> = pairs
                 .iter()
                 .flat_map(|&(i, j)| [Matchup { seats: vec![i, j] }, Matchup { seats: vec![j, i] }])
                 .collect();
             let seed = derive_seed(self.config.seed, ENTRIES, &[round as u64]);
-            let policies: Vec<&dyn Policy> = policies.iter().map(|&p| p as &dyn Policy).collect();
             let totals = self.evaluator.evaluate_until(
-                Arena::tree(play),
+                arena,
                 &policies,
                 &matchups,
                 self.config.episodes_per_entry,
@@ -358,7 +474,6 @@ impl League<'_> {
             state.payoffs_logged = self.payoff_log.len();
         }
         // Payoffs as results in [0, 1], as matches score them, one "game" per pair.
-        let range = play.utility_bounds();
         let scratch = &mut self.scratch;
         table.map_into(&mut scratch.scores, |x| to_score(x.unwrap_or(0.0), range));
         let batch =
@@ -380,18 +495,20 @@ impl League<'_> {
         let mut exploitability = None;
         let mains = self.state.agents.iter().enumerate().filter(|(_, a)| a.role == Role::MainAgent);
         for a in mains.map(|(i, _)| i) {
-            let policy = self.agent_policy(a);
-            let r = metagame_games::nash_conv_report(self.tree, &[&policy, &policy])?;
+            // Exact NashConv where the tree is built; a league of networks has none.
+            let Some(tree) = self.tree else { break };
+            let policy = combined(tree, &self.learners[a]);
+            let r = metagame_games::nash_conv_report(tree, &[&policy, &policy])?;
             main_nash_conv.push(r.nash_conv);
             // Its snapshots' running sum plus its current policy, uniformly: O(policy size)
             // however many snapshots it has.
             let mut sum = match &self.state.snapshot_sums[a] {
                 Some(sum) => MixtureSum::clone(sum),
-                None => MixtureSum::new(self.tree),
+                None => MixtureSum::new(tree),
             };
-            sum.add(self.tree, &policy, 1.0)?;
-            let average = sum.policy(self.tree)?;
-            let r = metagame_games::nash_conv_report(self.tree, &[&average, &average])?;
+            sum.add(tree, &policy, 1.0)?;
+            let average = sum.policy(tree)?;
+            let r = metagame_games::nash_conv_report(tree, &[&average, &average])?;
             if exploitability.is_none() {
                 exploitability = r.exploitability;
             }
@@ -403,7 +520,7 @@ impl League<'_> {
         let mut report = IterationReport::new(
             round,
             vec![self.state.members.len()],
-            Some(main_average_nash_conv[0]),
+            main_average_nash_conv.first().copied(),
             exploitability,
         );
         report.episodes = episodes;

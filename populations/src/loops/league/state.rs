@@ -4,13 +4,14 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use metagame_games::{GameTree, MixtureSum, TabularPolicy};
+use metagame_games::{GameTree, MixtureSum};
 use metagame_learners::SavedLearner;
 use serde::{Deserialize, Serialize};
 
 use super::config::Role;
 use super::member_payoffs::MemberPayoffs;
 use super::rating::Elo;
+use super::snapshot_policy::SnapshotPolicy;
 use super::win_rates::WinRates;
 use crate::error::Result;
 
@@ -30,9 +31,9 @@ pub struct LeagueMember {
     pub agent: usize,
     /// The round it was snapped at; `None` for the learning agent itself.
     pub snapped_at: Option<usize>,
-    /// A snapshot's policy (both seats); `None` for a learning agent. Shared, so that a
-    /// checkpoint's copy of the state costs O(members), not O(members · policy).
-    pub policy: Option<Arc<TabularPolicy>>,
+    /// A snapshot's policy (both seats: a table, or two seat networks); `None` for a
+    /// learning agent.
+    pub policy: Option<SnapshotPolicy>,
 }
 /// A learning agent: one learner per seat, saved with its kind (checkpoints from before
 /// learners had kinds hold bare Q-learners, read as `q-learning`).
@@ -106,6 +107,10 @@ impl LeagueState {
     pub fn payoffs_logged(&self) -> u64 {
         self.payoffs_logged
     }
+    /// The snapshots' network files, to load them before [`League::resume_on`](super::League::resume_on).
+    pub fn stored_mut(&mut self) -> impl Iterator<Item = &mut crate::member_policy::StoredPolicy> {
+        self.members.iter_mut().filter_map(|m| m.policy.as_mut()).flat_map(SnapshotPolicy::stored_mut)
+    }
     /// The id the next member to join gets.
     pub(super) fn next_id(&self) -> usize {
         self.members.len() + self.evicted
@@ -128,7 +133,9 @@ pub(super) fn snapshot_sums_of_members(
     let mut sums: Vec<Option<MixtureSum>> =
         state.agents.iter().map(|a| (a.role == Role::MainAgent).then(|| MixtureSum::new(tree))).collect();
     for m in &state.members {
-        if let (Some(policy), Some(Some(sum))) = (&m.policy, sums.get_mut(m.agent)) {
+        if let (Some(policy), Some(Some(sum))) =
+            (m.policy.as_ref().and_then(SnapshotPolicy::as_table), sums.get_mut(m.agent))
+        {
             sum.add(tree, policy, 1.0)?;
         }
     }

@@ -1,0 +1,198 @@
+//! Leagues of networks as a user runs them (issue 41, item 1): on connect four, whose tree
+//! is not built, every learning agent trains a network per seat by PPO, its snapshots join
+//! the league as safetensors files named by their hash, read back by the commands that take
+//! a policy; a killed run resumes to the uninterrupted one; bad input is one line.
+
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use metagame::games::{Arena, registry};
+use metagame::populations::{League, LeagueConfig, LeagueReport, LeagueState, TrainingLoop};
+use metagame::{ExperimentConfig, RunOptions, RunReport, run_experiment};
+
+use crate::cli::{json_of, metagame, one_line_error, temp_dir};
+
+/// A small league of PPO networks on connect four: snapshots every few rounds, an
+/// evaluation point every 3, the league exploiter matched by Elo.
+const TINY: &str = "game = \"connect_four\"\nalgorithm = \"league\"\nepisodes_per_round = 64\n\
+    episodes_per_match = 32\nsnapshot_min_episodes = 64\nsnapshot_max_episodes = 128\neval_every = 3\n\
+    evaluator = \"rollout\"\nepisodes_per_entry = 20\nmax_iterations = 8\nseed = 3\n\
+    [learner]\nkind = \"ppo\"\nhidden = [16]\nnum_envs = 8\nnum_steps = 8\nanneal_lr = false\n\
+    [matchmaking]\nleague_exploiter = { kind = \"elo\", target_min = 0.3, target_max = 0.7 }\n";
+
+fn config(text: &str) -> ExperimentConfig {
+    ExperimentConfig::from_toml_str(text, Path::new("<test>")).unwrap()
+}
+
+fn run(config: &ExperimentConfig, dir: &Path, resume: bool, stop_after: Option<usize>) -> Option<RunReport> {
+    let options = RunOptions::new(dir).resume(resume).stop_after(stop_after);
+    run_experiment(config, &options, &mut |_| ControlFlow::Continue(())).unwrap()
+}
+
+fn member_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<_> =
+        std::fs::read_dir(dir.join("members")).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    files
+}
+
+fn names(dir: &Path) -> Vec<std::ffi::OsString> {
+    member_files(dir).iter().map(|f| f.file_name().unwrap().to_owned()).collect()
+}
+
+#[test]
+fn a_league_of_networks_on_connect_four_resumes_to_the_uninterrupted_run() {
+    let c = config(TINY);
+    let whole_dir = temp_dir("neural-league-whole");
+    let whole = run(&c, &whole_dir, false, None).unwrap();
+    assert_eq!(whole.iterations.len(), 9);
+    let leagues: Vec<LeagueReport> = whole.iterations.iter().map(|r| r.details.get().unwrap()).collect();
+    for (r, l) in whole.iterations.iter().zip(&leagues) {
+        assert_eq!(r.nash_conv, None, "no tree, no exact NashConv");
+        assert!(l.main_nash_conv.is_empty() && l.main_average_nash_conv.is_empty());
+        // Three agents, two matches each per round; every result a score in [0, 1].
+        if r.iteration > 0 {
+            assert_eq!(l.matches.iter().map(|m| m.count).sum::<u64>(), 6, "round {}", r.iteration);
+            assert!(l.matches.iter().all(|m| (0.0..=1.0).contains(&m.score)));
+        }
+        assert_eq!(!l.batch_elo.is_empty(), r.iteration % 3 == 0 && r.iteration > 0, "round {}", r.iteration);
+    }
+    let snapshots: usize = leagues.iter().map(|l| l.snapshots.len()).sum();
+    assert!(snapshots >= 6, "{snapshots} snapshots in 8 rounds");
+    // The first historical player (the main agent's initial networks) and every snapshot: two
+    // networks each, named by their hash.
+    let files = member_files(&whole_dir);
+    assert_eq!(files.len(), 2 * (snapshots + 1), "{files:?}");
+    assert!(files.iter().all(|f| f.extension().unwrap() == "safetensors"));
+    assert_eq!(leagues.last().unwrap().members, 4 + snapshots, "3 agents, the first snapshot and the rest");
+
+    // Stopped after round 4 and resumed: the same reports, the same networks bit for bit.
+    let dir = temp_dir("neural-league-resumed");
+    assert!(run(&c, &dir, false, Some(4)).is_none(), "stopped after round 4");
+    let resumed = run(&c, &dir, true, None).unwrap();
+    assert_eq!(resumed.without_times(), whole.without_times());
+    assert_eq!(names(&dir), names(&whole_dir));
+    assert_eq!(
+        std::fs::read(dir.join("payoffs.bin")).unwrap(),
+        std::fs::read(whole_dir.join("payoffs.bin")).unwrap()
+    );
+
+    // Its snapshots are networks the commands read: an estimate of their NashConv, and matches.
+    let (a, b) = (files[0].to_str().unwrap(), files[1].to_str().unwrap());
+    let v = json_of(&metagame(&[
+        "exploitability",
+        "--game",
+        "connect_four",
+        "--policy",
+        a,
+        "--approximate",
+        "--budget",
+        "200",
+        "--episodes",
+        "200",
+        "--json",
+    ]));
+    assert!(v["nash_conv_estimate"].as_f64().unwrap().is_finite(), "{v}");
+    let v = json_of(&metagame(&[
+        "matches",
+        "--game",
+        "connect_four",
+        "--policies",
+        a,
+        b,
+        "--episodes",
+        "50",
+        "--json",
+    ]));
+    assert_eq!(v["entries"].as_array().map(Vec::len), Some(4), "{v}");
+    assert_eq!(v["exact"], false);
+}
+
+#[test]
+fn a_snapshot_file_altered_or_deleted_before_a_resume_is_one_line() {
+    let dir = temp_dir("neural-league-altered");
+    let c = config(TINY);
+    assert!(run(&c, &dir, false, Some(4)).is_none());
+    let checkpoint = std::fs::read(dir.join("checkpoint.json")).unwrap();
+    let file = member_files(&dir).pop().unwrap();
+    let bytes = std::fs::read(&file).unwrap();
+    let dir_arg = dir.to_str().unwrap();
+    // Altered: its bytes no longer hash to its name.
+    let mut altered = bytes.clone();
+    *altered.last_mut().unwrap() ^= 1;
+    std::fs::write(&file, &altered).unwrap();
+    let err = one_line_error(&metagame(&["run", "--resume", dir_arg]));
+    assert!(err.contains("does not hold the member"), "{err}");
+    // Deleted.
+    std::fs::remove_file(&file).unwrap();
+    let err = one_line_error(&metagame(&["run", "--resume", dir_arg]));
+    assert!(err.contains(file.file_name().unwrap().to_str().unwrap()), "{err}");
+    // Nothing written was lost: put back, the run resumes.
+    assert_eq!(std::fs::read(dir.join("checkpoint.json")).unwrap(), checkpoint);
+    std::fs::write(&file, &bytes).unwrap();
+    assert!(run(&c, &dir, true, None).is_some());
+}
+
+#[test]
+fn what_a_league_without_a_tree_cannot_do_is_one_line() {
+    let dir = temp_dir("neural-league-refused");
+    let write = |extra: &str, learner: &str| {
+        let ppo = "kind = \"ppo\"\nhidden = [16]\nnum_envs = 8\nnum_steps = 8\nanneal_lr = false\n";
+        let text = TINY.replace(ppo, learner).replace("seed = 3\n", &format!("seed = 3\n{extra}"));
+        let path = dir.join("league.toml");
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let refused = |extra: &str, learner: &str| {
+        let path = write(extra, learner);
+        let out = dir.join("out");
+        one_line_error(&metagame(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap()]))
+    };
+    let err = refused("", "kind = \"q-learning\"\n");
+    assert!(err.contains("`q-learning` learns a table over the game's tree"), "{err}");
+    let err = refused("outcome = \"win\"\n", "kind = \"ppo\"\n");
+    assert!(err.contains("outcome = \"win\""), "{err}");
+    let err = refused("exploiter_alpha = 0.5\n", "kind = \"ppo\"\n");
+    assert!(err.contains("exploiter_alpha"), "{err}");
+}
+
+/// A learner whose weights overflow stops the round with one line naming the member and
+/// seat, and the league is as before the round.
+#[test]
+fn a_diverging_network_learner_names_its_member() {
+    let rules = registry::load("connect_four").unwrap();
+    let league_config = |text: &str| -> LeagueConfig {
+        let table: toml::Table = toml::from_str(text).unwrap();
+        let mut fields = table.clone();
+        for key in ["game", "algorithm", "evaluator", "max_iterations"] {
+            fields.remove(key);
+        }
+        let json = serde_json::to_value(&fields).unwrap();
+        serde_json::from_value(json).unwrap()
+    };
+    let config = league_config(TINY);
+    let league = League::new_on(Arena::rules(&rules), config.clone()).unwrap();
+    let files: Vec<(String, Vec<u8>)> =
+        league.member_files().into_iter().map(|(f, b)| (f.to_string(), b.to_vec())).collect();
+    let mut state = serde_json::to_value(league.state()).unwrap();
+    // The main exploiter's seat-0 actor: finite weights whose logits overflow f32.
+    let actor = &mut state["agents"][1]["learners"][0]["state"]["actor"]["tensors"];
+    for tensor in actor.as_array_mut().unwrap() {
+        for w in tensor.as_array_mut().unwrap() {
+            *w = serde_json::json!(1e30);
+        }
+    }
+    let mut state: LeagueState = serde_json::from_value(state).unwrap();
+    for stored in state.stored_mut() {
+        let bytes = &files.iter().find(|(f, _)| f == stored.file()).unwrap().1;
+        stored
+            .load(bytes, |kind, b| metagame::registry::policy_from_file(kind, b).map_err(|e| e.to_string()))
+            .unwrap();
+    }
+    let reports = vec![league.last_report().clone()];
+    let mut league = League::resume_on(Arena::rules(&rules), config, state, &reports, None).unwrap();
+    let err = league.step().unwrap_err().to_string();
+    assert!(err.contains("training league member 1 (main-exploiter) at seat 0"), "{err}");
+    assert!(!err.contains('\n'), "{err}");
+    assert_eq!(league.state().round(), 0, "the round is undone");
+}
