@@ -482,6 +482,10 @@ impl Drive for Driver<'_> {
         Ok(Some((state, reports.clone())))
     }
 
+    fn run_folder(&self) -> &Path {
+        &self.options.out_dir
+    }
+
     fn member_file(&self, file: &str) -> Result<Vec<u8>> {
         let path = self.options.out_dir.join(file);
         let named = Path::new(file).components().all(|c| matches!(c, std::path::Component::Normal(_)));

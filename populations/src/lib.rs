@@ -53,9 +53,9 @@ pub use loops::league::rating::{self, OnlineRating, Rating};
 pub use loops::league::win_rates::{WinRates, WinRatesConfig, WinRatesConfigBuilder};
 pub use loops::league::{
     League, LeagueConfig, LeagueConfigBuilder, LeagueMatch, LeagueMember, LeagueReport, LeagueState,
-    LeagueTrainer, LocalTrainer, MinimaxTraining, NetworkPair, Outcome, PayoffRecord, PfspHardness, Role,
-    RoleMatchmaking, SeatLearners, SeatPolicies, SnapshotPolicy, TrainingJob, TrainingJobData,
-    read_payoff_log, restore_pair,
+    LeagueTrainer, LocalTrainer, MinimaxTraining, NetworkPair, Outcome, PayoffRecord, PfspHardness,
+    ReadPolicy, Role, RoleMatchmaking, SeatLearners, SeatPolicies, SnapshotFolder, SnapshotPolicy,
+    TrainingJob, TrainingJobData, read_payoff_log, restore_pair,
 };
 pub use loops::psro::{Psro, PsroConfig, PsroConfigBuilder, PsroState};
 pub use loops::xfp::{Xfp, XfpState};

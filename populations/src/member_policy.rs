@@ -115,9 +115,7 @@ impl MemberPolicy {
     pub fn shared(&self) -> Result<Arc<dyn Policy>> {
         match self {
             MemberPolicy::Table(t) => Ok(Arc::clone(t) as Arc<dyn Policy>),
-            MemberPolicy::Stored(s) => s.policy.clone().ok_or_else(|| {
-                Error::SavedState(format!("the member policy {} was not loaded from the run folder", s.file))
-            }),
+            MemberPolicy::Stored(s) => s.shared(),
         }
     }
 
@@ -204,6 +202,27 @@ impl StoredPolicy {
     /// Mark the file written: the bytes are dropped.
     pub fn written(&mut self) {
         self.bytes = None;
+    }
+
+    /// True while its bytes wait to be written ([`StoredPolicy::written`]).
+    pub fn has_pending_bytes(&self) -> bool {
+        self.bytes.is_some()
+    }
+
+    /// Let go of the policy (its file is written): [`StoredPolicy::load`] brings it back.
+    pub fn unload(&mut self) {
+        self.policy = None;
+    }
+
+    /// The policy with shared ownership.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::SavedState`] when it is not loaded.
+    pub fn shared(&self) -> Result<Arc<dyn Policy>> {
+        self.policy.clone().ok_or_else(|| {
+            Error::SavedState(format!("the member policy {} was not loaded from the run folder", self.file))
+        })
     }
 }
 

@@ -37,6 +37,10 @@ pub(crate) trait Drive {
     /// be read.
     fn member_file(&self, file: &str) -> Result<Vec<u8>>;
 
+    /// The run folder, where the loop's [`member_files`](metagame_populations::TrainingLoop::member_files)
+    /// are written (a league reads its network snapshots back from it).
+    fn run_folder(&self) -> &std::path::Path;
+
     /// When the construction of a fresh loop should give up, for loops whose iteration 0 is
     /// long work (PSRO's initial entry of many sampled episodes): the end of the time
     /// budget counted from now, else never.

@@ -196,3 +196,46 @@ fn a_diverging_network_learner_names_its_member() {
     assert!(!err.contains('\n'), "{err}");
     assert_eq!(league.state().round(), 0, "the round is undone");
 }
+
+/// With a snapshot folder, snapshots whose files are written are let go of and read back
+/// when played, at most `LOADED_SNAPSHOTS` held: the same rounds as a league holding every
+/// snapshot in memory.
+#[test]
+fn snapshots_read_back_from_their_folder_play_as_the_ones_held() {
+    use metagame::populations::{SnapshotFolder, SnapshotPolicy};
+    let rules = registry::load("connect_four").unwrap();
+    let table: toml::Table = toml::from_str(TINY).unwrap();
+    let mut fields = table.clone();
+    for key in ["game", "algorithm", "evaluator", "max_iterations"] {
+        fields.remove(key);
+    }
+    let config: LeagueConfig = serde_json::from_value(serde_json::to_value(&fields).unwrap()).unwrap();
+    let evaluator = || metagame::registry::EvaluatorName::Rollout.build().unwrap();
+    let mut held = League::new_on(Arena::rules(&rules), config.clone()).unwrap().with_evaluator(evaluator());
+    let dir = temp_dir("neural-league-folder");
+    let read: metagame::populations::ReadPolicy =
+        |kind, bytes| metagame::registry::policy_from_file(kind, bytes).map_err(|e| e.to_string());
+    let mut kept = League::new_on(Arena::rules(&rules), config)
+        .unwrap()
+        .with_evaluator(evaluator())
+        .with_snapshot_folder(SnapshotFolder::new(&dir, read));
+    for _ in 0..7 {
+        // What the run's driver does after each round: the new members' files.
+        for (file, bytes) in kept.member_files() {
+            let path = dir.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, bytes).unwrap();
+        }
+        let a = held.step().unwrap().without_times();
+        let b = kept.step().unwrap().without_times();
+        assert_eq!(a, b);
+    }
+    let snapshots: Vec<&SnapshotPolicy> =
+        kept.state().members().iter().filter_map(|m| m.policy.as_ref()).collect();
+    assert!(snapshots.len() >= 6);
+    // Every snapshot written before the last round is let go of; the held league holds all.
+    let released = snapshots.iter().filter(|p| p.stored().all(|s| !s.is_loaded())).count();
+    assert!(released >= snapshots.len() - 3, "{released} of {}", snapshots.len());
+    let held_all = held.state().members().iter().filter_map(|m| m.policy.as_ref());
+    assert!(held_all.flat_map(SnapshotPolicy::stored).all(|s| s.is_loaded()));
+}

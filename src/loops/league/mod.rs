@@ -2,7 +2,7 @@
 //! snapshots, with its own figures (`figures.rs`).
 
 use metagame_games::Arena;
-use metagame_populations::{League, LeagueConfig, LeagueConfigBuilder};
+use metagame_populations::{League, LeagueConfig, LeagueConfigBuilder, ReadPolicy, SnapshotFolder};
 use toml::{Table, Value};
 
 use crate::loops::section::{Drive, LoopSection};
@@ -117,6 +117,10 @@ impl LoopSection for LeagueSection {
             Some(trainer) => league.with_trainer(trainer),
             None => league,
         };
+        // Network snapshots are let go of once written, and read back when played.
+        let read: ReadPolicy =
+            |kind, bytes| crate::registry::policy_from_file(kind, bytes).map_err(|e| e.to_string());
+        let league = league.with_snapshot_folder(SnapshotFolder::new(driver.run_folder(), read));
         let config = &self.league;
         driver.run_with_figures(league.with_evaluator(evaluator), |league, reports, game, dir| {
             #[cfg(feature = "plots")]

@@ -16,6 +16,7 @@ use super::network_agents::{self, NetworkPair};
 use super::payoff_log::{PAYOFF_LOG_FILE, PayoffLog, PayoffRecord};
 use super::rating::{Elo, EloConfig, Rating};
 use super::report::{LeagueReport, RoundEvents};
+use super::snapshot_folder::SnapshotFolder;
 use super::snapshot_policy::SnapshotPolicy;
 use super::state::{AgentState, LeagueMember, LeagueState, snapshot_sums_of_members};
 use super::win_rates::{WinRates, WinRatesConfig};
@@ -59,6 +60,9 @@ pub struct League<'t> {
     pub(super) networks: Vec<NetworkPair>,
     /// True once [`League::with_trainer`] gave a trainer, which trains tables only.
     pub(super) own_trainer: bool,
+    /// Where the snapshots that are networks are kept, once given: they are then read back
+    /// on demand instead of all held in memory.
+    pub(super) snapshot_folder: Option<SnapshotFolder>,
     pub(super) evaluator: Box<dyn MatchEvaluator>,
     pub(super) trainer: Box<dyn LeagueTrainer>,
     /// The payoff table's entries among snapshots, as the run folder keeps them.
@@ -337,6 +341,7 @@ impl<'t> League<'t> {
             learners,
             networks,
             own_trainer: false,
+            snapshot_folder: None,
             evaluator,
             trainer,
             payoff_log,
@@ -387,6 +392,25 @@ impl<'t> League<'t> {
     pub fn with_evaluator(mut self, evaluator: Box<dyn MatchEvaluator>) -> Self {
         self.evaluator = evaluator;
         self
+    }
+    /// The same league reading its network snapshots back from `folder` (the run folder
+    /// its driver writes [`member_files`](TrainingLoop::member_files) into): from each
+    /// round on, a snapshot whose files are written is let go of and read back when a match
+    /// or an evaluation point needs it, at most [`LOADED_SNAPSHOTS`](super::LOADED_SNAPSHOTS)
+    /// held loaded. Without one every snapshot stays in memory. A league of tables keeps
+    /// its snapshots in its checkpoint, and this changes nothing for it.
+    pub fn with_snapshot_folder(mut self, folder: SnapshotFolder) -> Self {
+        self.snapshot_folder = Some(folder);
+        self
+    }
+    /// Let go of the snapshots whose files the folder has now (see
+    /// [`League::with_snapshot_folder`]).
+    pub(super) fn release_written_snapshots(&mut self) {
+        if let Some(folder) = &self.snapshot_folder {
+            for policy in self.state.members.iter_mut().filter_map(|m| m.policy.as_mut()) {
+                folder.release(policy);
+            }
+        }
     }
     /// The same league with its agents' training run by `trainer` (default [`LocalTrainer`]).
     pub fn with_trainer(mut self, trainer: Box<dyn LeagueTrainer>) -> Self {

@@ -46,6 +46,7 @@ impl League<'_> {
     /// Learner or game errors, wrapped in [`Error::AtIteration`].
     pub fn step(&mut self) -> Result<&mut IterationReport> {
         let round = self.state.round + 1;
+        self.release_written_snapshots();
         // What the round changes, to put back if it fails: the win rates keep a journal, and
         // the rest is small (O(agents + members); policies, payoffs and sums are shared).
         let backup = (
@@ -278,9 +279,10 @@ impl League<'_> {
     /// networks.
     pub(super) fn playing(&self, member: usize) -> Result<Arc<dyn Policy>> {
         let m = &self.state.members[member];
-        match &m.policy {
-            Some(p) => p.playing(),
-            None => network_agents::playing(&self.networks[m.agent]),
+        match (&m.policy, &self.snapshot_folder) {
+            (Some(p), Some(folder)) => folder.playing(m.id, p),
+            (Some(p), None) => p.playing(),
+            (None, _) => network_agents::playing(&self.networks[m.agent]),
         }
     }
     /// A match's results, in agent order: each enters the win rates and the online Elo, and
@@ -371,7 +373,11 @@ impl League<'_> {
                 let victim = self
                     .eviction_choice(newest)
                     .ok_or_else(|| Error::Config(format!("max_members = {cap}: no snapshot to evict")))?;
-                events.evicted.push(self.state.evict(victim));
+                let id = self.state.evict(victim);
+                if let Some(folder) = &self.snapshot_folder {
+                    folder.forget(id);
+                }
+                events.evicted.push(id);
             }
             let agent = &mut self.state.agents[a];
             agent.episodes_since_snapshot = 0;
@@ -415,11 +421,10 @@ impl League<'_> {
             None => Vec::new(),
         };
         let networks = self.networks.iter().map(network_agents::playing).collect::<Result<Vec<_>>>()?;
-        let snapshots = self
-            .state
-            .members
-            .iter()
-            .map(|m| m.policy.as_ref().map(SnapshotPolicy::playing).transpose())
+        // Snapshots as they play (network snapshots read back from their folder, for this
+        // evaluation point only).
+        let snapshots = (0..self.state.members.len())
+            .map(|i| self.state.members[i].policy.is_some().then(|| self.playing(i)).transpose())
             .collect::<Result<Vec<_>>>()?;
         let state = &mut self.state;
         let n = state.members.len();
