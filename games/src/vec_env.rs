@@ -247,6 +247,25 @@ impl<'a> VecEnv<'a> {
         each!(&mut self.inner, e => e.lanes[lane].stream.next_uniform())
     }
 
+    /// From now on, note in each lane the tensor of `seat` (another seat than the learner's)
+    /// at its first decision after the learner's action, if it decides before the
+    /// learner's next decision and before the episode ends ([`VecEnv::watched`]): a Minimax
+    /// Exploiter's reward reads the main agent's critic there. `None` stops watching.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`] for the learner's own seat or a seat the game lacks.
+    pub fn watch(&mut self, seat: Option<usize>) -> Result<()> {
+        each!(&mut self.inner, e => e.watch(seat))
+    }
+
+    /// The watched seat's tensor in lane `lane` after the last [`step`](VecEnv::step), where
+    /// it decided after the learner's action and before the lane's next learner decision
+    /// or the episode's end; `None` otherwise.
+    pub fn watched(&self, lane: usize) -> Option<&[f32]> {
+        each!(&self.inner, e => e.watched(lane))
+    }
+
     /// Take `actions[lane]` in every active lane (idle lanes' entries are ignored), play the
     /// opponents and chance until each lane waits at the learner's next decision, and say
     /// what each lane got.
@@ -365,6 +384,12 @@ struct Env<'a, B: Board> {
     return_sum: f64,
     scratch: Scratch,
     returns: Vec<f64>,
+    /// The watched seat ([`VecEnv::watch`]), per lane whether it is still awaited since the
+    /// learner's last action and whether it was seen, and the tensors seen.
+    watch: Option<usize>,
+    awaiting: Vec<bool>,
+    seen: Vec<bool>,
+    seen_tensors: Vec<f32>,
 }
 
 impl<'a, B: Board> Env<'a, B> {
@@ -381,6 +406,10 @@ impl<'a, B: Board> Env<'a, B> {
             return_sum: 0.0,
             scratch: Scratch::default(),
             returns: vec![0.0; c.shape.num_players],
+            watch: None,
+            awaiting: vec![false; num_envs],
+            seen: vec![false; num_envs],
+            seen_tensors: Vec::new(),
             board,
             c,
         };
@@ -422,6 +451,28 @@ impl<'a, B: Board> Env<'a, B> {
             })
             .collect();
         Lane { at: self.board.root(), stream: EpisodeStream::new(self.c.seed, seat, e), slot: l, seated }
+    }
+
+    fn watch(&mut self, seat: Option<usize>) -> Result<()> {
+        if let Some(s) = seat
+            && (s == self.c.seat || s >= self.c.shape.num_players)
+        {
+            return Err(Error::Shape(format!(
+                "watching seat {s}: the learner plays seat {} of {}",
+                self.c.seat, self.c.shape.num_players
+            )));
+        }
+        self.watch = seat;
+        self.awaiting.fill(false);
+        self.seen.fill(false);
+        self.seen_tensors =
+            vec![0.0; if seat.is_some() { self.lanes.len() * self.c.shape.tensor_size } else { 0 }];
+        Ok(())
+    }
+
+    fn watched(&self, l: usize) -> Option<&[f32]> {
+        let d = self.c.shape.tensor_size;
+        (self.watch.is_some() && self.seen[l]).then(|| &self.seen_tensors[l * d..(l + 1) * d])
     }
 
     fn observe(&self, tensors: &mut [f32], legal: &mut [bool]) {
@@ -472,9 +523,13 @@ impl<'a, B: Board> Env<'a, B> {
         }
         let mut steps = vec![LaneStep::default(); self.lanes.len()];
         let mut moved = Vec::with_capacity(moves.len());
+        if self.watch.is_some() {
+            self.seen.fill(false);
+        }
         for (l, k, action) in moves {
             self.board.apply(&mut self.lanes[l].at, k, action);
             self.decided[l] = true;
+            self.awaiting[l] = self.watch.is_some();
             moved.push(l);
         }
         self.advance(&moved, &mut steps)?;
@@ -499,6 +554,8 @@ impl<'a, B: Board> Env<'a, B> {
                             self.board.chance(&mut self.lanes[l].at, u, &mut self.scratch.cum);
                         }
                         Turn::Terminal => {
+                            // The episode ended before the watched seat decided.
+                            self.awaiting[l] = false;
                             self.board.returns(&self.lanes[l].at, &mut self.returns);
                             let r = self.returns[seat];
                             self.finished += 1;
@@ -511,6 +568,15 @@ impl<'a, B: Board> Env<'a, B> {
                         }
                         Turn::Player(p) if p.0 == seat => break,
                         Turn::Player(p) => {
+                            if self.awaiting[l] && self.watch == Some(p.0) {
+                                let d = self.c.shape.tensor_size;
+                                let out = &mut self.seen_tensors[l * d..(l + 1) * d];
+                                if d > 0 {
+                                    self.board.tensor(&self.lanes[l].at, p, out);
+                                }
+                                self.awaiting[l] = false;
+                                self.seen[l] = true;
+                            }
                             deciding.push((self.lanes[l].seated[p.0], p.0, l));
                             break;
                         }
@@ -654,5 +720,38 @@ mod tests {
         assert!(matches!(env.step(&[ActionId(0)]), Err(Error::Shape(_))));
         assert!(matches!(env.step(&[ActionId(0), ActionId(7)]), Err(Error::Shape(_))));
         assert!(env.step(&[ActionId(0), ActionId(1)]).is_ok());
+    }
+
+    /// The watched seat's tensor is the one it decides on right after the learner's action;
+    /// a step that ends the episode first sees nothing.
+    #[test]
+    fn watching_the_other_seat_sees_its_tensor_after_the_learners_action() {
+        use crate::game::{Game, State};
+        let game = registry::load("tic_tac_toe").unwrap();
+        let opponents = [SeatMixture { seat: 1, members: vec![(&FirstAction as &dyn Policy, 1.0)] }];
+        let mut env = VecEnv::new(Arena::rules(&game), 0, &opponents, 1, 5).unwrap();
+        assert!(env.watch(Some(0)).is_err(), "the learner's own seat");
+        env.watch(Some(1)).unwrap();
+        assert_eq!(env.watched(0), None, "nothing before a step");
+        // Seat 0 plays 4, 8, 2 while seat 1 answers with its first legal action (0, 1).
+        let mut state = game.new_initial_state();
+        let d = env.tensor_size();
+        for (k, action) in [4usize, 8, 2].into_iter().enumerate() {
+            let steps = env.step(&[ActionId(action)]).unwrap();
+            state.apply_action(ActionId(action));
+            let mut expected = vec![0.0; d];
+            state.write_tensor(PlayerId(1), &mut expected);
+            assert_eq!(env.watched(0), Some(&expected[..]), "move {k}");
+            assert!(!steps[0].done);
+            let answer = state.legal_actions()[0];
+            state.apply_action(answer);
+        }
+        // 0 takes 6: the diagonal 2-4-6 wins before seat 1 decides.
+        let steps = env.step(&[ActionId(6)]).unwrap();
+        assert!(steps[0].done && steps[0].reward == 1.0);
+        assert_eq!(env.watched(0), None);
+        env.watch(None).unwrap();
+        env.step(&[ActionId(4)]).unwrap();
+        assert_eq!(env.watched(0), None);
     }
 }

@@ -54,6 +54,7 @@ mod learner_config;
 mod minimax;
 mod minimax_q;
 mod network_learner;
+mod network_shaping;
 mod on_tree;
 mod params;
 mod ppo;
@@ -74,6 +75,7 @@ pub use learner_config::{LearnerConfig, Registrable, SeatLearner, from_fields, t
 pub use minimax::MinimaxExploiter;
 pub use minimax_q::MinimaxQConfig;
 pub use network_learner::NetworkLearner;
+pub use network_shaping::{FrozenCritic, NetworkShaping};
 pub use on_tree::OnTree;
 pub use ppo::{Ppo, PpoConfig, PpoState};
 pub use q_learning::{QLearner, QLearnerState, QLearningConfig};

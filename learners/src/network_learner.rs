@@ -7,6 +7,7 @@ use metagame_networks::Mlp;
 
 use crate::error::Result;
 use crate::learner::{PhaseSeconds, TrainingStats};
+use crate::network_shaping::{FrozenCritic, NetworkShaping};
 use crate::saved_learner::SavedLearner;
 use crate::values::ValueTable;
 
@@ -59,6 +60,32 @@ pub trait NetworkLearner: Send + Sync + std::fmt::Debug {
     ///
     /// A tree whose tensors do not fit the networks.
     fn values_on(&self, tree: &GameTree) -> Result<ValueTable>;
+
+    /// Its critic as a frozen value network of its seat, for a learner that has one (PPO's
+    /// value head): what a Minimax Exploiter facing it reads. Default `None`.
+    ///
+    /// # Errors
+    ///
+    /// Weights that no longer make a network.
+    fn critic(&self) -> Option<Result<FrozenCritic>> {
+        None
+    }
+
+    /// Train from now on with the Minimax Exploiter's `shaping` (`None`: the game's rewards).
+    /// Not saved: whoever shapes a learner sets it before each training call.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`](crate::Error::Config) from a learner that does not shape its rewards
+    /// (the default), or shaping whose main seat is the learner's.
+    fn set_reward_shaping(&mut self, shaping: Option<NetworkShaping>) -> Result<()> {
+        match shaping {
+            None => Ok(()),
+            Some(_) => {
+                Err(crate::Error::Config(format!("learner {} does not take reward shaping", self.name())))
+            }
+        }
+    }
 
     /// Everything training has changed, tagged with the learner's registered name.
     fn save(&self) -> SavedLearner;

@@ -23,6 +23,7 @@ use crate::error::{Error, Result};
 use crate::learner::{PhaseSeconds, Start, TrainingStats};
 use crate::learner_config::{LearnerConfig, Registrable, SeatLearner, from_fields, state_of};
 use crate::network_learner::{NetworkLearner, sample};
+use crate::network_shaping::{FrozenCritic, NetworkShaping};
 use crate::on_tree::OnTree;
 use crate::params::{Adam, Params, candle, clip_grad_norm, forward, gradients, matrix, values, vector};
 use crate::saved_learner::SavedLearner;
@@ -161,6 +162,8 @@ pub struct Ppo {
     state: PpoState,
     /// Where training time went (not saved).
     clock: PhaseSeconds,
+    /// A Minimax Exploiter's shaping, set by whoever trains it (not saved).
+    shaping: Option<NetworkShaping>,
 }
 
 /// Everything [`Ppo`] has learned, as saved.
@@ -191,6 +194,8 @@ struct Rollout {
     last_obs: Vec<f32>,
     last_active: Vec<bool>,
     steps: usize,
+    /// The Minimax shaping's terms taken off the rewards, summed.
+    shaping_sum: f64,
 }
 
 impl Ppo {
@@ -238,7 +243,7 @@ impl Ppo {
             updates: 0,
             stats: TrainingStats::default(),
         };
-        Ok(Self { state, clock: PhaseSeconds::default() })
+        Ok(Self { state, clock: PhaseSeconds::default(), shaping: None })
     }
 
     /// A fresh learner for `seat` of `tree`'s game (see [`Ppo::new`]); a warm start from a
@@ -279,7 +284,7 @@ impl Ppo {
             state.actor.to_mlp()?.check_fits(d, tree.num_actions())?;
         }
         state.config.validate()?;
-        Ok(Self { state, clock: PhaseSeconds::default() })
+        Ok(Self { state, clock: PhaseSeconds::default(), shaping: None })
     }
 
     /// The settings.
@@ -301,6 +306,7 @@ impl Ppo {
             last_obs: vec![0.0; n * d],
             last_active: vec![false; n],
             steps: 0,
+            shaping_sum: 0.0,
         };
         let (mut obs, mut legal) = (vec![0.0; n * d], vec![false; n * a]);
         let mut probs = vec![0.0f32; n * a];
@@ -346,6 +352,17 @@ impl Ppo {
                 let i = t * n + l;
                 r.rewards[i] = steps[l].reward as f32;
                 r.dones[i] = steps[l].done;
+            }
+            if let Some(shaping) = &self.shaping {
+                // The main agent's critic at its next decision, in one batch.
+                let shaped: Vec<usize> =
+                    active.iter().copied().filter(|&l| !steps[l].done && env.watched(l).is_some()).collect();
+                let tensors: Vec<f32> =
+                    shaped.iter().flat_map(|&l| env.watched(l).unwrap_or(&[]).iter().copied()).collect();
+                for (&l, p) in shaped.iter().zip(shaping.penalties(&tensors, shaped.len())?) {
+                    r.rewards[t * n + l] -= p as f32;
+                    r.shaping_sum += p;
+                }
             }
             r.steps = t + 1;
         }
@@ -565,6 +582,8 @@ impl NetworkLearner for Ppo {
             first,
             Some(first + episodes),
         )?;
+        env.watch(self.shaping.as_ref().map(NetworkShaping::main_seat))?;
+        let mut shaping_sum = 0.0;
         let lr0 = self.state.config.learning_rate as f32;
         let mut steps = 0u64;
         while !env.is_finished() {
@@ -574,6 +593,7 @@ impl NetworkLearner for Ppo {
             let t = Instant::now();
             let actor = self.state.actor.to_mlp()?;
             let rollout = self.collect(&mut env, &actor)?;
+            shaping_sum += rollout.shaping_sum;
             self.clock.rollouts += t.elapsed().as_secs_f64();
             let (done, _) = env.finished();
             // Annealed over this call's budget (`done`: the episodes this call has ended).
@@ -594,7 +614,7 @@ impl NetworkLearner for Ppo {
         self.state.stats.episodes = first + done;
         self.state.stats.steps += steps;
         self.state.stats.return_sum += return_sum;
-        self.state.stats.shaped_return_sum += return_sum;
+        self.state.stats.shaped_return_sum += return_sum - shaping_sum;
         Ok(())
     }
 
@@ -612,6 +632,23 @@ impl NetworkLearner for Ppo {
 
     fn values_on(&self, tree: &GameTree) -> Result<ValueTable> {
         self.state_values(tree)
+    }
+
+    fn critic(&self) -> Option<Result<FrozenCritic>> {
+        Some(self.state.critic.to_mlp().and_then(|network| FrozenCritic::new(self.state.seat, network)))
+    }
+
+    fn set_reward_shaping(&mut self, shaping: Option<NetworkShaping>) -> Result<()> {
+        if let Some(s) = &shaping
+            && s.main_seat() == self.state.seat
+        {
+            return Err(Error::Config(format!(
+                "shaping by the critic of seat {}, the learner's own",
+                s.main_seat()
+            )));
+        }
+        self.shaping = shaping;
+        Ok(())
     }
 
     fn save(&self) -> SavedLearner {

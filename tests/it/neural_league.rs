@@ -13,8 +13,9 @@ use metagame::{ExperimentConfig, RunOptions, RunReport, run_experiment};
 use crate::cli::{json_of, metagame, one_line_error, temp_dir};
 
 /// A small league of PPO networks on connect four: snapshots every few rounds, an
-/// evaluation point every 3, the league exploiter matched by Elo.
-const TINY: &str = "game = \"connect_four\"\nalgorithm = \"league\"\nepisodes_per_round = 64\n\
+/// evaluation point every 3, the main exploiter a Minimax Exploiter reading the main agent's
+/// critic, the league exploiter matched by Elo.
+const TINY: &str = "game = \"connect_four\"\nalgorithm = \"league\"\nepisodes_per_round = 64\nexploiter_alpha = 0.1\n\
     episodes_per_match = 32\nsnapshot_min_episodes = 64\nsnapshot_max_episodes = 128\neval_every = 3\n\
     evaluator = \"rollout\"\nepisodes_per_entry = 20\nmax_iterations = 8\nseed = 3\n\
     [learner]\nkind = \"ppo\"\nhidden = [16]\nnum_envs = 8\nnum_steps = 8\nanneal_lr = false\n\
@@ -27,6 +28,15 @@ fn config(text: &str) -> ExperimentConfig {
 fn run(config: &ExperimentConfig, dir: &Path, resume: bool, stop_after: Option<usize>) -> Option<RunReport> {
     let options = RunOptions::new(dir).resume(resume).stop_after(stop_after);
     run_experiment(config, &options, &mut |_| ControlFlow::Continue(())).unwrap()
+}
+
+/// TINY's league settings, for the library's `League`.
+fn league_config() -> LeagueConfig {
+    let mut fields: toml::Table = toml::from_str(TINY).unwrap();
+    for key in ["game", "algorithm", "evaluator", "max_iterations"] {
+        fields.remove(key);
+    }
+    serde_json::from_value(serde_json::to_value(&fields).unwrap()).unwrap()
 }
 
 fn member_files(dir: &Path) -> Vec<PathBuf> {
@@ -152,8 +162,12 @@ fn what_a_league_without_a_tree_cannot_do_is_one_line() {
     assert!(err.contains("`q-learning` learns a table over the game's tree"), "{err}");
     let err = refused("outcome = \"win\"\n", "kind = \"ppo\"\n");
     assert!(err.contains("outcome = \"win\""), "{err}");
-    let err = refused("exploiter_alpha = 0.5\n", "kind = \"ppo\"\n");
-    assert!(err.contains("exploiter_alpha"), "{err}");
+    let err = refused("exploiter_critic = \"exact\"\n", "kind = \"ppo\"\n");
+    assert!(err.contains("exploiter_critic = \"exact\""), "{err}");
+    let err = refused("exploiter_shift = \"value-min\"\n", "kind = \"ppo\"\n");
+    assert!(err.contains("value-min"), "{err}");
+    let err = refused("", "kind = \"dqn\"\n");
+    assert!(err.contains("learner dqn has no critic"), "{err}");
 }
 
 /// A learner whose weights overflow stops the round with one line naming the member and
@@ -161,16 +175,7 @@ fn what_a_league_without_a_tree_cannot_do_is_one_line() {
 #[test]
 fn a_diverging_network_learner_names_its_member() {
     let rules = registry::load("connect_four").unwrap();
-    let league_config = |text: &str| -> LeagueConfig {
-        let table: toml::Table = toml::from_str(text).unwrap();
-        let mut fields = table.clone();
-        for key in ["game", "algorithm", "evaluator", "max_iterations"] {
-            fields.remove(key);
-        }
-        let json = serde_json::to_value(&fields).unwrap();
-        serde_json::from_value(json).unwrap()
-    };
-    let config = league_config(TINY);
+    let config = league_config();
     let league = League::new_on(Arena::rules(&rules), config.clone()).unwrap();
     let files: Vec<(String, Vec<u8>)> =
         league.member_files().into_iter().map(|(f, b)| (f.to_string(), b.to_vec())).collect();
@@ -204,12 +209,7 @@ fn a_diverging_network_learner_names_its_member() {
 fn snapshots_read_back_from_their_folder_play_as_the_ones_held() {
     use metagame::populations::{SnapshotFolder, SnapshotPolicy};
     let rules = registry::load("connect_four").unwrap();
-    let table: toml::Table = toml::from_str(TINY).unwrap();
-    let mut fields = table.clone();
-    for key in ["game", "algorithm", "evaluator", "max_iterations"] {
-        fields.remove(key);
-    }
-    let config: LeagueConfig = serde_json::from_value(serde_json::to_value(&fields).unwrap()).unwrap();
+    let config = league_config();
     let evaluator = || metagame::registry::EvaluatorName::Rollout.build().unwrap();
     let mut held = League::new_on(Arena::rules(&rules), config.clone()).unwrap().with_evaluator(evaluator());
     let dir = temp_dir("neural-league-folder");
@@ -238,4 +238,34 @@ fn snapshots_read_back_from_their_folder_play_as_the_ones_held() {
     assert!(released >= snapshots.len() - 3, "{released} of {}", snapshots.len());
     let held_all = held.state().members().iter().filter_map(|m| m.policy.as_ref());
     assert!(held_all.flat_map(SnapshotPolicy::stored).all(|s| s.is_loaded()));
+}
+
+/// The main exploiter trains on rewards shaped by the main agent's critic, frozen when its
+/// generation starts and kept in the checkpoint; the other agents on the game's rewards.
+#[test]
+fn the_minimax_main_exploiter_reads_the_main_agents_frozen_critic() {
+    let rules = registry::load("connect_four").unwrap();
+    let mut league = League::new_on(Arena::rules(&rules), league_config()).unwrap();
+    let before = serde_json::to_value(league.state()).unwrap();
+    league.step().unwrap();
+    let after = serde_json::to_value(league.state()).unwrap();
+    for (a, agent) in after["agents"].as_array().unwrap().iter().enumerate() {
+        for learner in agent["learners"].as_array().unwrap() {
+            let stats = &learner["state"]["stats"];
+            let plain = stats["return_sum"].as_f64().unwrap();
+            let shaped = stats["shaped_return_sum"].as_f64().unwrap();
+            assert_eq!(a == 1, shaped < plain, "agent {a}: {stats}");
+        }
+        assert_eq!(a == 1, agent.get("critics").is_some(), "agent {a}");
+    }
+    let critics = &after["agents"][1]["critics"];
+    assert_eq!(critics.as_array().map(Vec::len), Some(3), "one entry per agent");
+    assert_eq!(critics[0].as_array().map(Vec::len), Some(2), "the main agent's two seats");
+    assert!(critics[1].is_null() && critics[2].is_null());
+    // Frozen: the main agent trained this round, its critic in the exploiter's hands did not.
+    assert_eq!(critics, &before["agents"][1]["critics"]);
+    assert_ne!(
+        after["agents"][0]["learners"][0]["state"]["critic"],
+        before["agents"][0]["learners"][0]["state"]["critic"]
+    );
 }

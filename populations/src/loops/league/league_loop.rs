@@ -149,7 +149,16 @@ impl<'t> League<'t> {
                 learners: saved,
                 episodes_since_snapshot: 0,
                 generation: 0,
+                critics: Vec::new(),
             });
+        }
+        // Minimax main exploiters of networks read the main agents' critics as they are
+        // when their generation starts.
+        if tree.is_none() && config.exploiter_alpha > 0.0 {
+            let critics = network_agents::main_critics(&agents, &networks)?;
+            for a in agents.iter_mut().filter(|a| a.role == Role::MainExploiter) {
+                a.critics = critics.clone();
+            }
         }
         // Each main agent's initial policy is the first historical player: uniform on the
         // tree, its fresh networks without one.
@@ -593,8 +602,15 @@ fn check_arena(arena: Arena<'_>, config: &LeagueConfig) -> Result<()> {
             "outcome = \"win\" (a game whose returns are a win, a loss or a draw scores the same with \"payoff\")",
         );
     }
-    if config.exploiter_alpha > 0.0 {
-        return without("exploiter_alpha > 0 (Minimax Exploiters read the main agent's values on the tree)");
+    if config.exploiter_alpha > 0.0 && config.exploiter_critic != metagame_learners::Critic::Learned {
+        return without(
+            "exploiter_critic = \"exact\" (exact values need the tree; \"learned\" reads the main agent's own critic)",
+        );
+    }
+    if config.exploiter_alpha > 0.0 && config.exploiter_shift == metagame_learners::Shift::ValueMin {
+        return without(
+            "exploiter_shift = \"value-min\" (the main agent's smallest value over every state needs the tree; \"auto\" and \"reward-min\" shift by |R_min|)",
+        );
     }
     if arena.game_rules().and_then(metagame_games::Game::utility_range).is_none() {
         return without("a game that states no utility range");

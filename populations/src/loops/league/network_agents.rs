@@ -6,13 +6,14 @@
 use std::sync::Arc;
 
 use metagame_games::{Arena, Policy, SeatMixture};
-use metagame_learners::{NetworkLearner, SavedLearner};
+use metagame_learners::{FrozenCritic, NetworkLearner, NetworkShaping, SavedLearner};
 use rayon::prelude::*;
 
 use super::config::{LeagueConfig, Role};
 use super::jobs::learner_seed;
 use super::round::to_score;
 use super::snapshot_policy::{SeatPolicies, SnapshotPolicy};
+use super::state::AgentState;
 use crate::error::{Error, Result};
 use crate::member_policy::MemberPolicy;
 use crate::trained_response::learner_error;
@@ -89,6 +90,37 @@ pub(super) fn snapshot(pair: &NetworkPair) -> Result<SnapshotPolicy> {
     Ok(SnapshotPolicy::Seats(Box::new([member(&*pair[0])?, member(&*pair[1])?])))
 }
 
+/// Per learning agent, a main agent's critics at both seats as they are now (`None` for
+/// the other agents): what a Minimax main exploiter's generation reads.
+///
+/// # Errors
+///
+/// [`Error::Config`] for a learner without a critic; weights that no longer make one.
+pub(super) fn main_critics(
+    agents: &[AgentState],
+    networks: &[NetworkPair],
+) -> Result<Vec<Option<[FrozenCritic; 2]>>> {
+    agents
+        .iter()
+        .zip(networks)
+        .map(|(agent, pair)| {
+            if agent.role != Role::MainAgent {
+                return Ok(None);
+            }
+            let critic = |l: &dyn NetworkLearner| -> Result<FrozenCritic> {
+                match l.critic() {
+                    Some(c) => c.map_err(Error::Learner),
+                    None => Err(Error::Config(format!(
+                        "exploiter_alpha > 0: learner {} has no critic for a Minimax Exploiter to read",
+                        l.name()
+                    ))),
+                }
+            };
+            Ok(Some([critic(&*pair[0])?, critic(&*pair[1])?]))
+        })
+        .collect()
+}
+
 /// One agent's training in a match: `pair` against `opponent`, `episodes[s]` episodes at
 /// seat `s` (seat 0's learner against the opponent at seat 1, and the other way round).
 pub(super) struct NetworkJob {
@@ -97,6 +129,8 @@ pub(super) struct NetworkJob {
     pub(super) role: Role,
     pub(super) pair: NetworkPair,
     pub(super) opponent: Arc<dyn Policy>,
+    /// A Minimax Exploiter's shaping per seat, if any.
+    pub(super) shaping: [Option<NetworkShaping>; 2],
     pub(super) episodes: [u64; 2],
 }
 
@@ -120,8 +154,13 @@ pub(super) fn train_jobs(
             for (seat, learner) in job.pair.iter_mut().enumerate() {
                 let before = learner.stats().clone();
                 let opponents = [SeatMixture { seat: 1 - seat, members: vec![(&*job.opponent, 1.0)] }];
-                learner.train_in(arena, &opponents, job.episodes[seat], cutoff).map_err(|e| {
-                    match learner_error(e) {
+                let shaping = job.shaping[seat].take();
+                let shaped = shaping.is_some();
+                learner
+                    .set_reward_shaping(shaping)
+                    .and_then(|()| learner.train_in(arena, &opponents, job.episodes[seat], cutoff))
+                    .and_then(|()| if shaped { learner.set_reward_shaping(None) } else { Ok(()) })
+                    .map_err(|e| match learner_error(e) {
                         Error::CutOff => Error::CutOff,
                         e => Error::AgentTraining {
                             member: job.member,
@@ -129,8 +168,7 @@ pub(super) fn train_jobs(
                             seat,
                             source: Box::new(e),
                         },
-                    }
-                })?;
+                    })?;
                 let after = learner.stats();
                 let played = after.episodes - before.episodes;
                 let mean = (after.return_sum - before.return_sum) / played.max(1) as f64;

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use metagame_games::philox::derive_seed;
 use metagame_games::{Arena, GameTree, Matchup, MixtureSum, Policy, TabularPolicy};
-use metagame_learners::{Critic, MinimaxConfig, ValueTable};
+use metagame_learners::{Critic, MinimaxConfig, NetworkShaping, ValueTable};
 
 use super::config::Role;
 use super::jobs::{MinimaxTraining, TrainingJob, combined, fresh_learners};
@@ -250,6 +250,7 @@ impl League<'_> {
                 Ok(NetworkJob {
                     member: self.state.members[agent.member].id,
                     role: agent.role,
+                    shaping: self.network_shaping(a, opponent)?,
                     pair: copy_pair(&self.networks[a]),
                     opponent: self.playing(opponent)?,
                     episodes: [half, episodes - half],
@@ -263,6 +264,29 @@ impl League<'_> {
         self.commit_match(round, k, episodes, &choices, &scores, events, |league, a| {
             network_agents::snapshot(&league.networks[a])
         })
+    }
+    /// A Minimax main exploiter's shaping against member `opponent`, per exploiter seat:
+    /// the critic of the opponent's main agent at the other seat, frozen when the
+    /// exploiter's generation started; none for other agents or with `exploiter_alpha = 0`.
+    fn network_shaping(&self, agent: usize, opponent: usize) -> Result<[Option<NetworkShaping>; 2]> {
+        let me = &self.state.agents[agent];
+        if me.role != Role::MainExploiter || self.config.exploiter_alpha <= 0.0 {
+            return Ok([None, None]);
+        }
+        let main = self.state.members[opponent].agent;
+        let Some(Some(critics)) = me.critics.get(main) else {
+            return Err(Error::SavedState(format!(
+                "main exploiter {} has no critic of agent {main}, the main agent it plays",
+                self.state.members[me.member].id
+            )));
+        };
+        let config = MinimaxConfig::new(self.config.exploiter_alpha)
+            .with_discount(self.config.exploiter_discount)
+            .with_shift(self.config.exploiter_shift);
+        let shaping = |seat: usize| {
+            NetworkShaping::new(self.arena, seat, critics[1 - seat].clone(), &config).map_err(Error::Learner)
+        };
+        Ok([Some(shaping(0)?), Some(shaping(1)?)])
     }
     /// The utility range a match's returns are mapped from to [0, 1]: the tree's bounds, or
     /// the game's stated range.
@@ -401,6 +425,11 @@ impl League<'_> {
                     None => {
                         self.networks[a] =
                             network_agents::fresh_networks(self.arena, &self.config, a, generation)?;
+                        // A new Minimax generation reads the main agents' critics as they are now.
+                        if role == Role::MainExploiter && self.config.exploiter_alpha > 0.0 {
+                            let critics = network_agents::main_critics(&self.state.agents, &self.networks)?;
+                            self.state.agents[a].critics = critics;
+                        }
                     }
                 }
             }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use metagame_games::{GameTree, MixtureSum};
-use metagame_learners::SavedLearner;
+use metagame_learners::{FrozenCritic, SavedLearner};
 use serde::{Deserialize, Serialize};
 
 use super::config::Role;
@@ -46,6 +46,11 @@ pub(super) struct AgentState {
     pub(super) episodes_since_snapshot: u64,
     /// Resets so far (each starts fresh learners with new seeds).
     pub(super) generation: u64,
+    /// A Minimax main exploiter's critics in a league of networks: per learning agent (in
+    /// order), a main agent's critic at each seat as it was when this exploiter's
+    /// generation started (`None` for other agents); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) critics: Vec<Option<[FrozenCritic; 2]>>,
 }
 /// The league's state: what a checkpoint saves.
 #[derive(Clone, Debug, Serialize, Deserialize)]
