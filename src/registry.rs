@@ -544,6 +544,28 @@ const POLICY_KINDS: &[PolicyKind] = &[
     },
     PolicyKind {
         info: Registered {
+            name: "alpha-beta(depth=N)",
+            about: "connect four: depth-limited alpha-beta on the position (a win 1, a loss -1, else 0 at the horizon), uniform over the best moves; depth 1 is a one-ply lookahead",
+        },
+        names: |spec| spec.starts_with("alpha-beta(depth=") && spec.ends_with(')'),
+        read: |arena, spec| {
+            let depth = spec.trim_start_matches("alpha-beta(depth=").trim_end_matches(')');
+            let depth: u32 = depth.parse().map_err(|_| {
+                metagame_games::Error::Shape(format!("policy `{spec}`: the depth is a whole number of plies"))
+            })?;
+            if !arena.name().starts_with("connect_four") {
+                return Err(metagame_games::Error::Unsupported(format!(
+                    "policy `{spec}` searches connect four's positions, not {}'s",
+                    arena.name()
+                ))
+                .into());
+            }
+            Ok(Box::new(metagame_games::ConnectFourSearch::new(depth)?))
+        },
+        from_file: None,
+    },
+    PolicyKind {
+        info: Registered {
             name: "FILE.safetensors",
             about: "a network: PyTorch's nn.Sequential of Linear and ReLU saved by safetensors (its state_dict), reading the game's tensor",
         },

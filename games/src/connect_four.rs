@@ -21,14 +21,14 @@ use crate::game::{ActionId, Game, PlayerId, State, TensorKind, TensorShape, Turn
 use crate::game_info::{Conformance, GameInfo, Params, Registered};
 
 /// Rows of the board.
-const ROWS: usize = 6;
+pub(crate) const ROWS: usize = 6;
 /// Columns of the board, and the number of actions.
-const COLUMNS: usize = 7;
+pub(crate) const COLUMNS: usize = 7;
 /// Cells of the board, and the longest game.
-const CELLS: usize = ROWS * COLUMNS;
+pub(crate) const CELLS: usize = ROWS * COLUMNS;
 /// Bits per column in a bitboard: the rows, then one bit always clear, so that no line
 /// runs from the top of one column into the bottom of the next.
-const STRIDE: usize = ROWS + 1;
+pub(crate) const STRIDE: usize = ROWS + 1;
 /// Planes of the observation tensor: player 0, player 1, empty (OpenSpiel's `kCellStates`).
 const PLANES: usize = 3;
 
@@ -133,7 +133,7 @@ impl ConnectFourState {
 /// on, and a pair two steps on from a pair is four in a row. The clear bit atop each column
 /// keeps lines from wrapping. Cheaper than walking the lines through the last stone, and the
 /// same answer, since the mover had no line before the move.
-fn has_line(stones: u64) -> bool {
+pub(crate) fn has_line(stones: u64) -> bool {
     [1, STRIDE, STRIDE - 1, STRIDE + 1].into_iter().any(|shift| {
         let pairs = stones & (stones >> shift);
         pairs & (pairs >> (2 * shift)) != 0

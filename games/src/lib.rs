@@ -37,6 +37,7 @@ mod arena;
 mod best_response_histories;
 mod board;
 mod connect_four;
+mod connect_four_search;
 mod cutoff;
 mod error;
 mod evaluator;
@@ -76,6 +77,7 @@ mod vec_env;
 pub use aggregate::{MixtureSum, aggregate, aggregate_into};
 pub use arena::Arena;
 pub use connect_four::{ConnectFour, ConnectFourState};
+pub use connect_four_search::ConnectFourSearch;
 pub use cutoff::Cutoff;
 pub use error::{Error, Result};
 pub use evaluator::{

@@ -27,6 +27,6 @@ pub(crate) mod kit;
 pub(crate) mod payoffs;
 pub(crate) mod run;
 
-pub use compare::{Curve, compare_svg};
+pub use compare::{Curve, compare_linear_svg, compare_svg};
 pub use payoffs::payoffs_svg;
 pub use run::{exploitability_svg, mixtures_svg, write_run_figures};

@@ -269,3 +269,90 @@ fn the_minimax_main_exploiter_reads_the_main_agents_frozen_critic() {
         before["agents"][0]["learners"][0]["state"]["critic"]
     );
 }
+
+#[allow(dead_code)]
+#[path = "../../examples/minimax_exploiter_c4.rs"]
+mod minimax_study;
+
+#[allow(dead_code)]
+#[path = "../../examples/connect_four_league_study.rs"]
+mod league_study;
+
+/// The network Minimax Exploiter study at a tiny budget: every arm spends the budget
+/// exactly, generation after generation, and a generation ends complete exactly when its
+/// win rate reaches the threshold.
+#[test]
+fn the_network_minimax_study_runs_at_a_tiny_budget_and_follows_its_rule() {
+    let dir = temp_dir("neural-me-study");
+    let o = minimax_study::parse(
+        &[
+            "--out",
+            dir.to_str().unwrap(),
+            "--seeds",
+            "1",
+            "--budget",
+            "1536",
+            "--main-rounds",
+            "1",
+            "--threshold",
+            "0.6",
+            "--eval-episodes",
+            "60",
+        ]
+        .map(String::from),
+    )
+    .unwrap();
+    minimax_study::run(&o).unwrap();
+    let csv = std::fs::read_to_string(dir.join("generations.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = csv.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    for arm in ["plain", "minimax", "minimax-learner-γ0"] {
+        let gens: Vec<&Vec<&str>> = rows.iter().filter(|r| r[1] == arm).collect();
+        assert!(!gens.is_empty(), "{arm}");
+        let spent: u64 = gens.iter().map(|r| r[3].parse::<u64>().unwrap()).sum();
+        assert_eq!(spent, 1536, "{arm}");
+        for r in &gens {
+            let rate: f64 = r[5].parse().unwrap();
+            assert_eq!(r[4] == "true", rate >= 0.6, "{r:?}");
+        }
+    }
+    assert!(std::fs::read_to_string(dir.join("table.md")).unwrap().contains("| minimax |"));
+}
+
+/// The connect-four league study at a tiny size: the main agent's win rates against the
+/// three fixed opponents at each evaluated round, its Elo at every round, and the figures.
+#[test]
+fn the_connect_four_league_study_runs_at_a_tiny_size() {
+    let dir = temp_dir("neural-league-study");
+    let o = league_study::parse(
+        &["--out", dir.to_str().unwrap(), "--rounds", "2", "--every", "1", "--episodes", "20"]
+            .map(String::from),
+    )
+    .unwrap();
+    league_study::run(&o).unwrap();
+    let rates = std::fs::read_to_string(dir.join("win_rates.csv")).unwrap();
+    assert_eq!(rates.lines().count(), 1 + 3 * 3, "{rates}");
+    assert!(
+        rates
+            .lines()
+            .skip(1)
+            .all(|l| (0.0..=1.0).contains(&l.rsplit(',').next().unwrap().parse::<f64>().unwrap()))
+    );
+    assert_eq!(std::fs::read_to_string(dir.join("elo.csv")).unwrap().lines().count(), 1 + 3);
+    for f in ["win_rates.svg", "elo.svg", "pfsp.csv", "table.md"] {
+        assert!(dir.join(f).is_file(), "{f}");
+    }
+}
+
+/// A league of networks built by the library alone evaluates by rollouts: its evaluation
+/// points need no evaluator given.
+#[test]
+fn a_league_of_networks_evaluates_by_rollouts_by_default() {
+    let rules = registry::load("connect_four").unwrap();
+    let mut league = League::new_on(Arena::rules(&rules), league_config()).unwrap();
+    for _ in 0..3 {
+        league.step().unwrap();
+    }
+    let report: LeagueReport = league.last_report().details.get().unwrap();
+    assert_eq!(report.batch_elo.len(), report.members, "every member rated at round 3");
+    assert!(report.evaluated_entries > 0);
+}

@@ -337,7 +337,12 @@ impl<'t> League<'t> {
         (learners, networks): (Vec<SeatLearners>, Vec<NetworkPair>),
         last: IterationReport,
     ) -> Result<Self> {
-        let (evaluator, trainer) = (Box::new(ExactEvaluator), Box::new(LocalTrainer));
+        // Exact entries on the tree; without one, batched rollouts of any policy.
+        let evaluator: Box<dyn MatchEvaluator> = match arena.game_tree() {
+            Some(_) => Box::new(ExactEvaluator),
+            None => Box::new(metagame_games::RolloutEvaluator::new()),
+        };
+        let trainer = Box::new(LocalTrainer);
         let cutoff = Cutoff::default();
         let payoff_log = PayoffLog::default();
         let scratch = EvaluationScratch::default();
@@ -385,6 +390,11 @@ impl<'t> League<'t> {
     pub fn agent_policy(&self, agent: usize) -> Option<TabularPolicy> {
         self.tree.map(|tree| combined(tree, &self.learners[agent]))
     }
+    /// Learning agent `agent`'s network learners (seat 0's, seat 1's), in a league of
+    /// networks; `None` in a league on the tree.
+    pub fn agent_networks(&self, agent: usize) -> Option<&NetworkPair> {
+        self.networks.get(agent)
+    }
     /// The current policy of learning agent `agent` as it plays: its table, or its two
     /// seat networks.
     ///
@@ -397,7 +407,8 @@ impl<'t> League<'t> {
             None => network_agents::playing(&self.networks[agent]),
         }
     }
-    /// The same league with payoff entries evaluated by `evaluator` (default: exact).
+    /// The same league with payoff entries evaluated by `evaluator` (default: exact on the
+    /// tree, batched rollouts without one).
     pub fn with_evaluator(mut self, evaluator: Box<dyn MatchEvaluator>) -> Self {
         self.evaluator = evaluator;
         self
