@@ -39,7 +39,7 @@ pub struct TrainingStats {
 /// playing episodes (the environment and the network's forward passes that act),
 /// computing losses and gradients, and applying the optimiser. Wall time is not part of
 /// what a learner learned, so it is not saved.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PhaseSeconds {
     /// Collecting episodes.
     pub rollouts: f64,
@@ -47,6 +47,25 @@ pub struct PhaseSeconds {
     pub gradients: f64,
     /// The optimiser's steps (gradient clipping and the finiteness checks included).
     pub optimiser: f64,
+}
+
+impl PhaseSeconds {
+    /// The seconds spent since `earlier`, a reading of the same clock.
+    pub fn since(&self, earlier: &PhaseSeconds) -> PhaseSeconds {
+        PhaseSeconds {
+            rollouts: self.rollouts - earlier.rollouts,
+            gradients: self.gradients - earlier.gradients,
+            optimiser: self.optimiser - earlier.optimiser,
+        }
+    }
+    /// Both added, phase by phase.
+    pub fn plus(&self, other: &PhaseSeconds) -> PhaseSeconds {
+        PhaseSeconds {
+            rollouts: self.rollouts + other.rollouts,
+            gradients: self.gradients + other.gradients,
+            optimiser: self.optimiser + other.optimiser,
+        }
+    }
 }
 
 impl TrainingStats {

@@ -25,6 +25,11 @@ pub struct PhaseTimes {
     pub meta_solve_s: f64,
     /// Aggregating the meta-mixture and computing its exact NashConv.
     pub nash_conv_s: f64,
+    /// The network learners' own split of their training (episodes, gradients, optimiser
+    /// steps), summed over the learners, where the loop trains networks itself (a league of
+    /// networks); learners that train in parallel can sum to more than `oracle_s`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub learners: Option<metagame_learners::PhaseSeconds>,
 }
 
 /// The meta-game part of an iteration's report: the meta-solve on the empirical game.

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use metagame_games::{Arena, Policy, SeatMixture};
-use metagame_learners::{FrozenCritic, NetworkLearner, NetworkShaping, SavedLearner};
+use metagame_learners::{FrozenCritic, NetworkLearner, NetworkShaping, PhaseSeconds, SavedLearner};
 use rayon::prelude::*;
 
 use super::config::{LeagueConfig, Role};
@@ -136,7 +136,7 @@ pub(super) struct NetworkJob {
 
 /// Every job, the agents in parallel: each trained pair with its match result, the mean of
 /// its training episodes' returns at each seat mapped from `range` to [0, 1], averaged
-/// over the two seats.
+/// over the two seats, and the seconds its learners spent by phase.
 ///
 /// # Errors
 ///
@@ -147,11 +147,13 @@ pub(super) fn train_jobs(
     range: (f64, f64),
     jobs: Vec<NetworkJob>,
     cutoff: &Cutoff,
-) -> Result<Vec<(NetworkPair, f64)>> {
+) -> Result<Vec<(NetworkPair, f64, PhaseSeconds)>> {
     jobs.into_par_iter()
         .map(|mut job| {
             let mut score = 0.0;
+            let mut phases = PhaseSeconds::default();
             for (seat, learner) in job.pair.iter_mut().enumerate() {
+                let clock = learner.phase_seconds().unwrap_or_default();
                 let before = learner.stats().clone();
                 let opponents = [SeatMixture { seat: 1 - seat, members: vec![(&*job.opponent, 1.0)] }];
                 let shaping = job.shaping[seat].take();
@@ -169,12 +171,13 @@ pub(super) fn train_jobs(
                             source: Box::new(e),
                         },
                     })?;
+                phases = phases.plus(&learner.phase_seconds().unwrap_or_default().since(&clock));
                 let after = learner.stats();
                 let played = after.episodes - before.episodes;
                 let mean = (after.return_sum - before.return_sum) / played.max(1) as f64;
                 score += 0.5 * to_score(mean, range);
             }
-            Ok((job.pair, score))
+            Ok((job.pair, score, phases))
         })
         .collect()
 }

@@ -87,6 +87,8 @@ pub(super) struct RoundEvents {
     pub(super) hardness: Option<PfspHardness>,
     pub(super) batch_elo: Vec<f64>,
     pub(super) evaluated_entries: usize,
+    /// Network learners' seconds by phase in the round's matches.
+    pub(super) learner_seconds: metagame_learners::PhaseSeconds,
 }
 impl RoundEvents {
     /// Count one match of `agent` against `opponent`, merging it into the line of the same

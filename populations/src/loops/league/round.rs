@@ -12,7 +12,7 @@ use metagame_learners::{Critic, MinimaxConfig, NetworkShaping, ValueTable};
 use super::config::Role;
 use super::jobs::{MinimaxTraining, TrainingJob, combined, fresh_learners};
 use super::league_loop::League;
-use super::network_agents::{self, NetworkJob, NetworkPair, copy_pair};
+use super::network_agents::{self, NetworkJob, copy_pair};
 use super::opponents::reset_draw;
 use super::payoff_log::PayoffRecord;
 use super::rating::{BatchElo, BatchEloConfig, MatchResult, OnlineRating};
@@ -122,6 +122,9 @@ impl League<'_> {
             agent.learners = pair.iter().map(|l| l.save()).collect();
         }
         let mut times = PhaseTimes { oracle_s: t.elapsed().as_secs_f64(), ..PhaseTimes::default() };
+        if !self.networks.is_empty() {
+            times.learners = Some(events.learner_seconds);
+        }
         if evaluates {
             let t = Instant::now();
             let (entries, batch_elo) = self.evaluate(round)?;
@@ -258,8 +261,13 @@ impl League<'_> {
             })
             .collect::<Result<Vec<_>>>()?;
         let range = self.utility_range()?;
-        let (trained, scores): (Vec<NetworkPair>, Vec<f64>) =
-            network_agents::train_jobs(self.arena, range, jobs, &self.cutoff)?.into_iter().unzip();
+        let mut trained = Vec::with_capacity(n);
+        let mut scores = Vec::with_capacity(n);
+        for (pair, score, phases) in network_agents::train_jobs(self.arena, range, jobs, &self.cutoff)? {
+            trained.push(pair);
+            scores.push(score);
+            events.learner_seconds = events.learner_seconds.plus(&phases);
+        }
         self.networks = trained;
         self.commit_match(round, k, episodes, &choices, &scores, events, |league, a| {
             network_agents::snapshot(&league.networks[a])
