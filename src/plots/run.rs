@@ -62,9 +62,13 @@ pub(crate) fn exploitability_figure(report: &RunReport) -> Drawn<String> {
         return svg_text((1100, 200), |root| {
             let root = root.titled(&title, TITLE_FONT).map_err(text_err)?;
             let note = "No exact NashConv: the game's tree was not built (past the node limit), so the \
-                        reports leave it out; mixtures.svg and payoffs.svg show the run.";
+                        reports leave it out.";
             root.draw(&Text::new(note, (40, 60), DESC_FONT.into_font())).map_err(text_err)?;
-            let hint = "PSRO estimates it by trained best responses with approximate_every = N.";
+            let hint = if report.config.algorithm().algorithm() == crate::loops::Algorithm::League {
+                "elo.svg, win_rates.svg and payoffs.svg show the league; metagame exploitability --approximate estimates a snapshot's."
+            } else {
+                "mixtures.svg and payoffs.svg show the run; PSRO estimates it by trained best responses with approximate_every = N."
+            };
             root.draw(&Text::new(hint, (40, 90), DESC_FONT.into_font())).map_err(text_err)
         });
     }
