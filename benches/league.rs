@@ -9,6 +9,11 @@
 //! members × members score matrix of a league that has grown to that many members (scores
 //! from a hidden skill per member; the bench prints the fit's iterations).
 //!
+//! `connect_four_network_rounds`: rounds of a league of PPO networks on connect four (the
+//! example config's league: 1 024 episodes per agent and round, networks of 64 × 64 hidden
+//! units, a Minimax main exploiter, the league exploiter matched by Elo), on 2 threads; the
+//! bench prints the learners' split of one round (rollouts, gradients, optimiser).
+//!
 //! `cargo bench --bench league`
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -59,5 +64,29 @@ fn batch_elo_fit(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, leduc_league, batch_elo_fit);
+fn connect_four_network_rounds(c: &mut Criterion) {
+    use metagame::games::Arena;
+    let rules = registry::load("connect_four").expect("connect four loads");
+    let mut fields: toml::Table =
+        toml::from_str(include_str!("../examples/connect_four_league.toml")).expect("the example parses");
+    for key in ["game", "algorithm", "evaluator", "max_iterations"] {
+        fields.remove(key);
+    }
+    // Rounds only: the evaluation points are timed by the league benches above.
+    fields.insert("eval_every".into(), toml::Value::Integer(0));
+    let config: LeagueConfig =
+        serde_json::from_value(serde_json::to_value(&fields).expect("fields")).expect("the example's league");
+    let mut league = League::new_on(Arena::rules(&rules), config.clone()).expect("league starts");
+    let round = league.step().expect("a round").times.clone();
+    eprintln!("connect_four_network_rounds: one round's learners {:?}, oracle {:.3} s", round.learners, round.oracle_s);
+    let mut group = c.benchmark_group("connect_four_network_rounds");
+    group.throughput(Throughput::Elements(3 * config.episodes_per_round()));
+    group.sample_size(10);
+    group.warm_up_time(std::time::Duration::from_millis(500));
+    group.measurement_time(std::time::Duration::from_secs(10));
+    group.bench_function("ppo_2t", |b| b.iter(|| league.step().map(|_| ()).expect("a round")));
+    group.finish();
+}
+
+criterion_group!(benches, leduc_league, batch_elo_fit, connect_four_network_rounds);
 criterion_main!(benches);
