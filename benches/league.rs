@@ -78,7 +78,10 @@ fn connect_four_network_rounds(c: &mut Criterion) {
         serde_json::from_value(serde_json::to_value(&fields).expect("fields")).expect("the example's league");
     let mut league = League::new_on(Arena::rules(&rules), config.clone()).expect("league starts");
     let round = league.step().expect("a round").times.clone();
-    eprintln!("connect_four_network_rounds: one round's learners {:?}, oracle {:.3} s", round.learners, round.oracle_s);
+    eprintln!(
+        "connect_four_network_rounds: one round's learners {:?}, oracle {:.3} s",
+        round.learners, round.oracle_s
+    );
     let mut group = c.benchmark_group("connect_four_network_rounds");
     group.throughput(Throughput::Elements(3 * config.episodes_per_round()));
     group.sample_size(10);

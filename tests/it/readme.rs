@@ -5,7 +5,7 @@
 //! `metagame` binary, which is also first in `PATH`; nothing else is changed, and a block
 //! fails the test if any of its commands fails (`set -eo pipefail`).
 //!
-//! Blocks marked `<!-- slow -->` on the line before their fence are skipped; there are ten,
+//! Blocks marked `<!-- slow -->` on the line before their fence are skipped; there are 13,
 //! [`SLOW_BLOCKS`]: the whole test suite (`scripts/test` in the README, which would run this
 //! test again), the Tic-Tac-Toe Minimax Exploiter studies (`docs/src/league.md` and
 //! `docs/src/minimax_exploiter_league.md`, cargo examples of minutes, run at tiny sizes by
@@ -16,7 +16,10 @@
 //! approximate-against-exact example, OpenSpiel's psro_v2 for twenty minutes, and PyTorch,
 //! which the test venv does not hold; `tests/it/neural_psro.rs` runs the first three at
 //! small sizes), and its sweep of the approximate estimate's budget (17 s;
-//! `tests/it/neural_psro.rs` runs the command). Every other block runs.
+//! `tests/it/neural_psro.rs` runs the command), and the connect-four league of networks, its
+//! study against fixed opponents and its Minimax Exploiter study (`docs/src/neural-league.md`,
+//! a minute to twenty; `tests/it/neural_league.rs` runs the league and both studies at tiny
+//! sizes). Every other block runs.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -25,7 +28,7 @@ use super::book::{Page, pages};
 use super::cli::temp_dir;
 
 /// How many blocks are marked slow and skipped (see the module docs for which).
-const SLOW_BLOCKS: usize = 10;
+const SLOW_BLOCKS: usize = 13;
 
 /// One fenced `sh` block: its first line number in the file, its text and whether it is
 /// marked slow.

@@ -110,8 +110,8 @@ impl<'t> League<'t> {
     /// # Errors
     ///
     /// As [`League::new`]; [`Error::Config`] without a tree for a tabular learner, `outcome
-    /// = "win"`, Minimax Exploiters (`exploiter_alpha > 0`) or a game that states no utility
-    /// range.
+    /// = "win"`, Minimax Exploiters with `exploiter_critic = "exact"`, `exploiter_shift =
+    /// "value-min"` or a learner without a critic, or a game that states no utility range.
     pub fn new_on(arena: impl Into<Arena<'t>>, config: LeagueConfig) -> Result<Self> {
         // Iteration 0 is the construction: its wall time is the report's.
         let started = Instant::now();

@@ -39,6 +39,13 @@
 //! ([`LeagueMember::id`], the order they joined, never reused), which reports name them by;
 //! tables index the members as they stand ([`LeagueState::members`] order).
 //!
+//! On a game whose tree is not built ([`League::new_on`] with an arena of rules only) every
+//! agent is a network learner per seat (`ppo`, `dqn`), a match's result is the mean return
+//! of its training episodes, snapshots are their networks kept as files
+//! ([`SnapshotPolicy`], [`SnapshotFolder`]), evaluation points are rollouts, and a Minimax
+//! main exploiter reads the main agent's own critic, frozen when its generation starts
+//! (`network_agents.rs`; docs/src/neural-league.md).
+//!
 //! Main exploiters are Minimax Exploiters when `exploiter_alpha > 0`: their reward is shaped
 //! by the action values of the main agent they target — its own learned Q-values by default,
 //! or the exact values of its policy — discounted by `exploiter_discount` and shifted by the

@@ -11,7 +11,6 @@ use rayon::prelude::*;
 
 use super::config::{LeagueConfig, Role};
 use super::jobs::learner_seed;
-use super::round::to_score;
 use super::snapshot_policy::{SeatPolicies, SnapshotPolicy};
 use super::state::AgentState;
 use crate::error::{Error, Result};
@@ -134,9 +133,9 @@ pub(super) struct NetworkJob {
     pub(super) episodes: [u64; 2],
 }
 
-/// Every job, the agents in parallel: each trained pair with its match result, the mean of
-/// its training episodes' returns at each seat mapped from `range` to [0, 1], averaged
-/// over the two seats, and the seconds its learners spent by phase.
+/// Every job, the agents in parallel: each trained pair with the mean return of its
+/// training episodes at each seat (the match's result before scoring) and the seconds its
+/// learners spent by phase.
 ///
 /// # Errors
 ///
@@ -144,13 +143,12 @@ pub(super) struct NetworkJob {
 /// [`Error::CutOff`].
 pub(super) fn train_jobs(
     arena: Arena<'_>,
-    range: (f64, f64),
     jobs: Vec<NetworkJob>,
     cutoff: &Cutoff,
-) -> Result<Vec<(NetworkPair, f64, PhaseSeconds)>> {
+) -> Result<Vec<(NetworkPair, [f64; 2], PhaseSeconds)>> {
     jobs.into_par_iter()
         .map(|mut job| {
-            let mut score = 0.0;
+            let mut means = [0.0; 2];
             let mut phases = PhaseSeconds::default();
             for (seat, learner) in job.pair.iter_mut().enumerate() {
                 let clock = learner.phase_seconds().unwrap_or_default();
@@ -175,9 +173,9 @@ pub(super) fn train_jobs(
                 let after = learner.stats();
                 let played = after.episodes - before.episodes;
                 let mean = (after.return_sum - before.return_sum) / played.max(1) as f64;
-                score += 0.5 * to_score(mean, range);
+                means[seat] = mean;
             }
-            Ok((job.pair, score, phases))
+            Ok((job.pair, means, phases))
         })
         .collect()
 }

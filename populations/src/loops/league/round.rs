@@ -263,9 +263,10 @@ impl League<'_> {
         let range = self.utility_range()?;
         let mut trained = Vec::with_capacity(n);
         let mut scores = Vec::with_capacity(n);
-        for (pair, score, phases) in network_agents::train_jobs(self.arena, range, jobs, &self.cutoff)? {
+        for (pair, means, phases) in network_agents::train_jobs(self.arena, jobs, &self.cutoff)? {
             trained.push(pair);
-            scores.push(score);
+            // The mean return at each seat mapped to [0, 1], the seats averaged.
+            scores.push(0.5 * (to_score(means[0], range) + to_score(means[1], range)));
             events.learner_seconds = events.learner_seconds.plus(&phases);
         }
         self.networks = trained;
