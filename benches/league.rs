@@ -67,15 +67,18 @@ fn batch_elo_fit(c: &mut Criterion) {
 fn connect_four_network_rounds(c: &mut Criterion) {
     use metagame::games::Arena;
     let rules = registry::load("connect_four").expect("connect four loads");
-    let mut fields: toml::Table =
-        toml::from_str(include_str!("../examples/connect_four_league.toml")).expect("the example parses");
-    for key in ["game", "algorithm", "evaluator", "max_iterations"] {
-        fields.remove(key);
-    }
+    let text = include_str!("../examples/connect_four_league.toml");
+    let example =
+        metagame::ExperimentConfig::from_toml_str(text, std::path::Path::new("connect_four_league.toml"))
+            .expect("the example parses");
+    let metagame::AlgorithmConfig::League(section) = example.algorithm() else {
+        panic!("the example is a league")
+    };
     // Rounds only: the evaluation points are timed by the league benches above.
-    fields.insert("eval_every".into(), toml::Value::Integer(0));
-    let config: LeagueConfig =
-        serde_json::from_value(serde_json::to_value(&fields).expect("fields")).expect("the example's league");
+    let config = metagame::populations::LeagueConfigBuilder::from(section.league.clone())
+        .eval_every(0)
+        .build()
+        .expect("the example's league");
     let mut league = League::new_on(Arena::rules(&rules), config.clone()).expect("league starts");
     let round = league.step().expect("a round").times.clone();
     eprintln!(

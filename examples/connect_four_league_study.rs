@@ -29,7 +29,7 @@ use metagame::games::{
 };
 use metagame::plots::{Curve, compare_linear_svg};
 use metagame::populations::loops::league::Branch;
-use metagame::populations::{League, LeagueConfig, LeagueReport};
+use metagame::populations::{League, LeagueConfig, LeagueConfigBuilder, LeagueReport};
 
 /// Any error, for the study's one line.
 pub type BoxResult<T> = Result<T, Box<dyn Error>>;
@@ -50,12 +50,13 @@ pub struct Options {
 
 /// The example config's league settings, with `seed`.
 fn league_config(seed: u64) -> BoxResult<LeagueConfig> {
-    let mut fields: toml::Table = toml::from_str(include_str!("connect_four_league.toml"))?;
-    for key in ["game", "algorithm", "evaluator", "max_iterations"] {
-        fields.remove(key);
-    }
-    fields.insert("seed".into(), toml::Value::Integer(i64::try_from(seed)?));
-    Ok(serde_json::from_value(serde_json::to_value(&fields)?)?)
+    let text = include_str!("connect_four_league.toml");
+    let config =
+        metagame::ExperimentConfig::from_toml_str(text, std::path::Path::new("connect_four_league.toml"))?;
+    let metagame::AlgorithmConfig::League(section) = config.algorithm() else {
+        return Err("connect_four_league.toml is a league".into());
+    };
+    Ok(LeagueConfigBuilder::from(section.league.clone()).seed(seed).build()?)
 }
 
 /// `policy`'s win rate against `opponent` (a draw ½, both seats averaged).

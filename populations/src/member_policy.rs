@@ -100,9 +100,7 @@ impl MemberPolicy {
     pub fn policy(&self) -> Result<&dyn Policy> {
         match self {
             MemberPolicy::Table(t) => Ok(&**t),
-            MemberPolicy::Stored(s) => s.policy.as_deref().ok_or_else(|| {
-                Error::SavedState(format!("the member policy {} was not loaded from the run folder", s.file))
-            }),
+            MemberPolicy::Stored(s) => s.policy.as_deref().ok_or_else(|| s.not_loaded()),
         }
     }
 
@@ -220,9 +218,11 @@ impl StoredPolicy {
     ///
     /// [`Error::SavedState`] when it is not loaded.
     pub fn shared(&self) -> Result<Arc<dyn Policy>> {
-        self.policy.clone().ok_or_else(|| {
-            Error::SavedState(format!("the member policy {} was not loaded from the run folder", self.file))
-        })
+        self.policy.clone().ok_or_else(|| self.not_loaded())
+    }
+
+    fn not_loaded(&self) -> Error {
+        Error::SavedState(format!("the member policy {} was not loaded from the run folder", self.file))
     }
 }
 

@@ -32,11 +32,10 @@ fn run(config: &ExperimentConfig, dir: &Path, resume: bool, stop_after: Option<u
 
 /// TINY's league settings, for the library's `League`.
 fn league_config() -> LeagueConfig {
-    let mut fields: toml::Table = toml::from_str(TINY).unwrap();
-    for key in ["game", "algorithm", "evaluator", "max_iterations"] {
-        fields.remove(key);
-    }
-    serde_json::from_value(serde_json::to_value(&fields).unwrap()).unwrap()
+    let metagame::AlgorithmConfig::League(section) = config(TINY).algorithm().clone() else {
+        panic!("a league")
+    };
+    section.league
 }
 
 fn member_files(dir: &Path) -> Vec<PathBuf> {

@@ -57,13 +57,17 @@ impl SnapshotPolicy {
         }
     }
 
-    /// The seat policies kept as files (none for a table).
-    pub fn stored(&self) -> impl Iterator<Item = &StoredPolicy> {
-        let seats: &[MemberPolicy] = match self {
+    /// The seat policies (none for a table).
+    fn seats(&self) -> &[MemberPolicy] {
+        match self {
             SnapshotPolicy::Seats(seats) => &seats[..],
             SnapshotPolicy::Table(_) => &[],
-        };
-        seats.iter().filter_map(MemberPolicy::as_stored)
+        }
+    }
+
+    /// The seat policies kept as files (none for a table).
+    pub fn stored(&self) -> impl Iterator<Item = &StoredPolicy> {
+        self.seats().iter().filter_map(MemberPolicy::as_stored)
     }
 
     /// The seat policies kept as files, to load them.
@@ -77,11 +81,7 @@ impl SnapshotPolicy {
 
     /// The files of seat policies made this run, for the run's driver to write.
     pub fn pending_files(&self) -> impl Iterator<Item = (&str, &[u8])> {
-        let seats: &[MemberPolicy] = match self {
-            SnapshotPolicy::Seats(seats) => &seats[..],
-            SnapshotPolicy::Table(_) => &[],
-        };
-        seats.iter().filter_map(MemberPolicy::pending_file)
+        self.seats().iter().filter_map(MemberPolicy::pending_file)
     }
 }
 
