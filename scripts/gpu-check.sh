@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU (driver installed): build, run the device tests
-# (GpuEvaluator against SampledEvaluator on Kuhn, Leduc and matrix games, same seeds) and
-# the throughput example, which prints GPU and 2-thread CPU episodes per second and their
-# ratio. Budget: under 5 minutes.
+# (GpuEvaluator against SampledEvaluator on Kuhn, Leduc and matrix games, same seeds; networks
+# on cuBLAS against their host twin and the CPU, logits and connect-four matches) and the
+# throughput example, which prints GPU and 2-thread CPU episodes per second and their ratio,
+# for tables on Leduc and for network rollouts on connect four. Budget: under 5 minutes.
 #
-# The kernel is compiled at run time by NVRTC: from the CUDA toolkit, or from the PyPI wheel
-# nvidia-cuda-nvrtc-cu12 in target/nvrtc-venv (scripts/nvrtc-check.sh installs it).
+# The kernels are compiled at run time by NVRTC and the networks' SGEMMs call cuBLAS: both
+# from the CUDA toolkit, or from the PyPI wheels nvidia-cuda-nvrtc-cu12 (target/nvrtc-venv,
+# which scripts/nvrtc-check.sh installs) and nvidia-cublas-cu12 in the same venv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +16,14 @@ for dir in "${CUDA_HOME:-/usr/local/cuda}/lib64" /usr/local/cuda/lib64 \
     if compgen -G "$dir/libnvrtc.so*" >/dev/null; then
         export LD_LIBRARY_PATH="$(cd "$dir" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
         echo "nvrtc: $dir"
+        break
+    fi
+done
+for dir in "${CUDA_HOME:-/usr/local/cuda}/lib64" /usr/local/cuda/lib64 \
+    target/nvrtc-venv/lib/python3*/site-packages/nvidia/cublas/lib; do
+    if compgen -G "$dir/libcublas.so*" >/dev/null; then
+        export LD_LIBRARY_PATH="$(cd "$dir" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+        echo "cublas: $dir"
         break
     fi
 done

@@ -29,7 +29,7 @@
 //! |---|---|---|
 //! | `cli` | yes | the `metagame` binary (clap, progress bars) and `plots` |
 //! | `plots` | with `cli` | SVG plots in run folders (plotters) |
-//! | `cuda` | no | the `cuda` module (`GpuEvaluator`): sampled matches on an NVIDIA GPU (cudarc; builds without CUDA) |
+//! | `cuda` | no | the `cuda` module (`GpuEvaluator`): sampled matches on an NVIDIA GPU, networks' batches on cuBLAS (cudarc; builds without CUDA) |
 
 #[cfg(feature = "cuda")]
 pub use metagame_cuda as cuda;

@@ -425,7 +425,8 @@ pub enum EvaluatorName {
     Exact,
     /// Sampled episodes on the CPU (rayon).
     Cpu,
-    /// Sampled episodes on a CUDA GPU (feature `cuda`); the same outcomes as `cpu`.
+    /// Sampled episodes on a CUDA GPU (feature `cuda`): on a built tree the same outcomes as
+    /// `cpu`; without one, rollouts with the networks answering on the GPU.
     Gpu,
     /// Batched rollouts on the game's states (or its tree's nodes, where built), whatever the
     /// policies; `cpu` takes this path itself where it is the faster one.

@@ -15,6 +15,12 @@
 //!   returns [`Error::NoDevice`] there instead of panicking.
 //! - [`shim`]: the kernel's episode logic compiled for the host (by `build.rs`, with the `cc`
 //!   crate), which the tests check outcome for outcome against the CPU evaluator.
+//! - Games without a built tree (connect four): the matches are the CPU's batched rollouts
+//!   ([`RolloutEvaluator`]), with every network among the policies placed on the GPU
+//!   ([`GpuNetworks`], [`Policy::on_device`]): its forward passes through cuBLAS's SGEMM,
+//!   loaded at run time too. [`network_gemm`] writes that forward pass once over a backend,
+//!   and the host backend ([`HostNetworks`]) is the CPU twin the tests hold to
+//!   [`Mlp::logits`](metagame_networks::Mlp::logits) and to the CPU's rollouts.
 //!
 //! This is the only crate of the workspace with `unsafe` (FFI); each block says why it is
 //! sound.
@@ -43,10 +49,19 @@ use std::sync::{Arc, Mutex};
 use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use metagame_games::flat::{self, FlatTree, fold_block_partials, policy_cum_table};
 use metagame_games::{
-    Arena, GameTree, MatchEvaluator, MatchTotals, Matchup, Policy, TabularPolicy, check_matchups,
+    Arena, GameTree, MatchEvaluator, MatchTotals, Matchup, Policy, RolloutEvaluator, TabularPolicy,
+    check_matchups,
 };
 
+mod cublas_backend;
+pub mod network_gemm;
+mod placed_network;
 pub mod shim;
+
+pub use cublas_backend::{Cublas, is_cublas_present};
+pub use placed_network::{
+    GpuNetwork, GpuNetworks, HostNetwork, HostNetworks, PlacedNetwork, Placer, roll_out_on,
+};
 
 /// The shared per-episode device code (CUDA C, also compiled for the host by the shim).
 pub const EPISODE_SOURCE: &str = include_str!("../kernels/episode.cuh");
@@ -79,6 +94,15 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// cuBLAS (`libcublas.so`) could not be loaded or started, so networks cannot run on the
+    /// GPU.
+    #[error(
+        "cuBLAS not found ({reason}); install the CUDA toolkit or `pip install nvidia-cublas-cu12` and add its lib folder to LD_LIBRARY_PATH"
+    )]
+    NoCublas {
+        /// Why.
+        reason: String,
+    },
     /// NVRTC rejected the kernel source.
     #[error("kernel compilation failed: {0}")]
     Compile(String),
@@ -93,7 +117,7 @@ pub enum Error {
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-fn driver_err(e: cudarc::driver::DriverError) -> Error {
+pub(crate) fn driver_err(e: cudarc::driver::DriverError) -> Error {
     Error::Driver(e.to_string())
 }
 
@@ -123,6 +147,23 @@ pub fn kernel_source() -> String {
 ///
 /// [`Error::NoNvrtc`] when NVRTC cannot be loaded; [`Error::Compile`] with NVRTC's log.
 pub fn compile_kernel(arch: Option<&str>) -> Result<cudarc::nvrtc::Ptx> {
+    compile_source(&kernel_source(), "metagame_evaluate.cu", arch)
+}
+
+/// Compile the networks' bias-and-ReLU kernel
+/// ([`BIAS_RELU_SOURCE`](network_gemm::BIAS_RELU_SOURCE)) to PTX, as [`compile_kernel`]
+/// does the match kernel.
+///
+/// # Errors
+///
+/// As [`compile_kernel`].
+pub fn compile_bias_relu(arch: Option<&str>) -> Result<cudarc::nvrtc::Ptx> {
+    compile_source(network_gemm::BIAS_RELU_SOURCE, "metagame_bias_relu.cu", arch)
+}
+
+/// Compile CUDA C `source` (named `name` in NVRTC's messages) to PTX, for `arch` or NVRTC's
+/// default, without fused multiply-adds.
+pub(crate) fn compile_source(source: &str, name: &str, arch: Option<&str>) -> Result<cudarc::nvrtc::Ptx> {
     if !is_nvrtc_present() {
         return Err(Error::NoNvrtc { reason: "libnvrtc could not be loaded".into() });
     }
@@ -134,10 +175,10 @@ pub fn compile_kernel(arch: Option<&str>) -> Result<cudarc::nvrtc::Ptx> {
         // Never fuse a*b+c: the host computes the same sums without FMAs.
         fmad: Some(false),
         options,
-        name: Some("metagame_evaluate.cu".into()),
+        name: Some(name.into()),
         ..Default::default()
     };
-    cudarc::nvrtc::compile_ptx_with_opts(kernel_source(), opts).map_err(|e| match e {
+    cudarc::nvrtc::compile_ptx_with_opts(source, opts).map_err(|e| match e {
         cudarc::nvrtc::CompileError::CompileError { log, .. } => {
             Error::Compile(log.to_string_lossy().trim().to_string())
         }
@@ -162,6 +203,8 @@ pub struct GpuEvaluator {
     stream: Arc<CudaStream>,
     function: CudaFunction,
     tree: Mutex<Option<DeviceTree>>,
+    /// Where networks run, or why they cannot (no cuBLAS): tables do not need it.
+    networks: std::result::Result<GpuNetworks, String>,
 }
 
 impl std::fmt::Debug for GpuEvaluator {
@@ -204,7 +247,49 @@ impl GpuEvaluator {
         let module = ctx.load_module(ptx).map_err(driver_err)?;
         let function = module.load_function(KERNEL_NAME).map_err(driver_err)?;
         let stream = ctx.default_stream();
-        Ok(Self { ctx, stream, function, tree: Mutex::new(None) })
+        let networks = Cublas::new(stream.clone(), &arch).map(GpuNetworks::new).map_err(|e| e.to_string());
+        Ok(Self { ctx, stream, function, tree: Mutex::new(None), networks })
+    }
+
+    /// Where networks are placed on this device.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NoCublas`] (with its reason) when cuBLAS could not be loaded.
+    pub fn networks(&self) -> Result<&GpuNetworks> {
+        self.networks.as_ref().map_err(|reason| Error::NoCublas { reason: reason.clone() })
+    }
+
+    /// Matches on a game without a built tree: [`RolloutEvaluator`]'s batched rollouts on the
+    /// CPU's threads ([`roll_out_on`]), every network among
+    /// the policies answering on the GPU. Within float rounding of the CPU's networks: an
+    /// episode whose draw falls within that rounding of a probability's edge may take
+    /// another action than on the CPU, so totals agree in distribution, not bit for bit.
+    ///
+    /// # Errors
+    ///
+    /// Bad input as the rollouts report it; [`Error::NoCublas`] when a policy is a network
+    /// and cuBLAS is missing; [`Error::Driver`] as a policy's error when a CUDA call fails.
+    pub fn roll_out(
+        &self,
+        arena: Arena<'_>,
+        policies: &[&dyn Policy],
+        matchups: &[Matchup],
+        episodes: u64,
+        seed: u64,
+    ) -> Result<Vec<MatchTotals>> {
+        match &self.networks {
+            Ok(networks) => Ok(roll_out_on(networks, arena, policies, matchups, episodes, seed)?),
+            Err(reason) => {
+                let probe = placed_network::NetworkProbe::default();
+                if policies.iter().any(|p| p.on_device(&probe).is_some() || probe.saw_network()) {
+                    return Err(Error::NoCublas {
+                        reason: format!("{reason}; the networks among the policies need it"),
+                    });
+                }
+                Ok(RolloutEvaluator::new().evaluate(arena, policies, matchups, episodes, seed)?)
+            }
+        }
     }
 
     /// The device's name.
@@ -333,10 +418,10 @@ impl MatchEvaluator for GpuEvaluator {
 
     /// # Errors
     ///
-    /// Bad input as the games crate reports it ([`metagame_games::Error::NoTree`] for a game
-    /// whose tree was not built: the kernel walks the flat tree, policies that are not tables
-    /// tabulated first); a CUDA failure as [`metagame_games::Error::Backend`] with this
-    /// crate's [`Error`] as its source.
+    /// Bad input as the games crate reports it; a CUDA failure as
+    /// [`metagame_games::Error::Backend`] with this crate's [`Error`] as its source. With a
+    /// built tree the kernel walks it, policies that are not tables tabulated first; without
+    /// one, [`GpuEvaluator::roll_out`].
     fn evaluate(
         &self,
         arena: Arena<'_>,
@@ -345,13 +430,16 @@ impl MatchEvaluator for GpuEvaluator {
         episodes: u64,
         seed: u64,
     ) -> metagame_games::Result<Vec<MatchTotals>> {
-        let tree = arena.need_tree("the GPU evaluator")?;
-        let tables = metagame_games::tables(tree, policies)?;
-        let policies: Vec<&TabularPolicy> = tables.iter().map(|t| t.as_ref()).collect();
-        self.evaluate_on_device(tree, &policies, matchups, episodes, seed).map_err(|e| match e {
+        let games_error = |e: Error| match e {
             Error::Games(e) => e,
             other => metagame_games::Error::Backend { backend: "gpu", source: Box::new(other) },
-        })
+        };
+        let Some(tree) = arena.game_tree() else {
+            return self.roll_out(arena, policies, matchups, episodes, seed).map_err(games_error);
+        };
+        let tables = metagame_games::tables(tree, policies)?;
+        let policies: Vec<&TabularPolicy> = tables.iter().map(|t| t.as_ref()).collect();
+        self.evaluate_on_device(tree, &policies, matchups, episodes, seed).map_err(games_error)
     }
 }
 

@@ -6,7 +6,7 @@
 mod common;
 
 use common::random_policy;
-use metagame_cuda::{Error, compile_kernel, is_nvrtc_present, shim};
+use metagame_cuda::{Error, compile_bias_relu, compile_kernel, is_nvrtc_present, shim};
 use metagame_games::flat::{self, FlatTree, fold_block_partials, policy_cum_table};
 use metagame_games::philox::philox4x32_10;
 use metagame_games::{GameTree, MatchEvaluator, Matchup, SampledEvaluator, TabularPolicy, registry};
@@ -120,6 +120,7 @@ fn nvrtc_compiles_the_kernel_when_installed() {
              (pip install nvidia-cuda-nvrtc-cu12 and add its lib folder to LD_LIBRARY_PATH)"
         );
         assert!(matches!(compile_kernel(None), Err(Error::NoNvrtc { .. })));
+        assert!(matches!(compile_bias_relu(None), Err(Error::NoNvrtc { .. })));
         return;
     }
     for arch in [None, Some("compute_80"), Some("compute_90")] {
@@ -129,5 +130,7 @@ fn nvrtc_compiles_the_kernel_when_installed() {
         // --fmad=false and __dmul_rn: no fused multiply-add on doubles.
         assert!(!text.contains("fma.rn.f64"), "{arch:?}: the PTX fuses a multiply-add");
         assert!(text.contains("mul.rn.f64"), "{arch:?}: the squared returns are missing");
+        let ptx = compile_bias_relu(arch).unwrap_or_else(|e| panic!("bias kernel, {arch:?}: {e}"));
+        assert!(ptx.to_src().contains(".entry mg_bias_relu"), "{arch:?}: no bias kernel entry point");
     }
 }

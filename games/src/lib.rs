@@ -96,7 +96,8 @@ pub use matrix::{MATRIX_GAMES, MatrixGame, MatrixState, named_matrix_game};
 pub use minimax::minimax_policy;
 pub use normal_form::{DeviationPayoffs, NormalFormGame, extremes, transposed_product};
 pub use policy::{
-    Decisions, FirstAction, PROBABILITY_SUM_TOLERANCE, Policy, PolicyFile, Uniform, check_probabilities,
+    Decisions, Device, FirstAction, PROBABILITY_SUM_TOLERANCE, Policy, PolicyFile, Uniform,
+    check_probabilities,
 };
 pub use pure_strategies::{MAX_PURE_PROFILES, num_pure_strategies, pure_strategy};
 pub use registry::{AnyGame, AnyState};

@@ -8,6 +8,8 @@
 //! algorithms ask for it through [`Policy::as_tabular`] or tabulate any policy over a tree
 //! ([`TabularPolicy::tabulate`]).
 
+use std::sync::Arc;
+
 use ndarray::{ArrayView2, ArrayViewMut2};
 
 use crate::error::{Error, Result};
@@ -97,6 +99,22 @@ pub trait Policy: Send + Sync {
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         None
     }
+
+    /// The policy answering on `device` (a GPU), for an evaluator that plays many batches
+    /// of it there; `None` (the default, where [`Device::place`] takes nothing this policy
+    /// [`as_any`](Policy::as_any) gives) when it stays where it is. A policy made of others
+    /// gives itself back with its parts placed.
+    fn on_device(&self, device: &dyn Device) -> Option<Arc<dyn Policy>> {
+        self.as_any().and_then(|any| device.place(any))
+    }
+}
+
+/// Where a policy's batches can be answered faster than by the policy itself (a GPU): the
+/// device places the kinds of policy it runs, given as [`Policy::as_any`], and leaves the
+/// rest.
+pub trait Device: Send + Sync {
+    /// `policy` answering on this device, or `None` for a kind it does not run.
+    fn place(&self, policy: &dyn std::any::Any) -> Option<Arc<dyn Policy>>;
 }
 
 /// A policy written out as bytes, with the kind that reads it back: how a run folder keeps a

@@ -1,17 +1,15 @@
 //! An [`Mlp`] as a [`Policy`]: one forward pass per batch, illegal actions masked, softmax.
 
 use metagame_games::{Decisions, Policy, PolicyFile};
-use ndarray::ArrayViewMut2;
+use ndarray::{ArrayView2, ArrayViewMut2};
 
 use crate::error::Error;
 use crate::mlp::{Mlp, Output};
 
 impl Policy for Mlp {
-    /// The softmax of the logits over each row's legal actions: illegal actions get 0, and
-    /// the legal ones `exp(zₐ − m) / Σ exp(z_b − m)` with `m` the largest legal logit (so no
-    /// exponential overflows, and a row with one legal action gets exactly 1). A row with no
-    /// legal action (a terminal) gets all zeros, as [`Uniform`](metagame_games::Uniform)
-    /// gives.
+    /// The logits turned into probabilities by the network's [`Output`]
+    /// ([`Output::logits_to_probabilities`]): by default the softmax over each row's legal
+    /// actions.
     ///
     /// # Errors
     ///
@@ -39,6 +37,49 @@ impl Policy for Mlp {
             .into());
         }
         self.logits_into(decisions.tensors, out.view_mut())?;
+        self.output().logits_to_probabilities(legal, out)
+    }
+
+    fn kind(&self) -> &str {
+        "mlp"
+    }
+
+    /// The network in PyTorch's safetensors layout ([`Mlp::to_bytes`]).
+    fn to_file(&self) -> metagame_games::Result<Option<PolicyFile>> {
+        Ok(Some(PolicyFile { kind: "mlp".into(), extension: "safetensors".into(), bytes: self.to_bytes()? }))
+    }
+
+    /// The network itself, so that a [`Device`](metagame_games::Device) can place it.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+}
+
+impl Output {
+    /// Each row's logits (or action values) in `out` turned in place into the row's action
+    /// probabilities under `legal`: for [`Output::Softmax`] illegal actions get 0 and the
+    /// legal ones `exp(zₐ − m) / Σ exp(z_b − m)`, `m` the largest legal logit (so no
+    /// exponential overflows, and a row with one legal action gets exactly 1); for
+    /// [`Output::Greedy`] all on the lowest legal action of the largest value. A row with no
+    /// legal action (a terminal) gets all zeros, as [`Uniform`](metagame_games::Uniform)
+    /// gives. Wherever the logits were computed (a GPU's copy of the network answers
+    /// through this too).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`](metagame_games::Error::Shape) when `out` is not `legal`'s shape;
+    /// [`Error::BadProbabilities`](metagame_games::Error::BadProbabilities) naming the row
+    /// whose legal logits are not finite.
+    pub fn logits_to_probabilities(
+        self,
+        legal: ArrayView2<'_, bool>,
+        mut out: ArrayViewMut2<'_, f32>,
+    ) -> metagame_games::Result<()> {
+        if out.dim() != legal.dim() {
+            return Err(
+                Error::Shape(format!("logits {:?} for legal masks {:?}", out.dim(), legal.dim())).into()
+            );
+        }
         for (row, (mut probs, legal)) in out.rows_mut().into_iter().zip(legal.rows()).enumerate() {
             let mut max = f32::NEG_INFINITY;
             let mut any = false;
@@ -55,7 +96,7 @@ impl Policy for Mlp {
                 probs.fill(0.0);
                 continue;
             }
-            if self.output() == Output::Greedy {
+            if self == Output::Greedy {
                 // INVARIANT: `any` found a legal action whose value is the maximum.
                 let best =
                     probs.iter().zip(&legal).position(|(&z, &l)| l && z == max).expect("a legal maximum");
@@ -74,15 +115,6 @@ impl Policy for Mlp {
             }
         }
         Ok(())
-    }
-
-    fn kind(&self) -> &str {
-        "mlp"
-    }
-
-    /// The network in PyTorch's safetensors layout ([`Mlp::to_bytes`]).
-    fn to_file(&self) -> metagame_games::Result<Option<PolicyFile>> {
-        Ok(Some(PolicyFile { kind: "mlp".into(), extension: "safetensors".into(), bytes: self.to_bytes()? }))
     }
 }
 

@@ -2,6 +2,8 @@
 //! [--evaluator exact|cpu|gpu|rollout] [--max-nodes N] [--json]`: the full payoff table among
 //! policies of any kind, on any game (by rollouts where its tree passes the node limit).
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use anyhow::Context;
@@ -29,7 +31,8 @@ pub struct Args {
     seed: u64,
     /// `exact` (needs the tree), `cpu` (sampled: tables on the tree where the tree is built and
     /// tabulating pays, batched rollouts otherwise), `rollout` (batched rollouts always) or
-    /// `gpu` (build with `--features cuda`; the same outcomes as `cpu` on a tree).
+    /// `gpu` (build with `--features cuda`; the same outcomes as `cpu` on a tree, and rollouts
+    /// with the networks on the GPU without one).
     #[arg(long, default_value = "cpu")]
     evaluator: EvaluatorName,
     #[command(flatten)]
@@ -40,19 +43,20 @@ pub struct Args {
 }
 
 /// A policy that counts the decision points it is asked (tables answered from their rows on
-/// a tree are not asked, and not counted).
-struct Counted<'a> {
-    inner: &'a dyn Policy,
-    decisions: std::sync::atomic::AtomicU64,
+/// a tree are not asked, and not counted), wherever it answers: placed on a device (`gpu`),
+/// the placed policy counts into the same counter.
+struct Counted {
+    inner: Arc<dyn Policy>,
+    decisions: Arc<AtomicU64>,
 }
 
-impl Policy for Counted<'_> {
+impl Policy for Counted {
     fn probabilities(
         &self,
         decisions: &metagame::games::Decisions<'_>,
         out: ndarray::ArrayViewMut2<'_, f32>,
     ) -> metagame::games::Result<()> {
-        self.decisions.fetch_add(decisions.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        self.decisions.fetch_add(decisions.len() as u64, Ordering::Relaxed);
         self.inner.probabilities(decisions, out)
     }
     fn as_tabular(&self) -> Option<&metagame::games::TabularPolicy> {
@@ -60,6 +64,10 @@ impl Policy for Counted<'_> {
     }
     fn kind(&self) -> &str {
         self.inner.kind()
+    }
+    fn on_device(&self, device: &dyn metagame::games::Device) -> Option<Arc<dyn Policy>> {
+        let placed = self.inner.on_device(device)?;
+        Some(Arc::new(Counted { inner: placed, decisions: self.decisions.clone() }))
     }
 }
 
@@ -85,10 +93,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .map(|name| super::args::read_policy(arena, name))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let evaluator = kind.build()?;
-    let counted: Vec<Counted<'_>> =
-        policies.iter().map(|p| Counted { inner: p.as_ref(), decisions: 0.into() }).collect();
+    let counted: Vec<Counted> = policies
+        .into_iter()
+        .map(|p| Counted { inner: Arc::from(p), decisions: Arc::new(AtomicU64::new(0)) })
+        .collect();
     let refs: Vec<&dyn Policy> = counted.iter().map(|p| p as &dyn Policy).collect();
-    let entries = all_entries(policies.len(), game.num_players())?;
+    let entries = all_entries(counted.len(), game.num_players())?;
 
     let start = Instant::now();
     let totals = evaluator
@@ -99,7 +109,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let episodes_played: u64 = if exact { 0 } else { totals.iter().map(|t| t.episodes).sum() };
     let episodes_per_second = (!exact && seconds > 0.0).then(|| episodes_played as f64 / seconds);
     // Decision points the policies that are not tables were asked, in one batch or another.
-    let decisions: u64 = counted.iter().map(|c| c.decisions.load(std::sync::atomic::Ordering::Relaxed)).sum();
+    let decisions: u64 = counted.iter().map(|c| c.decisions.load(Ordering::Relaxed)).sum();
 
     let played = metagame::MatchesPlayed {
         evaluator: evaluator.name(),

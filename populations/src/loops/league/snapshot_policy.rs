@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use metagame_games::{Decisions, Policy, TabularPolicy};
+use metagame_games::{Decisions, Device, Policy, TabularPolicy};
 use ndarray::ArrayViewMut2;
 use serde::{Deserialize, Serialize};
 
@@ -114,6 +114,20 @@ impl Policy for SeatPolicies {
     fn kind(&self) -> &str {
         "seats"
     }
+
+    /// Both seats placed where the device runs them; a seat it does not run stays.
+    fn on_device(&self, device: &dyn Device) -> Option<Arc<dyn Policy>> {
+        let placed = self.0.each_ref().map(|p| p.on_device(device));
+        if placed.iter().all(Option::is_none) {
+            return None;
+        }
+        let [first, second] = placed;
+        let [a, b] = &self.0;
+        Some(Arc::new(SeatPolicies([
+            first.unwrap_or_else(|| a.clone()),
+            second.unwrap_or_else(|| b.clone()),
+        ])))
+    }
 }
 
 #[cfg(test)]
@@ -151,5 +165,40 @@ mod tests {
         let back: SnapshotPolicy = serde_json::from_str(&text).unwrap();
         assert_eq!(back.as_table(), Some(&table));
         assert_eq!(back.stored().count(), 0);
+    }
+
+    /// A device that plays every network it is offered as `FirstAction`.
+    struct FirstActionDevice;
+
+    impl Device for FirstActionDevice {
+        fn place(&self, policy: &dyn std::any::Any) -> Option<Arc<dyn Policy>> {
+            policy.is::<metagame_networks::Mlp>().then(|| Arc::new(FirstAction) as Arc<dyn Policy>)
+        }
+    }
+
+    /// Placing both seats places the network seat and keeps the other; with no network
+    /// there is nothing to place.
+    #[test]
+    fn placing_the_seats_places_each_network_seat() {
+        let mlp = metagame_networks::Mlp::random(&[2, 3], 1).unwrap();
+        let both = SeatPolicies([Arc::new(Uniform), Arc::new(mlp)]);
+        let placed = both.on_device(&FirstActionDevice).expect("one seat is a network");
+        let legal = array![[false, true, true]];
+        let tensors = Array2::<f32>::zeros((1, 2));
+        let answer = |p: usize| {
+            let d = Decisions {
+                player: PlayerId(p),
+                tensors: tensors.view(),
+                legal: legal.view(),
+                infosets: None,
+            };
+            let mut out = Array2::<f32>::zeros((1, 3));
+            placed.probabilities(&d, out.view_mut()).map(|()| out).unwrap()
+        };
+        assert_eq!(answer(0), array![[0.0, 0.5, 0.5]]);
+        assert_eq!(answer(1), array![[0.0, 1.0, 0.0]]);
+        assert!(
+            SeatPolicies([Arc::new(Uniform), Arc::new(FirstAction)]).on_device(&FirstActionDevice).is_none()
+        );
     }
 }
