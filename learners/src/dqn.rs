@@ -517,7 +517,6 @@ impl LearnerConfig for DqnConfig {
         Some(if seat >= np {
             Err(Error::Seat { seat, num_players: np })
         } else {
-            let warm = warm.filter(|_| self.warm_start);
             Dqn::new(self.clone(), seat, d, arena.num_actions(), seed, warm)
                 .map(|l| Box::new(l) as Box<dyn NetworkLearner>)
         })

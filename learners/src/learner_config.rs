@@ -79,8 +79,9 @@ pub trait LearnerConfig: Send + Sync + fmt::Debug {
         false
     }
     /// For a learner that trains a network on any game ([`NetworkLearner`]): a fresh one for
-    /// `seat` of the arena's game, episodes keyed by `seed`, starting from `warm` where the
-    /// settings warm start and its sizes fit. `None` for the tabular learners, which play a
+    /// `seat` of the arena's game, episodes keyed by `seed`, starting from `warm` where its
+    /// sizes fit (the caller decides whether to warm start: a trained response by
+    /// [`warm_start`](LearnerConfig::warm_start), a league's reset by its own rule). `None` for the tabular learners, which play a
     /// tree ([`LearnerConfig::build`]).
     fn build_network(
         &self,

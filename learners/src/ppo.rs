@@ -708,7 +708,6 @@ impl LearnerConfig for PpoConfig {
         Some(if seat >= np {
             Err(Error::Seat { seat, num_players: np })
         } else {
-            let warm = warm.filter(|_| self.warm_start);
             Ppo::new(self.clone(), seat, d, arena.num_actions(), seed, warm)
                 .map(|p| Box::new(p) as Box<dyn NetworkLearner>)
         })

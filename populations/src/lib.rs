@@ -54,7 +54,7 @@ pub use loops::league::win_rates::{WinRates, WinRatesConfig, WinRatesConfigBuild
 pub use loops::league::{
     League, LeagueConfig, LeagueConfigBuilder, LeagueMatch, LeagueMember, LeagueReport, LeagueState,
     LeagueTrainer, LocalTrainer, MinimaxTraining, NetworkPair, Outcome, PayoffRecord, PfspHardness,
-    ReadPolicy, Role, RoleMatchmaking, SeatLearners, SeatPolicies, SnapshotFolder, SnapshotPolicy,
+    ReadPolicy, ResetTo, Role, RoleMatchmaking, SeatLearners, SeatPolicies, SnapshotFolder, SnapshotPolicy,
     TrainingJob, TrainingJobData, read_payoff_log, restore_pair,
 };
 pub use loops::psro::{Psro, PsroConfig, PsroConfigBuilder, PsroState};

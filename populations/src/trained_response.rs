@@ -192,9 +192,11 @@ impl TrainedResponse {
             Budget::Unlimited => config.episodes_per_response(),
             Budget::Episodes(n) => n,
         };
-        // A warm start is a network where the previous response was one.
+        // A warm start, where the settings ask for one, is a network where the previous
+        // response was one.
         let warm = request
             .warm_start
+            .filter(|_| config.warm_start())
             .and_then(|p| p.to_file().ok().flatten())
             .filter(|f| f.kind == "mlp")
             .and_then(|f| Mlp::from_bytes(&f.bytes).ok());

@@ -960,3 +960,31 @@ fn a_nan_payoff_entry_is_an_error_naming_the_pair() {
     assert!(err.contains("not finite (NaN)") && err.contains("[0, 1]"), "{err}");
     assert_eq!(serde_json::to_value(league.state()).unwrap(), before);
 }
+
+/// `exploiter_reset_to = "main-agent"` on a tree: the main exploiter's learners restart
+/// from the main agent's table at the reset, so its policy is then the main agent's, where a
+/// blank reset's is far from it (the same league until that round).
+#[test]
+fn an_exploiter_reset_to_the_main_agent_starts_from_its_table() {
+    use metagame::populations::ResetTo;
+    let tree = tree("kuhn_poker");
+    let after_first_reset = |reset_to| {
+        let config = small_builder(4).exploiter_reset_to(reset_to).build().unwrap();
+        let mut league = League::new(&tree, config).unwrap();
+        for round in 1..=20 {
+            if part(league.step().unwrap()).resets.contains(&1) {
+                let (exploiter, main) = (league.agent_policy(1).unwrap(), league.agent_policy(0).unwrap());
+                let distance: f64 =
+                    exploiter.as_slice().iter().zip(main.as_slice()).map(|(a, b)| (a - b).abs()).sum();
+                return (round, distance);
+            }
+        }
+        panic!("no reset of the main exploiter in 20 rounds");
+    };
+    let (round, near) = after_first_reset(ResetTo::MainAgent);
+    let (blank_round, blank) = after_first_reset(ResetTo::Blank);
+    assert_eq!(round, blank_round);
+    // Q-learning plays greedily, and a start from the main agent's greedy table is that table.
+    assert_eq!(near, 0.0, "round {round}: the main agent's policy");
+    assert!(blank > 1.0, "round {round}: a blank reset is {blank} from the main agent");
+}

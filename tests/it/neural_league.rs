@@ -355,3 +355,33 @@ fn a_league_of_networks_evaluates_by_rollouts_by_default() {
     assert_eq!(report.batch_elo.len(), report.members, "every member rated at round 3");
     assert!(report.evaluated_entries > 0);
 }
+
+/// `exploiter_reset_to = "main-agent"`: a main exploiter's reset starts its networks from
+/// the main agent's as they are at the reset (PPO's policy network, seat by seat); a blank
+/// reset draws new ones.
+#[test]
+fn an_exploiter_reset_to_the_main_agent_starts_from_its_networks() {
+    use metagame::populations::{LeagueConfigBuilder, ResetTo};
+    let rules = registry::load("connect_four").unwrap();
+    let after_first_reset = |reset_to| {
+        let config = LeagueConfigBuilder::from(league_config()).exploiter_reset_to(reset_to).build().unwrap();
+        let mut league = League::new_on(Arena::rules(&rules), config).unwrap();
+        for round in 1..=8 {
+            let report: LeagueReport = league.step().unwrap().details.get().unwrap();
+            if report.resets.contains(&1) {
+                let networks = |a: usize| {
+                    let pair = league.agent_networks(a).unwrap();
+                    [pair[0].network().unwrap(), pair[1].network().unwrap()]
+                };
+                return (round, networks(1), networks(0));
+            }
+        }
+        panic!("no reset of the main exploiter in 8 rounds");
+    };
+    let (round, exploiter, main) = after_first_reset(ResetTo::MainAgent);
+    assert_eq!(exploiter, main, "round {round}: the main agent's networks");
+    let (blank_round, blank, blank_main) = after_first_reset(ResetTo::Blank);
+    assert_eq!(blank_round, round, "the same league until the reset");
+    assert_eq!(blank_main, main);
+    assert_ne!(blank, main, "a blank reset draws new networks");
+}

@@ -46,6 +46,7 @@ pub struct LeagueConfig {
     pub(super) snapshot_max_episodes: u64,
     pub(super) snapshot_win_rate: f64,
     pub(super) league_exploiter_reset: f64,
+    pub(super) exploiter_reset_to: ResetTo,
     pub(super) exploiter_alpha: f64,
     pub(super) exploiter_discount: f64,
     pub(super) exploiter_critic: Critic,
@@ -93,6 +94,13 @@ pub struct LeagueConfigBuilder {
     /// Probability that a league exploiter resets to its initial policy at a snapshot, in
     /// [0, 1]. Default 0.25.
     pub league_exploiter_reset: Option<f64>,
+    /// What an exploiter resets to: `"blank"`, fresh learners as at the start (AlphaStar's
+    /// reset to its initial agent), or `"main-agent"`, learners that start from the policy
+    /// of the main agent of highest Elo (the first on ties) as it is at the reset: its table,
+    /// or its network at each seat (for `ppo` the policy network; the critic and the
+    /// optimiser start fresh). Default `"blank"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exploiter_reset_to: Option<ResetTo>,
     /// Minimax shaping weight α of the main exploiters, in [0, 1]; 0 is plain Q-learning.
     /// Default 0.
     pub exploiter_alpha: Option<f64>,
@@ -147,6 +155,7 @@ impl LeagueConfigBuilder {
         "snapshot_max_episodes",
         "snapshot_win_rate",
         "league_exploiter_reset",
+        "exploiter_reset_to",
         "exploiter_alpha",
         "exploiter_discount",
         "exploiter_critic",
@@ -170,6 +179,7 @@ impl LeagueConfigBuilder {
         snapshot_max_episodes: u64,
         snapshot_win_rate: f64,
         league_exploiter_reset: f64,
+        exploiter_reset_to: ResetTo,
         exploiter_alpha: f64,
         exploiter_discount: f64,
         exploiter_critic: Critic,
@@ -205,6 +215,7 @@ impl LeagueConfigBuilder {
             snapshot_max_episodes: self.snapshot_max_episodes.unwrap_or(400_000),
             snapshot_win_rate: self.snapshot_win_rate.unwrap_or(0.7),
             league_exploiter_reset: self.league_exploiter_reset.unwrap_or(0.25),
+            exploiter_reset_to: self.exploiter_reset_to.unwrap_or_default(),
             exploiter_alpha: self.exploiter_alpha.unwrap_or(0.0),
             exploiter_discount: self.exploiter_discount.unwrap_or(0.995),
             exploiter_critic: self.exploiter_critic.unwrap_or_default(),
@@ -235,6 +246,8 @@ impl From<LeagueConfig> for LeagueConfigBuilder {
             snapshot_max_episodes: Some(c.snapshot_max_episodes),
             snapshot_win_rate: Some(c.snapshot_win_rate),
             league_exploiter_reset: Some(c.league_exploiter_reset),
+            // The default is written as no field, so that configs from before it read the same.
+            exploiter_reset_to: (c.exploiter_reset_to != ResetTo::Blank).then_some(c.exploiter_reset_to),
             exploiter_alpha: Some(c.exploiter_alpha),
             exploiter_discount: Some(c.exploiter_discount),
             exploiter_critic: Some(c.exploiter_critic),
@@ -249,6 +262,18 @@ impl From<LeagueConfig> for LeagueConfigBuilder {
         }
     }
 }
+/// What an exploiter resets to (the `exploiter_reset_to` field).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum ResetTo {
+    /// Fresh learners, as the agent started.
+    #[default]
+    Blank,
+    /// Learners starting from the strongest main agent's policy at the reset.
+    MainAgent,
+}
+
 /// Most matches per learning agent in one round (each match is a synchronisation point of
 /// the agents' training; the matchmaking streams are keyed by round and match below it).
 pub const MAX_MATCHES_PER_ROUND: u64 = 1 << 20;

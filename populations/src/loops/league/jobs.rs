@@ -23,16 +23,19 @@ pub fn learner_seed(seed: u64, agent: usize, seat: usize, generation: u64) -> u6
 }
 /// A learning agent's learners: seat 0's and seat 1's, of the league's learner kind.
 pub type SeatLearners = [Box<dyn SeatLearner>; 2];
-/// Fresh learners for both seats of agent `agent` at reset `generation`.
+/// Fresh learners for both seats of agent `agent` at reset `generation`, starting from
+/// `start`'s rows where given (an exploiter reset to a main agent), from scratch otherwise.
 pub(super) fn fresh_learners(
     tree: &GameTree,
     config: &LeagueConfig,
     agent: usize,
     generation: u64,
+    start: Option<&TabularPolicy>,
 ) -> Result<SeatLearners> {
     let make = |seat| {
         let seed = learner_seed(config.seed, agent, seat, generation);
-        config.learner.config().build(tree, seat, seed, Start::Fresh).map_err(Error::Learner)
+        let start = start.map_or(Start::Fresh, Start::From);
+        config.learner.config().build(tree, seat, seed, start).map_err(Error::Learner)
     };
     Ok([make(0)?, make(1)?])
 }

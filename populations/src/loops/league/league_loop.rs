@@ -131,13 +131,13 @@ impl<'t> League<'t> {
             members.push(LeagueMember { id: i, role, agent: i, snapped_at: None, policy: None });
             let saved = match wins.as_ref().or(tree) {
                 Some(play) => {
-                    let pair = fresh_learners(play, &config, i, 0)?;
+                    let pair = fresh_learners(play, &config, i, 0, None)?;
                     let saved = pair.iter().map(|l| l.save()).collect();
                     learners.push(pair);
                     saved
                 }
                 None => {
-                    let pair = network_agents::fresh_networks(arena, &config, i, 0)?;
+                    let pair = network_agents::fresh_networks(arena, &config, i, 0, None)?;
                     let saved = pair.iter().map(|l| l.save()).collect();
                     networks.push(pair);
                     saved

@@ -64,6 +64,7 @@
 //! snapshot_max_episodes = 400000    # AlphaStar's 4e9
 //! snapshot_win_rate = 0.7
 //! league_exploiter_reset = 0.25
+//! exploiter_reset_to = "blank"      # or "main-agent"
 //! exploiter_alpha = 0.0             # > 0: Minimax main exploiters
 //! exploiter_discount = 0.995        # their shaping discount
 //! exploiter_critic = "learned"      # or "exact"
@@ -92,7 +93,9 @@ mod snapshot_policy;
 mod state;
 pub mod win_rates;
 
-pub use config::{LeagueConfig, LeagueConfigBuilder, MAX_MATCHES_PER_ROUND, Outcome, Role, RoleMatchmaking};
+pub use config::{
+    LeagueConfig, LeagueConfigBuilder, MAX_MATCHES_PER_ROUND, Outcome, ResetTo, Role, RoleMatchmaking,
+};
 pub use jobs::{
     LeagueTrainer, LocalTrainer, MinimaxTraining, SeatLearners, TrainingJob, TrainingJobData, learner_seed,
     restore_pair,

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use metagame_games::{Arena, Policy, SeatMixture};
 use metagame_learners::{FrozenCritic, NetworkLearner, NetworkShaping, PhaseSeconds, SavedLearner};
+use metagame_networks::Mlp;
 use rayon::prelude::*;
 
 use super::config::{LeagueConfig, Role};
@@ -26,7 +27,8 @@ pub(super) fn copy_pair(pair: &NetworkPair) -> NetworkPair {
     [pair[0].clone_box(), pair[1].clone_box()]
 }
 
-/// Fresh network learners for both seats of agent `agent` at reset `generation`.
+/// Fresh network learners for both seats of agent `agent` at reset `generation`, starting
+/// from `start[seat]` where given (an exploiter reset to a main agent).
 ///
 /// # Errors
 ///
@@ -37,10 +39,12 @@ pub(super) fn fresh_networks(
     config: &LeagueConfig,
     agent: usize,
     generation: u64,
+    start: Option<&[Mlp; 2]>,
 ) -> Result<NetworkPair> {
-    let make = |seat| {
+    let make = |seat: usize| {
         let seed = learner_seed(config.seed, agent, seat, generation);
-        config.learner.config().build_network(arena, seat, seed, None).unwrap_or_else(|| {
+        let warm = start.map(|networks| &networks[seat]);
+        config.learner.config().build_network(arena, seat, seed, warm).unwrap_or_else(|| {
             Err(metagame_learners::Error::Config(format!(
                 "learner.kind: `{}` learns a table over the game's tree, and {} has none built; \
                  a league on it needs a network learner (ppo, dqn)",
@@ -50,6 +54,15 @@ pub(super) fn fresh_networks(
         })
     };
     Ok([make(0).map_err(learner_error)?, make(1).map_err(learner_error)?])
+}
+
+/// The pair's networks as they are, seat 0's and seat 1's.
+///
+/// # Errors
+///
+/// Weights that no longer make a network.
+pub(super) fn networks_of(pair: &NetworkPair) -> Result<[Mlp; 2]> {
+    Ok([pair[0].network().map_err(Error::Learner)?, pair[1].network().map_err(Error::Learner)?])
 }
 
 /// A pair of network learners from their saved states.

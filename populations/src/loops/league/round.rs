@@ -9,7 +9,7 @@ use metagame_games::philox::derive_seed;
 use metagame_games::{Arena, GameTree, Matchup, MixtureSum, Policy, TabularPolicy};
 use metagame_learners::{Critic, MinimaxConfig, NetworkShaping, ValueTable};
 
-use super::config::Role;
+use super::config::{ResetTo, Role};
 use super::jobs::{MinimaxTraining, TrainingJob, combined, fresh_learners};
 use super::league_loop::League;
 use super::network_agents::{self, NetworkJob, copy_pair};
@@ -429,11 +429,28 @@ impl League<'_> {
                 // (AlphaStar's pseudocode keeps the old player's payoff row; here the old
                 // rates describe a policy that is gone). Its Elo carries on.
                 self.state.win_rates.clear_member(me);
+                // `exploiter_reset_to = "main-agent"`: the strongest main agent as it is now.
+                let source = match self.config.exploiter_reset_to {
+                    ResetTo::Blank => None,
+                    ResetTo::MainAgent => self.strongest_main_agent(),
+                };
                 match self.wins.as_ref().or(self.tree) {
-                    Some(play) => self.learners[a] = fresh_learners(play, &self.config, a, generation)?,
+                    Some(play) => {
+                        let start = source.map(|m| combined(play, &self.learners[m]));
+                        self.learners[a] = fresh_learners(play, &self.config, a, generation, start.as_ref())?;
+                    }
                     None => {
-                        self.networks[a] =
-                            network_agents::fresh_networks(self.arena, &self.config, a, generation)?;
+                        let start = match source {
+                            Some(m) => Some(network_agents::networks_of(&self.networks[m])?),
+                            None => None,
+                        };
+                        self.networks[a] = network_agents::fresh_networks(
+                            self.arena,
+                            &self.config,
+                            a,
+                            generation,
+                            start.as_ref(),
+                        )?;
                         // A new Minimax generation reads the main agents' critics as they are now.
                         if role == Role::MainExploiter && self.config.exploiter_alpha > 0.0 {
                             let critics = network_agents::main_critics(&self.state.agents, &self.networks)?;
@@ -445,6 +462,19 @@ impl League<'_> {
         }
         Ok(())
     }
+    /// The learning agent that is the main agent of highest Elo (the first on ties), if any.
+    fn strongest_main_agent(&self) -> Option<usize> {
+        let ratings = self.state.elo.ratings();
+        let mut best: Option<(usize, f64)> = None;
+        for (i, agent) in self.state.agents.iter().enumerate() {
+            let rating = ratings.get(agent.member).copied().unwrap_or(f64::NEG_INFINITY);
+            if agent.role == Role::MainAgent && best.is_none_or(|(_, r)| rating > r) {
+                best = Some((i, rating));
+            }
+        }
+        best.map(|(i, _)| i)
+    }
+
     /// An evaluation point on `state`: fill the payoff table among all members through the
     /// evaluator (entries never evaluated, and every entry of a learning agent, whose policy
     /// has changed; `current` holds the learning agents' policies), then fit batch Elo on it.
