@@ -105,7 +105,8 @@ pub struct BenchAlgorithm {
 }
 
 /// The bench names, for messages and `--help`.
-pub const BENCH_ALGORITHMS: &str = "cfr, cfr+, linear-cfr (lcfr), dcfr, pcfr+, mccfr-outcome, mccfr-external, \
+pub const BENCH_ALGORITHMS: &str = "cfr, cfr+, linear-cfr (lcfr), dcfr, pcfr+ (each with `:vectors` for the hand-vector walk: \
+     cfr+:vectors), mccfr-outcome, mccfr-external, \
      psro-<meta-solver> (psro-nash, psro-uniform, psro-prd, ...), psro-<meta-solver>:<oracle> \
      (psro-nash:ppo, psro-nash:dqn, ...), xfp, fxp, league, double-oracle";
 
@@ -122,6 +123,17 @@ impl BenchAlgorithm {
     /// A message naming the unknown algorithm or meta-solver and the known names.
     pub fn parse(name: &str) -> std::result::Result<BenchAlgorithm, String> {
         let text = |s: &str| Value::String(s.into());
+        if let Some(base) = name.strip_suffix(":vectors") {
+            let mut parsed = Self::parse(base)?;
+            if parsed.algorithm != Algorithm::Cfr {
+                return Err(format!(
+                    "algorithm `{name}`: `:vectors` is a walk of the CFR family (cfr, cfr+, lcfr, dcfr, pcfr+)"
+                ));
+            }
+            parsed.name = name.into();
+            parsed.fields.push(("walk", text("vectors")));
+            return Ok(parsed);
+        }
         let (algorithm, fields) = match name {
             "cfr" => (Algorithm::Cfr, vec![("variant", text("cfr"))]),
             "cfr+" => (Algorithm::Cfr, vec![("variant", text("cfr+"))]),
@@ -633,6 +645,16 @@ mod tests {
         assert_eq!(BenchAlgorithm::parse("lcfr").unwrap().name(), "linear-cfr");
         assert!(BenchAlgorithm::parse("psro-bogus").unwrap_err().contains("meta-solver"));
         assert!(BenchAlgorithm::parse("cfr++").unwrap_err().contains("unknown algorithm"));
+        let vectors = BenchAlgorithm::parse("pcfr+:vectors").unwrap();
+        assert_eq!(vectors.name(), "pcfr+:vectors");
+        assert_eq!(
+            vectors.fields,
+            vec![
+                ("variant", toml::Value::String("pcfr+".into())),
+                ("walk", toml::Value::String("vectors".into()))
+            ]
+        );
+        assert!(BenchAlgorithm::parse("xfp:vectors").unwrap_err().contains("CFR family"));
     }
 
     #[test]

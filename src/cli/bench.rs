@@ -32,8 +32,8 @@ pub struct Args {
     /// Games, comma-separated (`metagame games` lists them), e.g. kuhn_poker,leduc_poker.
     #[arg(long, required_unless_present = "redraw", value_delimiter = ',')]
     games: Vec<String>,
-    /// Algorithms, comma-separated: cfr, cfr+, linear-cfr (lcfr), dcfr, pcfr+, mccfr-outcome,
-    /// mccfr-external, psro-<meta-solver> (psro-nash, psro-uniform, psro-prd, ...),
+    /// Algorithms, comma-separated: cfr, cfr+, linear-cfr (lcfr), dcfr, pcfr+ (each also with
+    /// `:vectors`, the hand-vector walk: cfr+:vectors), mccfr-outcome, mccfr-external, psro-<meta-solver> (psro-nash, psro-uniform, psro-prd, ...),
     /// psro-<meta-solver>:<oracle> (psro-nash:ppo, psro-nash:dqn: learned responses, seeded;
     /// on a game whose tree is not built, NashConv estimated), xfp, fxp, league,
     /// double-oracle.

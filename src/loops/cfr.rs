@@ -10,8 +10,8 @@ use crate::fields::{FieldError, group, table_of};
 use crate::error::Result;
 use crate::components::Components;
 
-/// The CFR section: the [`CfrConfig`] fields (`variant`, `alternating`, and DCFR's `alpha`,
-/// `beta`, `gamma`).
+/// The CFR section: the [`CfrConfig`] fields (`variant`, `alternating`, DCFR's `alpha`,
+/// `beta`, `gamma`, `nash_conv_every` and `walk`).
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct CfrSection {

@@ -278,3 +278,63 @@ fn cfr_on_imperfect_recall_is_openspiels() {
         assert!((got - want).abs() < 1e-12, "{got} vs OpenSpiel's {want}");
     }
 }
+
+/// `walk = "vectors"` from a config, as a user runs it: Leduc CFR+ with hand vectors runs,
+/// its run folder resumes to the uninterrupted run, and on a game it does not take (three
+/// players) it is one line and exit 2, nothing written.
+#[test]
+fn the_vector_walk_runs_from_a_config_and_resumes() {
+    use crate::cli::{metagame, one_line_error, temp_dir};
+    let dir = temp_dir("cfr-vectors");
+    let config = dir.join("leduc.toml");
+    std::fs::write(
+        &config,
+        "game = \"leduc_poker\"\nalgorithm = \"cfr\"\nvariant = \"cfr+\"\nwalk = \"vectors\"\nmax_iterations = 60\n",
+    )
+    .unwrap();
+    let whole = dir.join("whole");
+    let out = metagame(&["run", config.to_str().unwrap(), "--out", whole.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let history = |d: &std::path::Path| {
+        std::fs::read_to_string(d.join("history.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                let report = v["report"].as_object_mut().unwrap();
+                report.remove("times");
+                report.remove("elapsed_s");
+                v["report"].clone()
+            })
+            .collect::<Vec<_>>()
+    };
+    let reports = history(&whole);
+    assert_eq!(reports.len(), 61);
+    let last = reports.last().unwrap()["nash_conv"].as_f64().unwrap();
+    assert!(last < 0.1, "NashConv {last} after 60 iterations");
+    // Stopped after 30 iterations and resumed: the same reports.
+    let half = dir.join("half");
+    std::fs::write(dir.join("short.toml"), std::fs::read_to_string(&config).unwrap().replace("60", "30"))
+        .unwrap();
+    let short = dir.join("short.toml");
+    assert!(metagame(&["run", short.to_str().unwrap(), "--out", half.to_str().unwrap()]).status.success());
+    let out = metagame(&["run", config.to_str().unwrap(), "--resume", half.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // The same reports, but for NashConv at iteration 30: a run evaluates its last iteration
+    // whatever the schedule, and the short run's last was 30.
+    let without_30 = |mut r: Vec<serde_json::Value>| {
+        for key in ["nash_conv", "current_nash_conv", "exploitability"] {
+            r[30][key] = serde_json::Value::Null;
+        }
+        r
+    };
+    assert_eq!(without_30(history(&half)), without_30(reports));
+    // Three players: refused in one line.
+    let three = dir.join("three.toml");
+    std::fs::write(&three, "game = \"kuhn_poker(players=3)\"\nalgorithm = \"cfr\"\nwalk = \"vectors\"\n")
+        .unwrap();
+    let refused = dir.join("refused");
+    let err =
+        one_line_error(&metagame(&["run", three.to_str().unwrap(), "--out", refused.to_str().unwrap()]));
+    assert!(err.contains("walk: \"vectors\" needs a two-player game"), "{err}");
+}

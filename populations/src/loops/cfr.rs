@@ -90,6 +90,7 @@
 //!   updates this follows.
 
 pub(super) mod arena;
+mod hands;
 mod lanes;
 mod schedule;
 mod weight;
@@ -104,6 +105,7 @@ use crate::report::{Details, IterationReport, PhaseTimes};
 use crate::settings::{built_by, setters};
 use crate::training_loop::{Cutoff, TrainingLoop};
 use arena::{Arena, Node};
+use hands::Hands;
 use lanes::Lanes;
 pub use schedule::NashConvSchedule;
 use weight::AverageWeight;
@@ -168,6 +170,35 @@ pub struct CfrConfig {
     beta: f64,
     gamma: f64,
     nash_conv_every: Option<usize>,
+    walk: CfrWalk,
+}
+
+/// How an iteration walks the tree (the `walk` field).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum CfrWalk {
+    /// History by history, in OpenSpiel's order of arithmetic, so that the tables equal
+    /// OpenSpiel's to the last bits; over the public tree with one lane per deal where every
+    /// chance node is at the top (Kuhn, liar's dice), with the same bits.
+    #[default]
+    History,
+    /// Over the public tree with a vector of private hands per player (`loops/cfr/hands.rs`):
+    /// two-player games that deal private hands first, public chance allowed below (Leduc).
+    /// Several times faster on Leduc; its sums run in another order, and CFR's regret
+    /// matching turns a regret of exactly 0 against one of 1e-17 into different policies, so
+    /// its runs leave OpenSpiel's within a few iterations (both are CFR runs).
+    Vectors,
+}
+
+impl CfrWalk {
+    /// The name configs spell.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CfrWalk::History => "history",
+            CfrWalk::Vectors => "vectors",
+        }
+    }
 }
 
 /// Builder and serde form of [`CfrConfig`]; every field optional with its default.
@@ -201,14 +232,27 @@ pub struct CfrConfigBuilder {
     /// has run out are always evaluated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nash_conv_every: Option<usize>,
+    /// How an iteration walks the tree: `"history"` (OpenSpiel's arithmetic, its tables to
+    /// the last bits) or `"vectors"` (hand vectors over the public tree, two-player games that
+    /// deal private hands first; faster, another order of sums). Default `"history"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub walk: Option<CfrWalk>,
 }
 
 impl CfrConfigBuilder {
     /// The names of the fields, as configs spell them.
     pub const FIELDS: &'static [&'static str] =
-        &["variant", "alternating", "alpha", "beta", "gamma", "nash_conv_every"];
+        &["variant", "alternating", "alpha", "beta", "gamma", "nash_conv_every", "walk"];
 
-    setters!(variant: CfrVariant, alternating: bool, alpha: f64, beta: f64, gamma: f64, nash_conv_every: usize);
+    setters!(
+        variant: CfrVariant,
+        alternating: bool,
+        alpha: f64,
+        beta: f64,
+        gamma: f64,
+        nash_conv_every: usize,
+        walk: CfrWalk,
+    );
 
     /// Validate.
     ///
@@ -252,6 +296,7 @@ impl CfrConfigBuilder {
             beta,
             gamma,
             nash_conv_every: self.nash_conv_every,
+            walk: self.walk.unwrap_or_default(),
         })
     }
 }
@@ -268,6 +313,8 @@ impl From<CfrConfig> for CfrConfigBuilder {
             beta: dcfr.then_some(c.beta),
             gamma: dcfr.then_some(c.gamma),
             nash_conv_every: c.nash_conv_every,
+            // The default is written as no field, so that configs from before it read the same.
+            walk: (c.walk != CfrWalk::History).then_some(c.walk),
         }
     }
 }
@@ -292,6 +339,10 @@ impl CfrConfig {
     /// DCFR's γ (2 unless set; read only by `dcfr`).
     pub fn gamma(&self) -> f64 {
         self.gamma
+    }
+    /// How an iteration walks the tree.
+    pub fn walk(&self) -> CfrWalk {
+        self.walk
     }
     /// How often the exact NashConv is evaluated.
     pub fn nash_conv_schedule(&self) -> NashConvSchedule {
@@ -491,6 +542,8 @@ struct Scratch {
     children: Vec<f64>,
     /// The lane walk's ([`Lanes::buffers`]), where it runs.
     lanes: Option<lanes::Buffers>,
+    /// The hand walk's stack.
+    hands: Vec<f64>,
     /// `pcfr+`: the walk's instantaneous regrets, by sequence.
     instantaneous: Vec<f64>,
 }
@@ -511,6 +564,9 @@ pub struct Cfr<'t> {
     arena: Arena,
     /// The walk over the public tree, where the tree allows it ([`lanes`]).
     lanes: Option<Lanes>,
+    /// The walk over the public tree with hand vectors, where the lanes are not and the tree
+    /// allows it ([`hands`]).
+    hands: Option<Hands>,
     /// The walks' buffers, kept from one iteration to the next.
     scratch: Scratch,
     state: CfrState,
@@ -540,7 +596,7 @@ impl<'t> Cfr<'t> {
         let state =
             CfrState { iteration: 0, regrets: vec![0.0; m], cumulative_policy: vec![0.0; m], predictions };
         let placeholder = IterationReport::new(0, vec![1; tree.num_players()], Some(0.0), None);
-        let mut cfr = Self::with_state(tree, config, state, placeholder);
+        let mut cfr = Self::with_state(tree, config, state, placeholder)?;
         let mut report = cfr.report(0, &cfr.state.cumulative_policy, &cfr.current, 0.0, true)?;
         report.elapsed_s = started.elapsed().as_secs_f64();
         cfr.last = report;
@@ -590,7 +646,7 @@ impl<'t> Cfr<'t> {
         }
         // INVARIANT: check_reports saw iteration + 1 ≥ 1 reports.
         let last = reports.last().expect("a report").clone();
-        let cfr = Self::with_state(tree, config, state, last);
+        let cfr = Self::with_state(tree, config, state, last)?;
         let average = cfr.average_policy();
         crate::checkpoint::check_scheduled_nash_conv(
             tree,
@@ -601,9 +657,29 @@ impl<'t> Cfr<'t> {
         Ok(cfr)
     }
 
-    fn with_state(tree: &'t GameTree, config: CfrConfig, state: CfrState, last: IterationReport) -> Self {
+    /// # Errors
+    ///
+    /// [`Error::Config`] for `walk = "vectors"` on a tree it does not take.
+    fn with_state(
+        tree: &'t GameTree,
+        config: CfrConfig,
+        state: CfrState,
+        last: IterationReport,
+    ) -> Result<Self> {
         let arena = Arena::new(tree);
-        let lanes = Lanes::new(&arena, tree.num_players(), tree.num_sequences());
+        let (n, m) = (tree.num_players(), tree.num_sequences());
+        let (lanes, hands) = match config.walk {
+            CfrWalk::History => (Lanes::new(&arena, n, m), None),
+            CfrWalk::Vectors => match Hands::new(&arena, n, m) {
+                Some(hands) => (None, Some(hands)),
+                None => {
+                    return Err(Error::Config(format!(
+                        "walk: \"vectors\" needs a two-player game that deals each player a private hand first, with a public tree the same for every deal; {} is not (walk = \"history\" takes any game)",
+                        tree.name()
+                    )));
+                }
+            },
+        };
         let mut current = vec![0.0; tree.num_sequences()];
         for i in 0..tree.num_infosets() {
             let s = arena.seq_start[i]..arena.seq_start[i + 1];
@@ -617,18 +693,19 @@ impl<'t> Cfr<'t> {
                 );
             }
         }
-        Self {
+        Ok(Self {
             tree,
             config,
             arena,
             lanes,
+            hands,
             scratch: Scratch::default(),
             state,
             current,
             last,
             last_iteration: None,
             cutoff: Cutoff::never(),
-        }
+        })
     }
 
     /// The settings.
@@ -801,6 +878,10 @@ impl<'t> Cfr<'t> {
     ) {
         if let (Some(lanes), Some(buffers)) = (&self.lanes, &mut scratch.lanes) {
             lanes.walk(player, current, regrets, cumulative_policy, weight, buffers);
+            return;
+        }
+        if let Some(hands) = &self.hands {
+            hands.walk(player, current, regrets, cumulative_policy, weight, &mut scratch.hands);
             return;
         }
         let children = &mut scratch.children;
@@ -1222,6 +1303,84 @@ mod tests {
         }
     }
 
+    /// The walk with hand vectors leaves the history walk's tables within rounding, with
+    /// every variant and both update orders, on the games it takes (Leduc: a public card
+    /// below the deals) and Kuhn (forced off the lanes).
+    #[test]
+    fn the_hand_walk_is_the_history_walk_within_rounding() {
+        for (game, iterations) in [("leduc_poker", 30), ("kuhn_poker", 30)] {
+            let tree = GameTree::build(&registry::load(game).unwrap()).unwrap();
+            for variant in CfrVariant::ALL {
+                for alternating in [true, false] {
+                    let builder = CfrConfig::builder().variant(variant).alternating(alternating);
+                    let mut history = Cfr::new(&tree, builder.clone().build().unwrap()).unwrap();
+                    history.lanes = None;
+                    let mut hands = Cfr::new(&tree, builder.walk(CfrWalk::Vectors).build().unwrap()).unwrap();
+                    assert!(hands.hands.is_some() && hands.lanes.is_none(), "{game} has hands");
+                    // Vanilla CFR all along; the others until a regret that is exactly 0 in one
+                    // walk and 1e-17 in the other turns into different policies (cfr+ on
+                    // Leduc: iteration 16).
+                    let close_for = if variant == CfrVariant::Cfr { iterations } else { 8 };
+                    for t in 1..=close_for {
+                        history.step().unwrap();
+                        hands.step().unwrap();
+                        let what =
+                            format!("{game} {} alternating {alternating} iteration {t}", variant.as_str());
+                        let close = |a: &[f64], b: &[f64], name: &str| {
+                            for (k, (x, y)) in a.iter().zip(b).enumerate() {
+                                let bound = 1e-12 * (1.0 + x.abs().max(y.abs()));
+                                assert!((x - y).abs() <= bound, "{what}: {name}[{k}] {x} vs {y}");
+                            }
+                        };
+                        close(&hands.state.regrets, &history.state.regrets, "regrets");
+                        close(&hands.state.cumulative_policy, &history.state.cumulative_policy, "cumulative");
+                        close(&hands.current, &history.current, "current");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Past the first iterations the two walks are two runs of the same algorithm: after 400
+    /// iterations on Leduc each variant's NashConv is within a factor 1.5 of the history
+    /// walk's, and `walk = "vectors"` is refused in one line where it does not apply.
+    #[test]
+    fn the_hand_walk_converges_as_the_history_walk_does() {
+        let tree = GameTree::build(&registry::load("leduc_poker").unwrap()).unwrap();
+        for variant in CfrVariant::ALL {
+            let builder = CfrConfig::builder().variant(variant).nash_conv_every(400);
+            let run = |builder: CfrConfigBuilder| {
+                let mut cfr = Cfr::new(&tree, builder.build().unwrap()).unwrap();
+                for _ in 0..400 {
+                    cfr.step().unwrap();
+                }
+                cfr.last_report().nash_conv.unwrap()
+            };
+            let (history, vectors) = (run(builder.clone()), run(builder.walk(CfrWalk::Vectors)));
+            eprintln!("{}: history {history:e}, vectors {vectors:e}", variant.as_str());
+            assert!(
+                vectors < 1.5 * history && history < 1.5 * vectors,
+                "{}: {history} vs {vectors}",
+                variant.as_str()
+            );
+        }
+        for game in [
+            "matrix_rps",
+            "kuhn_poker(players=3)",
+            "goofspiel(num_cards=4,imp_info=True,points_order=descending)",
+        ] {
+            let tree = GameTree::build(&registry::load(game).unwrap()).unwrap();
+            let config = CfrConfig::builder().walk(CfrWalk::Vectors).build().unwrap();
+            let Err(e) = Cfr::new(&tree, config) else { panic!("{game}: vectors taken") };
+            let text = e.to_string();
+            assert!(
+                text.starts_with("invalid config: walk:") || text.contains("walk: \"vectors\""),
+                "{text}"
+            );
+            assert!(!text.contains('\n'), "{text}");
+        }
+    }
+
     /// Where an iteration's time goes on liar's dice: the two walks, the copies of the tables
     /// and the regret matching, in milliseconds per iteration.
     #[test]
@@ -1245,6 +1404,7 @@ mod tests {
                 let mut scratch = Scratch {
                     children: Vec::new(),
                     lanes: cfr.lanes.as_ref().map(Lanes::buffers),
+                    hands: Vec::new(),
                     instantaneous: Vec::new(),
                 };
                 let mut these_walks = 0.0;

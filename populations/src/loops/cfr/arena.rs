@@ -28,6 +28,9 @@ pub(in crate::loops) struct Arena {
     /// ([`metagame_games::flat::cumulate`]), for sampling.
     pub(in crate::loops) chance_cum: Vec<f64>,
     pub(in crate::loops) utilities: Vec<f64>,
+    /// By node: the action (a chance outcome, or a player's) that leads to it; the hand walk
+    /// matches chance children of different deals by it.
+    pub(in crate::loops) action: Vec<u32>,
     /// `seq_start[i]..seq_start[i + 1]`: infoset `i`'s sequences.
     pub(in crate::loops) seq_start: Vec<usize>,
 }
@@ -70,7 +73,8 @@ impl Arena {
                 cumulate(chance_prob[children.clone()].iter().copied(), &mut chance_cum[children]);
             }
         }
-        Arena { nodes, chance_prob, chance_cum, utilities, seq_start }
+        let action = (0..tree.num_nodes()).map(|node| tree.node_action(node).0 as u32).collect();
+        Arena { nodes, chance_prob, chance_cum, utilities, action, seq_start }
     }
 
     /// The average policy of a cumulative policy (by sequence): normalised per infoset,
