@@ -60,7 +60,7 @@ pub mod shim;
 
 pub use cublas_backend::{Cublas, is_cublas_present};
 pub use placed_network::{
-    GpuNetwork, GpuNetworks, HostNetwork, HostNetworks, PlacedNetwork, Placer, roll_out_on,
+    DEVICE_LANES, GpuNetwork, GpuNetworks, HostNetwork, HostNetworks, PlacedNetwork, Placer, roll_out_on,
 };
 
 /// The shared per-episode device code (CUDA C, also compiled for the host by the shim).
