@@ -11,22 +11,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-for dir in "${CUDA_HOME:-/usr/local/cuda}/lib64" /usr/local/cuda/lib64 \
-    target/nvrtc-venv/lib/python3*/site-packages/nvidia/cuda_nvrtc/lib; do
-    if compgen -G "$dir/libnvrtc.so*" >/dev/null; then
-        export LD_LIBRARY_PATH="$(cd "$dir" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-        echo "nvrtc: $dir"
-        break
-    fi
-done
-for dir in "${CUDA_HOME:-/usr/local/cuda}/lib64" /usr/local/cuda/lib64 \
-    target/nvrtc-venv/lib/python3*/site-packages/nvidia/cublas/lib; do
-    if compgen -G "$dir/libcublas.so*" >/dev/null; then
-        export LD_LIBRARY_PATH="$(cd "$dir" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-        echo "cublas: $dir"
-        break
-    fi
-done
+# The first folder holding lib<name>.so* goes on LD_LIBRARY_PATH: the toolkit's, or the
+# PyPI wheel's (its folder under nvidia/ in target/nvrtc-venv).
+add_lib() {
+    local name=$1 wheel=$2 dir
+    for dir in "${CUDA_HOME:-/usr/local/cuda}/lib64" /usr/local/cuda/lib64 \
+        target/nvrtc-venv/lib/python3*/site-packages/nvidia/"$wheel"/lib; do
+        if compgen -G "$dir/lib$name.so*" >/dev/null; then
+            export LD_LIBRARY_PATH="$(cd "$dir" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+            echo "$name: $dir"
+            return
+        fi
+    done
+}
+add_lib nvrtc cuda_nvrtc
+add_lib cublas cublas
 if command -v nvidia-smi >/dev/null; then
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 fi

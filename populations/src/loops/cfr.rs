@@ -496,11 +496,7 @@ impl Walk<'_> {
                 for k in 0..count {
                     let p = self.current[seq + k];
                     self.regrets[seq + k] += others * (self.children[base + k] - v);
-                    self.cumulative_policy[seq + k] += match self.weight {
-                        AverageWeight::One => saved * p,
-                        AverageWeight::Before(w) => w * saved * p,
-                        AverageWeight::After(w) => saved * p * w,
-                    };
+                    self.cumulative_policy[seq + k] += self.weight.weigh(saved, p);
                 }
                 self.children.truncate(base);
                 v

@@ -316,11 +316,7 @@ impl HandWalk<'_> {
                     for a in 0..count {
                         let (p, seq) = (current[seq as usize + a], seq as usize + a);
                         self.regrets[seq] += values[a * mine + h] - out[h];
-                        self.cumulative_policy[seq] += n * match self.weight {
-                            AverageWeight::One => s * p,
-                            AverageWeight::Before(w) => w * s * p,
-                            AverageWeight::After(w) => s * p * w,
-                        };
+                        self.cumulative_policy[seq] += n * self.weight.weigh(s, p);
                     }
                 }
             }

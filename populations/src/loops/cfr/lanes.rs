@@ -454,11 +454,7 @@ impl<'a> Tables<'a> {
             for c in 0..count {
                 let p = probs[c * k + l];
                 self.regrets[seq + c] += others * (child_value(c, j, l) - v);
-                self.cumulative_policy[seq + c] += match self.weight {
-                    AverageWeight::One => s * p,
-                    AverageWeight::Before(w) => w * s * p,
-                    AverageWeight::After(w) => s * p * w,
-                };
+                self.cumulative_policy[seq + c] += self.weight.weigh(s, p);
             }
         }
     }

@@ -13,3 +13,16 @@ pub(super) enum AverageWeight {
     /// `(π·σ)·w` (Python `discounted_cfr`: `reach_prob * action_prob * t**gamma`).
     After(f64),
 }
+
+impl AverageWeight {
+    /// Iteration `t`'s addition to the average policy of an action taken with probability
+    /// `p` at a reach `reach`, in the variant's order of multiplication.
+    #[inline]
+    pub(super) fn weigh(self, reach: f64, p: f64) -> f64 {
+        match self {
+            AverageWeight::One => reach * p,
+            AverageWeight::Before(w) => w * reach * p,
+            AverageWeight::After(w) => reach * p * w,
+        }
+    }
+}

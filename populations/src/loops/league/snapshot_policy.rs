@@ -140,18 +140,7 @@ mod tests {
     #[test]
     fn each_seat_plays_its_own_policy_and_tables_read_as_before() {
         let both = SeatPolicies([Arc::new(Uniform), Arc::new(FirstAction)]);
-        let legal = array![[true, true, false]];
-        let tensors = Array2::<f32>::zeros((1, 0));
-        let answer = |p: usize| {
-            let d = Decisions {
-                player: PlayerId(p),
-                tensors: tensors.view(),
-                legal: legal.view(),
-                infosets: None,
-            };
-            let mut out = Array2::<f32>::zeros((1, 3));
-            both.probabilities(&d, out.view_mut()).map(|()| out)
-        };
+        let answer = |p: usize| answer_at(&both, 0, array![[true, true, false]], p);
         assert_eq!(answer(0).unwrap(), array![[0.5, 0.5, 0.0]]);
         assert_eq!(answer(1).unwrap(), array![[1.0, 0.0, 0.0]]);
         assert!(answer(2).is_err());
@@ -165,6 +154,24 @@ mod tests {
         let back: SnapshotPolicy = serde_json::from_str(&text).unwrap();
         assert_eq!(back.as_table(), Some(&table));
         assert_eq!(back.stored().count(), 0);
+    }
+
+    /// `policy`'s answer at one decision of `player` with `width` zeros for its tensor.
+    fn answer_at(
+        policy: &dyn Policy,
+        width: usize,
+        legal: Array2<bool>,
+        player: usize,
+    ) -> metagame_games::Result<Array2<f32>> {
+        let tensors = Array2::<f32>::zeros((1, width));
+        let d = Decisions {
+            player: PlayerId(player),
+            tensors: tensors.view(),
+            legal: legal.view(),
+            infosets: None,
+        };
+        let mut out = Array2::<f32>::zeros(legal.dim());
+        policy.probabilities(&d, out.view_mut()).map(|()| out)
     }
 
     /// A device that plays every network it is offered as `FirstAction`.
@@ -183,18 +190,7 @@ mod tests {
         let mlp = metagame_networks::Mlp::random(&[2, 3], 1).unwrap();
         let both = SeatPolicies([Arc::new(Uniform), Arc::new(mlp)]);
         let placed = both.on_device(&FirstActionDevice).expect("one seat is a network");
-        let legal = array![[false, true, true]];
-        let tensors = Array2::<f32>::zeros((1, 2));
-        let answer = |p: usize| {
-            let d = Decisions {
-                player: PlayerId(p),
-                tensors: tensors.view(),
-                legal: legal.view(),
-                infosets: None,
-            };
-            let mut out = Array2::<f32>::zeros((1, 3));
-            placed.probabilities(&d, out.view_mut()).map(|()| out).unwrap()
-        };
+        let answer = |p: usize| answer_at(&*placed, 2, array![[false, true, true]], p).unwrap();
         assert_eq!(answer(0), array![[0.0, 0.5, 0.5]]);
         assert_eq!(answer(1), array![[0.0, 1.0, 0.0]]);
         assert!(
