@@ -7,8 +7,8 @@ use std::sync::Arc;
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig, sys::cublasOperation_t};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 
+use crate::error::{Error, Result, driver_err};
 use crate::network_gemm::{BIAS_RELU_NAME, Backend, LayerGemm, Op};
-use crate::{Error, Result, driver_err};
 
 /// Threads per block of the bias-and-ReLU kernel.
 const BIAS_THREADS: u32 = 256;
@@ -38,7 +38,7 @@ impl Cublas {
             return Err(Error::NoCublas { reason: "libcublas could not be loaded".into() });
         }
         let blas = CudaBlas::new(stream.clone()).map_err(|e| Error::NoCublas { reason: e.to_string() })?;
-        let ptx = crate::compile_bias_relu(Some(arch))?;
+        let ptx = crate::nvrtc::compile_bias_relu(Some(arch))?;
         let module = stream.context().load_module(ptx).map_err(driver_err)?;
         let bias_relu = module.load_function(BIAS_RELU_NAME).map_err(driver_err)?;
         Ok(Cublas { stream, blas, bias_relu })

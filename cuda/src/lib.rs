@@ -54,21 +54,23 @@ use metagame_games::{
 };
 
 mod cublas_backend;
+mod error;
 pub mod network_gemm;
+mod nvrtc;
 mod placed_network;
 pub mod shim;
 
 pub use cublas_backend::{Cublas, is_cublas_present};
+use error::driver_err;
+pub use error::{Error, Result};
+pub use nvrtc::{
+    EPISODE_SOURCE, KERNEL_NAME, KERNEL_SOURCE, compile_bias_relu, compile_kernel, is_nvrtc_present,
+    kernel_source,
+};
 pub use placed_network::{
     DEVICE_LANES, GpuNetwork, GpuNetworks, HostNetwork, HostNetworks, PlacedNetwork, Placer, roll_out_on,
 };
 
-/// The shared per-episode device code (CUDA C, also compiled for the host by the shim).
-pub const EPISODE_SOURCE: &str = include_str!("../kernels/episode.cuh");
-/// The kernel, compiled after [`EPISODE_SOURCE`].
-pub const KERNEL_SOURCE: &str = include_str!("../kernels/evaluate.cu");
-/// The kernel's entry point.
-pub const KERNEL_NAME: &str = "mg_evaluate";
 /// The most players the kernel handles (its per-thread accumulators are fixed-size).
 pub const MAX_PLAYERS: usize = 8;
 /// Most thread blocks in one launch (bounds the partial-sum buffer at 64 MiB for 8 players).
@@ -76,114 +78,12 @@ const MAX_BLOCKS_PER_LAUNCH: u64 = 1 << 19;
 /// Most matchups in one launch (the grid's y dimension).
 const MAX_MATCHUPS_PER_LAUNCH: u64 = 65_535;
 
-/// What can go wrong on the GPU side.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum Error {
-    /// No usable CUDA device: no driver library, no device, or the driver failed to start.
-    #[error("no CUDA device: {reason}")]
-    NoDevice {
-        /// Why.
-        reason: String,
-    },
-    /// NVRTC (`libnvrtc.so`) could not be loaded, so the kernel cannot be compiled.
-    #[error(
-        "NVRTC not found ({reason}); install the CUDA toolkit or `pip install nvidia-cuda-nvrtc-cu12` and add its lib folder to LD_LIBRARY_PATH"
-    )]
-    NoNvrtc {
-        /// Why.
-        reason: String,
-    },
-    /// cuBLAS (`libcublas.so`) could not be loaded or started, so networks cannot run on the
-    /// GPU.
-    #[error(
-        "cuBLAS not found ({reason}); install the CUDA toolkit or `pip install nvidia-cublas-cu12` and add its lib folder to LD_LIBRARY_PATH"
-    )]
-    NoCublas {
-        /// Why.
-        reason: String,
-    },
-    /// NVRTC rejected the kernel source.
-    #[error("kernel compilation failed: {0}")]
-    Compile(String),
-    /// A CUDA driver call failed.
-    #[error("CUDA driver error: {0}")]
-    Driver(String),
-    /// Bad input, as reported by the games crate.
-    #[error(transparent)]
-    Games(#[from] metagame_games::Error),
-}
-
-/// `Result` with this crate's [`Error`].
-pub type Result<T, E = Error> = std::result::Result<T, E>;
-
-pub(crate) fn driver_err(e: cudarc::driver::DriverError) -> Error {
-    Error::Driver(e.to_string())
-}
-
 /// True when the CUDA driver library (`libcuda.so`) can be loaded. Checked before any other
 /// CUDA call, because cudarc panics when the library is missing.
 pub fn is_driver_present() -> bool {
     // SAFETY: only tries to dlopen the driver library by its usual names and closes it
     // again; no CUDA function is called.
     unsafe { cudarc::driver::sys::is_culib_present() }
-}
-
-/// True when NVRTC (`libnvrtc.so`) can be loaded.
-pub fn is_nvrtc_present() -> bool {
-    // SAFETY: as for `is_driver_present`: a dlopen attempt, no NVRTC call.
-    unsafe { cudarc::nvrtc::sys::is_culib_present() }
-}
-
-/// The full kernel source as NVRTC compiles it: [`EPISODE_SOURCE`] then [`KERNEL_SOURCE`].
-pub fn kernel_source() -> String {
-    format!("{EPISODE_SOURCE}\n{KERNEL_SOURCE}")
-}
-
-/// Compile [`kernel_source`] to PTX with NVRTC, for `arch` (e.g. `"compute_90"`) or NVRTC's
-/// default. No GPU is needed, only `libnvrtc`.
-///
-/// # Errors
-///
-/// [`Error::NoNvrtc`] when NVRTC cannot be loaded; [`Error::Compile`] with NVRTC's log.
-pub fn compile_kernel(arch: Option<&str>) -> Result<cudarc::nvrtc::Ptx> {
-    compile_source(&kernel_source(), "metagame_evaluate.cu", arch)
-}
-
-/// Compile the networks' bias-and-ReLU kernel
-/// ([`BIAS_RELU_SOURCE`](network_gemm::BIAS_RELU_SOURCE)) to PTX, as [`compile_kernel`]
-/// does the match kernel.
-///
-/// # Errors
-///
-/// As [`compile_kernel`].
-pub fn compile_bias_relu(arch: Option<&str>) -> Result<cudarc::nvrtc::Ptx> {
-    compile_source(network_gemm::BIAS_RELU_SOURCE, "metagame_bias_relu.cu", arch)
-}
-
-/// Compile CUDA C `source` (named `name` in NVRTC's messages) to PTX, for `arch` or NVRTC's
-/// default, without fused multiply-adds.
-pub(crate) fn compile_source(source: &str, name: &str, arch: Option<&str>) -> Result<cudarc::nvrtc::Ptx> {
-    if !is_nvrtc_present() {
-        return Err(Error::NoNvrtc { reason: "libnvrtc could not be loaded".into() });
-    }
-    let mut options = vec!["--std=c++11".to_string()];
-    if let Some(arch) = arch {
-        options.push(format!("--gpu-architecture={arch}"));
-    }
-    let opts = cudarc::nvrtc::CompileOptions {
-        // Never fuse a*b+c: the host computes the same sums without FMAs.
-        fmad: Some(false),
-        options,
-        name: Some(name.into()),
-        ..Default::default()
-    };
-    cudarc::nvrtc::compile_ptx_with_opts(source, opts).map_err(|e| match e {
-        cudarc::nvrtc::CompileError::CompileError { log, .. } => {
-            Error::Compile(log.to_string_lossy().trim().to_string())
-        }
-        other => Error::Compile(format!("{other:?}")),
-    })
 }
 
 struct DeviceTree {
