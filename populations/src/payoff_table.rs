@@ -179,29 +179,34 @@ impl PayoffTable {
     /// If `player` is not a player of the table (a caller bug).
     #[track_caller]
     pub fn grow(&mut self, player: PlayerId) {
-        let mut new_shape = self.shape.clone();
-        new_shape[player.0] += 1;
-        let total: usize = new_shape.iter().product();
-        // The new profiles start missing.
+        let p = player.0;
+        assert!(p < self.shape.len(), "player {p} of a {}-player table", self.shape.len());
+        // Row-major: for each profile of the axes before `player`, the old entries are one
+        // run of `shape[p] × inner` and the new member's `inner` follow it, missing.
+        let inner: usize = self.shape[p + 1..].iter().product();
+        let outer: usize = self.shape[..p].iter().product();
+        let old_run = self.shape[p] * inner;
+        let total = outer * (old_run + inner);
         self.missing_entries += total - self.entries.len();
-        let mut entries = vec![None; total];
-        let mut means = vec![vec![f64::NAN; total]; self.shape.len()];
-        // Row-major: the old entries keep their order, and an old profile's new index skips
-        // the new slices of `player`'s axis. Walk the old profiles with an odometer.
-        let mut idx = vec![0; self.shape.len()];
-        for (flat, entry) in self.entries.drain(..).enumerate() {
-            if entry.is_some() {
-                let new_flat = idx.iter().zip(&new_shape).fold(0, |acc, (&i, &s)| acc * s + i);
-                entries[new_flat] = entry;
-                for (new, old) in means.iter_mut().zip(&self.means) {
-                    new[new_flat] = old[flat];
-                }
-            }
-            next_profile(&mut idx, &self.shape);
+        let mut entries = Vec::with_capacity(total);
+        let mut old = self.entries.drain(..);
+        for _ in 0..outer {
+            entries.extend(old.by_ref().take(old_run));
+            entries.extend(std::iter::repeat_n(None, inner));
         }
-        self.shape = new_shape;
+        drop(old);
+        for means in &mut self.means {
+            let mut grown = Vec::with_capacity(total);
+            for run in means.chunks(old_run.max(1)).take(outer) {
+                grown.extend_from_slice(run);
+                grown.extend(std::iter::repeat_n(f64::NAN, inner));
+            }
+            // A table with no entries yet (an axis of 0 members): all missing.
+            grown.resize(total, f64::NAN);
+            *means = grown;
+        }
+        self.shape[p] += 1;
         self.entries = entries;
-        self.means = means;
     }
 
     /// Profiles not yet estimated, in row-major order.
@@ -431,6 +436,46 @@ impl PayoffTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Growing any axis keeps every entry at its profile and adds the new member's as
+    /// missing, in three dimensions and from empty axes.
+    #[test]
+    fn growth_keeps_each_entry_at_its_profile() {
+        let mut table = PayoffTable::new(3);
+        let mut shape = [0usize; 3];
+        let value = |i: &[usize]| vec![(100 * i[0] + 10 * i[1] + i[2]) as f64, 0.0, 1.0];
+        for (step, player) in [0, 1, 2, 1, 0, 2, 2, 1, 0, 1].into_iter().enumerate() {
+            table.grow(PlayerId(player));
+            shape[player] += 1;
+            assert_eq!(table.shape(), shape);
+            let total: usize = shape.iter().product();
+            let mut missing = 0;
+            for flat in 0..total {
+                let i = [flat / (shape[1] * shape[2]), flat / shape[2] % shape[1], flat % shape[2]];
+                match table.get(&i) {
+                    Some(e) => {
+                        assert!(i[player] + 1 < shape[player], "step {step}: the new member's {i:?} is set");
+                        assert_eq!(e.mean, value(&i), "step {step}: {i:?}");
+                    }
+                    None => missing += 1,
+                }
+            }
+            assert_eq!(table.missing().len(), missing, "step {step}");
+            // Every other profile filled as it comes, so that some stay missing.
+            for flat in 0..total {
+                let i = [flat / (shape[1] * shape[2]), flat / shape[2] % shape[1], flat % shape[2]];
+                if table.get(&i).is_none() && (i[0] + i[1] + i[2]) % 2 == 0 {
+                    table.set(&i, Entry::exact(value(&i)));
+                }
+            }
+        }
+        // The means follow: a full table's meta-game reads them.
+        for p in table.missing() {
+            table.set(&p, Entry::exact(value(&p)));
+        }
+        let game = table.to_normal_form().unwrap();
+        assert_eq!(game.payoffs(0)[[2, 3, 2]], 232.0);
+    }
 
     /// The meta-game is the entries' means whichever way the table came about: grown and
     /// filled here, or read back from a checkpoint (which stores the entries alone); a table

@@ -220,8 +220,14 @@ fn settings_are_checked() {
     }
     assert_eq!(
         CfrConfigBuilder::FIELDS,
-        &["variant", "alternating", "alpha", "beta", "gamma", "nash_conv_every"]
+        &["variant", "alternating", "alpha", "beta", "gamma", "nash_conv_every", "walk"]
     );
+    // The walk: history by default and not written; vectors written and read back.
+    let c = parse(r#"{"variant": "cfr+", "walk": "vectors"}"#).unwrap();
+    assert_eq!(c.walk(), metagame::populations::loops::cfr::CfrWalk::Vectors);
+    assert!(serde_json::to_string(&c).unwrap().contains(r#""walk":"vectors""#));
+    assert!(!serde_json::to_string(&parse("{}").unwrap()).unwrap().contains("walk"));
+    assert!(parse(r#"{"walk": "lanes"}"#).is_err());
     assert_eq!(parse(r#"{"variant": "pcfr+"}"#).unwrap().variant(), CfrVariant::Predictive);
     let every = parse(r#"{"nash_conv_every": 10}"#).unwrap();
     assert_eq!(every.nash_conv_schedule(), NashConvSchedule::Every(10));
