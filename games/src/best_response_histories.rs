@@ -244,7 +244,7 @@ mod tests {
     use super::*;
     use crate::exact::{TieBreak, best_response, best_response_with, reach};
     use crate::game::ActionId;
-    use crate::{ExplicitGame, InfosetId, TabularPolicy, registry};
+    use crate::{InfosetId, TabularPolicy, TreeBuilder, registry};
 
     fn tree(spec: &str) -> GameTree {
         GameTree::build(&registry::load(spec).unwrap()).unwrap()
@@ -417,16 +417,15 @@ mod tests {
 
     /// One player bids L or R at `A`, then l or r at `B`, forgetting the first bid.
     fn forgetful() -> GameTree {
-        let mut b = ExplicitGame::builder("forgetful", 1, 2, None);
-        let root = b.root();
-        let first = b.decision(root, 0, "A", &[ActionId(0), ActionId(1)]).unwrap();
-        for (&node, payoffs) in first.iter().zip([[3.0, 0.0], [0.0, 2.0]]) {
-            let second = b.decision(node, 0, "B", &[ActionId(0), ActionId(1)]).unwrap();
-            for (&leaf, u) in second.iter().zip(payoffs) {
-                b.terminal(leaf, vec![u]).unwrap();
+        let mut b = TreeBuilder::new("forgetful", 1, 2, None, None, 100);
+        let (first, _) = b.decision(b.root(), 0, "A", &[ActionId(0), ActionId(1)]).unwrap();
+        for (node, payoffs) in first.zip([[3.0, 0.0], [0.0, 2.0]]) {
+            let (second, _) = b.decision(node, 0, "B", &[ActionId(0), ActionId(1)]).unwrap();
+            for (leaf, u) in second.zip(payoffs) {
+                b.terminal(leaf, &[u]).unwrap();
             }
         }
-        GameTree::build(&b.finish().unwrap()).unwrap()
+        b.finish().unwrap()
     }
 
     #[test]
@@ -445,14 +444,13 @@ mod tests {
     #[test]
     fn an_absent_minded_player_is_refused() {
         // The absent-minded driver: the same state at the first exit and below it.
-        let mut b = ExplicitGame::builder("absent_minded", 1, 2, None);
-        let root = b.root();
-        let first = b.decision(root, 0, "X", &[ActionId(0), ActionId(1)]).unwrap();
-        b.terminal(first[0], vec![0.0]).unwrap();
-        let second = b.decision(first[1], 0, "X", &[ActionId(0), ActionId(1)]).unwrap();
-        b.terminal(second[0], vec![4.0]).unwrap();
-        b.terminal(second[1], vec![1.0]).unwrap();
-        let t = GameTree::build(&b.finish().unwrap()).unwrap();
+        let mut b = TreeBuilder::new("absent_minded", 1, 2, None, None, 100);
+        let (first, _) = b.decision(b.root(), 0, "X", &[ActionId(0), ActionId(1)]).unwrap();
+        b.terminal(first.start, &[0.0]).unwrap();
+        let (second, _) = b.decision(first.start + 1, 0, "X", &[ActionId(0), ActionId(1)]).unwrap();
+        b.terminal(second.start, &[4.0]).unwrap();
+        b.terminal(second.start + 1, &[1.0]).unwrap();
+        let t = b.finish().unwrap();
         assert!(!t.has_perfect_recall());
         let uniform = TabularPolicy::uniform(&t);
         let err = best_response(&t, PlayerId(0), &[&uniform]).unwrap_err().to_string();

@@ -42,7 +42,6 @@ mod cutoff;
 mod error;
 mod evaluator;
 mod exact;
-mod explicit;
 mod external;
 pub mod flat;
 mod game;
@@ -71,6 +70,7 @@ pub mod testing;
 mod tic_tac_toe;
 mod tie;
 mod tree;
+mod tree_builder;
 mod tree_size;
 mod vec_env;
 
@@ -87,7 +87,6 @@ pub use exact::{
     NashConvReport, TIE_TOLERANCE, TieBreak, best_response, best_response_to_mixture, best_response_with,
     expected_returns, exploitability, nash_conv, nash_conv_report,
 };
-pub use explicit::{ExplicitGame, ExplicitGameBuilder, ExplicitState};
 pub use external::{ExternalGame, ExternalGameState, ExternalRules, ExternalState, Failure};
 pub use game::{ActionId, Game, PlayerId, State, TensorKind, TensorShape, Turn};
 pub use kuhn::{KuhnPoker, KuhnState};
@@ -110,5 +109,6 @@ pub use team_rps::{TeamRps, TeamRpsState};
 pub use teams::{MAX_TEAM_STRATEGIES, Teams, team_nash_conv};
 pub use tic_tac_toe::{TicTacToe, TicTacToeState};
 pub use tree::{GameTree, InfosetId, MAX_NODES, NodeKind};
+pub use tree_builder::TreeBuilder;
 pub use tree_size::{TreeSize, quick_tree_size, tree_size};
 pub use vec_env::{LaneStep, SeatMixture, SharedSeat, VecEnv};

@@ -11,6 +11,7 @@ use std::ops::Range;
 
 use crate::error::{Error, Result};
 use crate::game::{ActionId, Game, PlayerId, State, TensorShape, Turn};
+use crate::tree_builder::TreeBuilder;
 
 /// Global index of an information set (all players' infosets, grouped by player).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -117,14 +118,6 @@ fn child_state<S: State>(state: &mut Option<Box<S>>, last: bool, action: ActionI
     child
 }
 
-/// An infoset as discovered; its tensor is in the build's discovery-order tensor buffer.
-struct RawInfoset {
-    key: String,
-    player: u32,
-    legal: Vec<ActionId>,
-    parent_seq: u32,
-}
-
 /// Histories of `game` counted along the first outcome of every chance node, its subtree
 /// standing for those of all the outcomes; stops once the count passes `at_most`.
 ///
@@ -205,226 +198,56 @@ impl GameTree {
     ///
     /// O(nodes) state clones and information-state strings; done once per game.
     pub fn build_with_limit<G: Game>(game: &G, max_nodes: usize) -> Result<Self> {
-        let too_large = || Error::LimitExceeded {
-            what: format!("the game tree of {}", game.name()),
-            limit: max_nodes as u64,
-            unit: "nodes",
-            raise: "`GameTree::build_with_limit`",
-        };
         if game.count_histories(max_nodes as u64).is_some_and(|count| count > max_nodes as u64) {
-            return Err(too_large());
+            return Err(Error::LimitExceeded {
+                what: format!("the game tree of {}", game.name()),
+                limit: max_nodes as u64,
+                unit: "nodes",
+                raise: "`GameTree::build_with_limit`",
+            });
         }
-        let n = game.num_players();
-        let mut t = GameTree {
-            name: game.name(),
-            num_players: n,
-            num_actions: game.num_distinct_actions(),
-            utility_sum: game.utility_sum(),
-            kind: Vec::new(),
-            player: Vec::new(),
-            slot: Vec::new(),
-            first_child: Vec::new(),
-            num_children: Vec::new(),
-            parent: Vec::new(),
-            action: Vec::new(),
-            chance_prob: Vec::new(),
-            terminal_node: Vec::new(),
-            utilities: Vec::new(),
-            terminal_parent_seq: Vec::new(),
-            infoset_key: Vec::new(),
-            infoset_player: Vec::new(),
-            legal_start: Vec::new(),
-            legal_actions: Vec::new(),
-            infoset_parent_seq: Vec::new(),
-            num_imperfect_recall: 0,
-            player_infosets: Vec::new(),
-            lookup: FxHashMap::default(),
-            tensor_shape: game.tensor_shape(),
-            tensors: Vec::new(),
-        };
-        let tensor_size = t.tensor_shape.as_ref().map_or(0, TensorShape::size);
-        // Counted games: every per-node vector allocated once (the build is mostly
-        // allocation otherwise).
+        let mut b = TreeBuilder::new(
+            game.name(),
+            game.num_players(),
+            game.num_distinct_actions(),
+            game.utility_sum(),
+            game.tensor_shape(),
+            max_nodes,
+        );
+        // Counted games: every per-node vector allocated once.
         if let Some(count) = game.count_histories(max_nodes as u64) {
-            t.reserve_nodes(count as usize);
+            b.reserve_nodes(count as usize);
         }
-        // Sequences are numbered in discovery order while building: infoset `i` (discovery
-        // order) owns `seq_base[i]..seq_base[i] + |legal|`; empty sequences are marked with
-        // `EMPTY - player` and resolved at the end.
-        const EMPTY: u32 = u32::MAX;
-        let mut raw: Vec<RawInfoset> = Vec::new();
-        let mut seq_base: Vec<u32> = Vec::new();
-        let mut next_seq: u32 = 0;
-        let mut raw_lookup: FxHashMap<String, u32> = FxHashMap::default();
-        // `[infoset (discovery order) × tensor size]`.
-        let mut raw_tensors: Vec<f32> = Vec::new();
-        // `[node × players]`: each player's current sequence (infoset-action index in
-        // discovery numbering) at the node.
-        let mut node_seqs: Vec<u32> = (0..n as u32).map(|p| EMPTY - p).collect();
-        // Some infoset met again after another last sequence of its player.
-        let mut recall_broken = false;
-
-        t.push_node(NO_PARENT, 0, 1.0);
         let mut queue = VecDeque::new();
         queue.push_back(Pending { node: 0, state: Box::new(game.new_initial_state()) });
-
         while let Some(Pending { node, state }) = queue.pop_front() {
-            let idx = node as usize;
-            let seqs = idx * n..(idx + 1) * n;
-            match state.turn() {
+            let (actions, children) = match state.turn() {
                 Turn::Terminal => {
-                    t.kind[idx] = NodeKind::Terminal;
-                    t.slot[idx] = t.terminal_node.len() as u32;
-                    t.terminal_node.push(node);
-                    let returns = state.returns();
-                    if returns.len() != n || returns.iter().any(|r| !r.is_finite()) {
-                        return Err(Error::Unsupported(format!(
-                            "{}: terminal returns {returns:?} are not {n} finite numbers",
-                            t.name
-                        )));
-                    }
-                    t.utilities.extend_from_slice(&returns);
-                    t.terminal_parent_seq.extend_from_slice(&node_seqs[seqs]);
+                    b.terminal(node, &state.returns())?;
+                    continue;
                 }
                 Turn::Chance => {
-                    t.kind[idx] = NodeKind::Chance;
                     let outcomes = state.chance_outcomes();
-                    let total: f64 = outcomes.iter().map(|o| o.1).sum();
-                    if outcomes.is_empty() || (total - 1.0).abs() > 1e-9 {
-                        return Err(Error::Unsupported(format!(
-                            "{}: chance probabilities sum to {total}",
-                            t.name
-                        )));
-                    }
-                    t.first_child[idx] = t.kind.len() as u32;
-                    t.num_children[idx] = outcomes.len() as u32;
-                    let last = outcomes.len() - 1;
-                    let mut state = Some(state);
-                    for (k, (a, p)) in outcomes.into_iter().enumerate() {
-                        let child = t.push_node(node, a.0 as u32, p);
-                        node_seqs.extend_from_within(seqs.clone());
-                        queue
-                            .push_back(Pending { node: child, state: child_state(&mut state, k == last, a) });
-                    }
+                    let children = b.chance(node, &outcomes)?;
+                    (outcomes.into_iter().map(|o| o.0).collect::<Vec<_>>(), children)
                 }
-                Turn::Player(PlayerId(p)) => {
-                    t.kind[idx] = NodeKind::Decision;
-                    t.player[idx] = p as u32;
-                    let key = state.information_state_string(PlayerId(p));
+                Turn::Player(p) => {
                     let legal = state.legal_actions();
-                    if legal.is_empty() {
-                        return Err(Error::Unsupported(format!("{}: no legal action at {key:?}", t.name)));
+                    let (children, new) =
+                        b.decision(node, p.0, &state.information_state_string(p), &legal)?;
+                    if new {
+                        state.write_tensor(p, b.new_tensor());
                     }
-                    let info = match raw_lookup.get(&key) {
-                        Some(&i) => {
-                            let r = &raw[i as usize];
-                            if r.legal != legal || r.player != p as u32 {
-                                return Err(Error::Unsupported(format!(
-                                    "{}: information state {key:?} is inconsistent (another acting player or other legal actions)",
-                                    t.name
-                                )));
-                            }
-                            recall_broken |= r.parent_seq != node_seqs[idx * n + p];
-                            i
-                        }
-                        None => {
-                            let i = raw.len() as u32;
-                            raw_lookup.insert(key.clone(), i);
-                            seq_base.push(next_seq);
-                            next_seq += legal.len() as u32;
-                            if tensor_size > 0 {
-                                let at = raw_tensors.len();
-                                raw_tensors.resize(at + tensor_size, 0.0);
-                                state.write_tensor(PlayerId(p), &mut raw_tensors[at..]);
-                            }
-                            raw.push(RawInfoset {
-                                key,
-                                player: p as u32,
-                                legal: legal.clone(),
-                                parent_seq: node_seqs[idx * n + p],
-                            });
-                            i
-                        }
-                    };
-                    t.slot[idx] = info;
-                    t.first_child[idx] = t.kind.len() as u32;
-                    t.num_children[idx] = legal.len() as u32;
-                    let last = legal.len() - 1;
-                    let mut state = Some(state);
-                    for (k, &a) in legal.iter().enumerate() {
-                        let child = t.push_node(node, a.0 as u32, 1.0);
-                        node_seqs.extend_from_within(seqs.clone());
-                        node_seqs[child as usize * n + p] = seq_base[info as usize] + k as u32;
-                        queue
-                            .push_back(Pending { node: child, state: child_state(&mut state, k == last, a) });
-                    }
+                    (legal, children)
                 }
-            }
-            if t.kind.len() > max_nodes {
-                return Err(too_large());
-            }
-            if t.kind.len() > MAX_NODES {
-                return Err(Error::TreeTooLarge(MAX_NODES));
-            }
-        }
-
-        // Renumber infosets grouped by player, keeping discovery order within a player (a
-        // parent infoset is discovered before its children in breadth-first order).
-        let mut order: Vec<u32> = (0..raw.len() as u32).collect();
-        order.sort_by_key(|&i| raw[i as usize].player);
-        let mut new_id = vec![0u32; raw.len()];
-        for (new, &old) in order.iter().enumerate() {
-            new_id[old as usize] = new as u32;
-        }
-        // Map discovery-order sequences to the new numbering.
-        let mut new_seq_base = vec![0u32; raw.len()];
-        let mut acc = 0u32;
-        t.legal_start.push(0);
-        for &old in &order {
-            let r = &raw[old as usize];
-            new_seq_base[old as usize] = acc;
-            acc += r.legal.len() as u32;
-            t.legal_actions.extend_from_slice(&r.legal);
-            t.legal_start.push(acc);
-        }
-        let num_sequences = acc;
-        let remap = |seq: u32| -> u32 {
-            if seq > EMPTY - n as u32 {
-                // Player `EMPTY - seq`'s empty sequence.
-                return num_sequences + (EMPTY - seq);
-            }
-            // The owning infoset is the last one with seq_base <= seq (bases ascend).
-            let owner = seq_base.partition_point(|&b| b <= seq) - 1;
-            new_seq_base[owner] + (seq - seq_base[owner])
-        };
-        t.infoset_key.reserve(raw.len());
-        t.tensors.reserve(raw_tensors.len());
-        for &old in &order {
-            let r = &mut raw[old as usize];
-            t.infoset_key.push(std::mem::take(&mut r.key));
-            t.infoset_player.push(r.player);
-            t.infoset_parent_seq.push(remap(r.parent_seq));
-            let at = old as usize * tensor_size;
-            t.tensors.extend_from_slice(&raw_tensors[at..at + tensor_size]);
-        }
-        for s in t.terminal_parent_seq.iter_mut() {
-            *s = remap(*s);
-        }
-        for i in 0..t.kind.len() {
-            if t.kind[i] == NodeKind::Decision {
-                t.slot[i] = new_id[t.slot[i] as usize];
+            };
+            let last = actions.len() - 1;
+            let mut state = Some(state);
+            for (k, (a, child)) in actions.into_iter().zip(children).enumerate() {
+                queue.push_back(Pending { node: child, state: child_state(&mut state, k == last, a) });
             }
         }
-        for p in 0..n {
-            let start = t.infoset_player.partition_point(|&q| (q as usize) < p);
-            let end = t.infoset_player.partition_point(|&q| (q as usize) <= p);
-            t.player_infosets.push(start..end);
-        }
-        t.lookup = t.infoset_key.iter().enumerate().map(|(i, k)| (k.clone(), InfosetId(i))).collect();
-        if recall_broken {
-            t.num_imperfect_recall = t.count_imperfect_recall();
-        }
-        Ok(t)
+        b.finish()
     }
 
     /// The number of infosets reached with different own histories of their player (the
@@ -435,7 +258,7 @@ impl GameTree {
     ///
     /// O(nodes · players) time and memory; run only for trees that some infoset's last
     /// sequences showed to lack perfect recall.
-    fn count_imperfect_recall(&self) -> usize {
+    pub(crate) fn count_imperfect_recall(&self) -> usize {
         const UNSEEN: u32 = u32::MAX;
         let n = self.num_players;
         // `own[node * n + p]`: player `p`'s own history at `node`, 0 the empty one.
@@ -469,7 +292,7 @@ impl GameTree {
     }
 
     /// Room for `nodes` nodes in every per-node vector.
-    fn reserve_nodes(&mut self, nodes: usize) {
+    pub(crate) fn reserve_nodes(&mut self, nodes: usize) {
         self.kind.reserve(nodes);
         self.player.reserve(nodes);
         self.slot.reserve(nodes);
@@ -480,7 +303,7 @@ impl GameTree {
         self.chance_prob.reserve(nodes);
     }
 
-    fn push_node(&mut self, parent: u32, action: u32, chance_prob: f64) -> u32 {
+    pub(crate) fn push_node(&mut self, parent: u32, action: u32, chance_prob: f64) -> u32 {
         let id = self.kind.len() as u32;
         self.kind.push(NodeKind::Terminal);
         self.player.push(0);

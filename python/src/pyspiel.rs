@@ -2,10 +2,11 @@
 //! history, with chance, any number of players, general-sum), then built and checked like
 //! the built-in games.
 
-use metagame::games::{ActionId, ExplicitGame, GameTree, TensorKind, TensorShape};
+use metagame::games::{ActionId, TensorKind, TensorShape, TreeBuilder};
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 
 use crate::errors::value_error;
 use crate::game::PyGame;
@@ -82,11 +83,9 @@ fn walk_pyspiel(
     let num_players: usize = game.call_method0("num_players")?.extract()?;
     let num_actions: usize = game.call_method0("num_distinct_actions")?.extract()?;
     let utility_sum = utility_sum(game, &kind)?;
-    let mut builder = ExplicitGame::builder(name.clone(), num_players, num_actions, utility_sum);
     let tensor = tensor_kind(game, &kind)?;
-    if let Some((shape, _)) = &tensor {
-        builder = builder.with_tensors(shape.clone());
-    }
+    let (shape, tensor_method) = tensor.map_or((None, None), |(shape, method)| (Some(shape), Some(method)));
+    let mut builder = TreeBuilder::new(name.clone(), num_players, num_actions, utility_sum, shape, max_nodes);
     let bar = progress.then(|| {
         let bar = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
         bar.set_style(
@@ -103,6 +102,12 @@ fn walk_pyspiel(
             "the game tree of {name} has more than {max_nodes} nodes; pass max_nodes= to raise the limit"
         ))
     };
+    let tree_error = |e: metagame::games::Error| match e {
+        metagame::games::Error::LimitExceeded { .. } => too_large(),
+        other => value_error(other),
+    };
+    // Depth first, each node described straight into the tree. (Breadth first would hold a
+    // level's states alive at once, and pybind11 slows with every live state it tracks.)
     let mut stack = vec![(game.call_method0("new_initial_state")?, builder.root())];
     let mut visited = 0usize;
     while let Some((state, node)) = stack.pop() {
@@ -119,7 +124,7 @@ fn walk_pyspiel(
         let player = match mover(&state, &name)? {
             Mover::Terminal => {
                 let returns: Vec<f64> = state.call_method0(intern!(py, "returns"))?.extract()?;
-                builder.terminal(node, returns).map_err(value_error)?;
+                builder.terminal(node, &returns).map_err(value_error)?;
                 continue;
             }
             Mover::Simultaneous => {
@@ -136,40 +141,39 @@ fn walk_pyspiel(
                     state.call_method0(intern!(py, "chance_outcomes"))?.extract()?;
                 let outcomes: Vec<(ActionId, f64)> =
                     outcomes.into_iter().map(|(a, p)| (ActionId(a), p)).collect();
-                let children = builder.chance(node, &outcomes).map_err(value_error)?;
+                let children = builder.chance(node, &outcomes).map_err(tree_error)?;
                 (outcomes.into_iter().map(|o| o.0).collect::<Vec<_>>(), children)
             }
             Some(player) => {
-                let key: String = state
+                let key = state
                     .call_method1(intern!(py, "information_state_string"), (player,))
-                    .and_then(|k| k.extract())
                     .map_err(no_strings)?;
+                let key = key.cast::<PyString>().map_err(|e| no_strings(e.into()))?.to_str()?;
                 let legal: Vec<usize> = state.call_method0(intern!(py, "legal_actions"))?.extract()?;
                 let legal: Vec<ActionId> = legal.into_iter().map(ActionId).collect();
-                let new = !builder.has_infoset(&key);
-                let children = builder.decision(node, player, &key, &legal).map_err(value_error)?;
-                if let (true, Some((_, method))) = (new, &tensor) {
-                    let values: Vec<f32> = state.call_method1(*method, (player,))?.extract()?;
-                    builder.set_tensor(&key, &values).map_err(value_error)?;
+                let (children, new) = builder.decision(node, player, key, &legal).map_err(tree_error)?;
+                if let (true, Some(method)) = (new, tensor_method) {
+                    let values: Vec<f32> = state.call_method1(method, (player,))?.extract()?;
+                    builder.set_new_tensor(key, &values).map_err(value_error)?;
                 }
                 (legal, children)
             }
         };
-        if builder.num_nodes() > max_nodes {
-            return Err(too_large());
-        }
-        for (a, child) in actions.into_iter().zip(children) {
+        // The last child is the node's own state moved on (one copy fewer per node).
+        let last = actions.len() - 1;
+        for (k, (a, child)) in actions.iter().zip(children).enumerate() {
+            if k == last {
+                state.call_method1(intern!(py, "apply_action"), (a.0,))?;
+                stack.push((state, child));
+                break;
+            }
             stack.push((state.call_method1(intern!(py, "child"), (a.0,))?, child));
         }
     }
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let explicit = builder.finish().map_err(value_error)?;
-    let tree = py.detach(|| GameTree::build_with_limit(&explicit, max_nodes)).map_err(|e| match e {
-        metagame::games::Error::LimitExceeded { .. } => too_large(),
-        other => value_error(other),
-    })?;
+    let tree = py.detach(|| builder.finish()).map_err(tree_error)?;
     Ok(PyGame::read_from_pyspiel(tree))
 }
 

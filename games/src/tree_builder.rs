@@ -1,0 +1,736 @@
+//! `TreeBuilder`: a [`GameTree`] grown node by node, each node described after its parent.
+//!
+//! [`GameTree::build`] drives it from a [`Game`](crate::Game)'s states; a walk of a game
+//! held elsewhere (an OpenSpiel game read through pyspiel) drives it directly, so nothing
+//! is built twice. It checks what the tree relies on (one acting player and one list of
+//! legal actions per information state, chance probabilities summing to 1), numbers the
+//! players' sequences and finds imperfect recall.
+
+use std::ops::Range;
+
+use rustc_hash::FxHashMap;
+
+use crate::error::{Error, Result};
+use crate::game::{ActionId, TensorShape};
+use crate::tree::{GameTree, InfosetId, MAX_NODES, NO_PARENT, NodeKind};
+
+/// Marks a player's empty sequence while building: `EMPTY - player`, resolved at the end.
+const EMPTY: u32 = u32::MAX;
+
+/// An information set as discovered; its tensor is in the builder's discovery-order buffer.
+struct RawInfoset {
+    player: u32,
+    legal: Vec<ActionId>,
+    parent_seq: u32,
+}
+
+/// Grows a [`GameTree`]: [`TreeBuilder::new`] adds the root (node 0); describing a node as a
+/// [`decision`](TreeBuilder::decision) or [`chance`](TreeBuilder::chance) node adds its
+/// children, numbered consecutively; [`TreeBuilder::finish`] gives the tree. Describing the
+/// nodes in the order they were added (breadth first) gives the tree
+/// [`GameTree::build`] gives.
+///
+/// # Examples
+///
+/// Matching pennies: player 1 does not see player 0's choice.
+///
+/// ```
+/// use metagame_games::{ActionId, TreeBuilder, nash_conv, TabularPolicy};
+///
+/// let mut b = TreeBuilder::new("pennies", 2, 2, Some(0.0), None, 100);
+/// let moves = [ActionId(0), ActionId(1)];
+/// let (kids, _) = b.decision(0, 0, "p0", &moves)?;
+/// for (i, k) in kids.enumerate() {
+///     let (leaves, _) = b.decision(k, 1, "p1", &moves)?;
+///     for (j, leaf) in leaves.enumerate() {
+///         let u = if i == j { 1.0 } else { -1.0 };
+///         b.terminal(leaf, &[u, -u])?;
+///     }
+/// }
+/// let tree = b.finish()?;
+/// let uniform = TabularPolicy::uniform(&tree);
+/// assert!(nash_conv(&tree, &[&uniform, &uniform])?.abs() < 1e-12);
+/// # Ok::<(), metagame_games::Error>(())
+/// ```
+pub struct TreeBuilder {
+    t: GameTree,
+    max_nodes: usize,
+    tensor_size: usize,
+    raw: Vec<RawInfoset>,
+    /// Infoset `i` (discovery order) owns sequences `seq_base[i]..seq_base[i] + |legal|`.
+    seq_base: Vec<u32>,
+    next_seq: u32,
+    raw_lookup: FxHashMap<String, u32>,
+    /// `[infoset (discovery order) × tensor size]`.
+    raw_tensors: Vec<f32>,
+    /// `[node × players]`: each player's current sequence (discovery numbering) at the node.
+    node_seqs: Vec<u32>,
+    /// Some infoset met again after another last sequence of its player.
+    recall_broken: bool,
+    /// Nodes added and not yet described.
+    pending: usize,
+}
+
+impl TreeBuilder {
+    /// A tree of `num_players` players whose policy rows have `num_actions` entries, holding
+    /// its root; `utility_sum` as [`GameTree::utility_sum`]; with a tensor of `tensor_shape`
+    /// per information state when given; at most `max_nodes` nodes.
+    pub fn new(
+        name: impl Into<String>,
+        num_players: usize,
+        num_actions: usize,
+        utility_sum: Option<f64>,
+        tensor_shape: Option<TensorShape>,
+        max_nodes: usize,
+    ) -> Self {
+        let tensor_size = tensor_shape.as_ref().map_or(0, TensorShape::size);
+        let mut t = GameTree {
+            name: name.into(),
+            num_players,
+            num_actions,
+            utility_sum,
+            kind: Vec::new(),
+            player: Vec::new(),
+            slot: Vec::new(),
+            first_child: Vec::new(),
+            num_children: Vec::new(),
+            parent: Vec::new(),
+            action: Vec::new(),
+            chance_prob: Vec::new(),
+            terminal_node: Vec::new(),
+            utilities: Vec::new(),
+            terminal_parent_seq: Vec::new(),
+            infoset_key: Vec::new(),
+            infoset_player: Vec::new(),
+            legal_start: Vec::new(),
+            legal_actions: Vec::new(),
+            infoset_parent_seq: Vec::new(),
+            num_imperfect_recall: 0,
+            player_infosets: Vec::new(),
+            lookup: FxHashMap::default(),
+            tensor_shape,
+            tensors: Vec::new(),
+        };
+        t.push_node(NO_PARENT, 0, 1.0);
+        Self {
+            t,
+            max_nodes,
+            tensor_size,
+            raw: Vec::new(),
+            seq_base: Vec::new(),
+            next_seq: 0,
+            raw_lookup: FxHashMap::default(),
+            raw_tensors: Vec::new(),
+            node_seqs: (0..num_players as u32).map(|p| EMPTY - p).collect(),
+            recall_broken: false,
+            pending: 1,
+        }
+    }
+
+    /// Room for `nodes` nodes in every per-node vector (the build is mostly allocation
+    /// otherwise).
+    pub fn reserve_nodes(&mut self, nodes: usize) {
+        self.t.reserve_nodes(nodes);
+        self.node_seqs.reserve(nodes * self.t.num_players);
+    }
+
+    /// The root's id.
+    pub fn root(&self) -> u32 {
+        0
+    }
+
+    /// Number of nodes added so far (described or not).
+    pub fn num_nodes(&self) -> usize {
+        self.t.kind.len()
+    }
+
+    fn name(&self) -> &str {
+        &self.t.name
+    }
+
+    /// `node`'s index, checked to be added and not yet described.
+    fn undescribed(&self, node: u32) -> Result<usize> {
+        let idx = node as usize;
+        // Added nodes start as terminals with no slot and no children; a described
+        // terminal is marked by its slot pointing at itself.
+        let described = match self.t.kind.get(idx) {
+            None => return Err(Error::Unsupported(format!("{}: node {node} was never added", self.name()))),
+            Some(NodeKind::Terminal) => {
+                self.t.terminal_node.get(self.t.slot[idx] as usize).is_some_and(|&n| n == node)
+            }
+            Some(_) => true,
+        };
+        if described {
+            return Err(Error::Unsupported(format!("{}: node {node} is described twice", self.name())));
+        }
+        Ok(idx)
+    }
+
+    /// Describe `node` as a terminal with one return per player.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Unsupported`] for a node not added or already described, or returns that
+    /// are not one finite number per player.
+    pub fn terminal(&mut self, node: u32, returns: &[f64]) -> Result<()> {
+        let idx = self.undescribed(node)?;
+        let n = self.t.num_players;
+        if returns.len() != n || returns.iter().any(|r| !r.is_finite()) {
+            return Err(Error::Unsupported(format!(
+                "{}: terminal returns {returns:?} are not {n} finite numbers",
+                self.name()
+            )));
+        }
+        self.t.kind[idx] = NodeKind::Terminal;
+        self.t.slot[idx] = self.t.terminal_node.len() as u32;
+        self.t.terminal_node.push(node);
+        self.t.utilities.extend_from_slice(returns);
+        self.t.terminal_parent_seq.extend_from_slice(&self.node_seqs[idx * n..(idx + 1) * n]);
+        self.pending -= 1;
+        Ok(())
+    }
+
+    /// Describe `node` as a chance node with these outcomes and probabilities; returns the
+    /// children's ids, one per outcome.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Unsupported`] for a node not added or already described, no outcome, or
+    /// probabilities that are negative or do not sum to 1; the node limit as
+    /// [`TreeBuilder::finish`].
+    pub fn chance(&mut self, node: u32, outcomes: &[(ActionId, f64)]) -> Result<Range<u32>> {
+        let idx = self.undescribed(node)?;
+        if let Some((a, p)) = outcomes.iter().find(|(_, p)| !(p.is_finite() && *p >= 0.0)) {
+            return Err(Error::Unsupported(format!(
+                "{}: chance outcome {} has probability {p}",
+                self.name(),
+                a.0
+            )));
+        }
+        let total: f64 = outcomes.iter().map(|o| o.1).sum();
+        if outcomes.is_empty() || (total - 1.0).abs() > 1e-9 {
+            return Err(Error::Unsupported(format!("{}: chance probabilities sum to {total}", self.name())));
+        }
+        self.t.kind[idx] = NodeKind::Chance;
+        let n = self.t.num_players;
+        let first = self.t.kind.len() as u32;
+        self.t.first_child[idx] = first;
+        self.t.num_children[idx] = outcomes.len() as u32;
+        for &(a, p) in outcomes {
+            self.t.push_node(node, a.0 as u32, p);
+            self.node_seqs.extend_from_within(idx * n..(idx + 1) * n);
+        }
+        self.added(outcomes.len())?;
+        Ok(first..first + outcomes.len() as u32)
+    }
+
+    /// Describe `node` as `player`'s decision at the information state `key` with these
+    /// legal actions; returns the children's ids, one per action, and whether `key` is new
+    /// (its tensor, if the tree has tensors, is then written through
+    /// [`TreeBuilder::new_tensor`] before the next decision).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Unsupported`] for a node not added or already described, a player or action
+    /// out of range, no legal action, or an information state met before with another
+    /// player or other legal actions; the node limit as [`TreeBuilder::finish`].
+    pub fn decision(
+        &mut self,
+        node: u32,
+        player: usize,
+        key: &str,
+        legal: &[ActionId],
+    ) -> Result<(Range<u32>, bool)> {
+        let idx = self.undescribed(node)?;
+        let n = self.t.num_players;
+        if player >= n {
+            return Err(Error::Unsupported(format!(
+                "{}: player {player} acts at {key:?}, the game has {n} players",
+                self.name()
+            )));
+        }
+        if legal.is_empty() {
+            return Err(Error::Unsupported(format!("{}: no legal action at {key:?}", self.name())));
+        }
+        if let Some(a) = legal.iter().find(|a| a.0 >= self.t.num_actions) {
+            return Err(Error::Unsupported(format!(
+                "{}: action {} at {key:?} is not below the game's {} distinct actions",
+                self.name(),
+                a.0,
+                self.t.num_actions
+            )));
+        }
+        let p = player as u32;
+        let (info, new) = match self.raw_lookup.get(key) {
+            Some(&i) => {
+                let r = &self.raw[i as usize];
+                if r.legal != legal || r.player != p {
+                    return Err(Error::Unsupported(format!(
+                        "{}: information state {key:?} is inconsistent (another acting player or other legal actions)",
+                        self.name()
+                    )));
+                }
+                self.recall_broken |= r.parent_seq != self.node_seqs[idx * n + player];
+                (i, false)
+            }
+            None => {
+                if legal.windows(2).any(|w| w[0] >= w[1]) {
+                    return Err(Error::Unsupported(format!(
+                        "{}: the legal actions at {key:?} are not ascending and unique",
+                        self.name()
+                    )));
+                }
+                let i = self.raw.len() as u32;
+                self.raw_lookup.insert(key.to_owned(), i);
+                self.seq_base.push(self.next_seq);
+                self.next_seq += legal.len() as u32;
+                self.raw_tensors.resize(self.raw_tensors.len() + self.tensor_size, 0.0);
+                self.raw.push(RawInfoset {
+                    player: p,
+                    legal: legal.to_vec(),
+                    parent_seq: self.node_seqs[idx * n + player],
+                });
+                (i, true)
+            }
+        };
+        self.t.kind[idx] = NodeKind::Decision;
+        self.t.player[idx] = p;
+        self.t.slot[idx] = info;
+        let first = self.t.kind.len() as u32;
+        self.t.first_child[idx] = first;
+        self.t.num_children[idx] = legal.len() as u32;
+        let base = self.seq_base[info as usize];
+        for (k, &a) in legal.iter().enumerate() {
+            let child = self.t.push_node(node, a.0 as u32, 1.0);
+            self.node_seqs.extend_from_within(idx * n..(idx + 1) * n);
+            self.node_seqs[child as usize * n + player] = base + k as u32;
+        }
+        self.added(legal.len())?;
+        Ok((first..first + legal.len() as u32, new))
+    }
+
+    /// The tensor of the information state discovered last, zeros until written: write it
+    /// when [`TreeBuilder::decision`] says the state is new. Empty without tensors.
+    pub fn new_tensor(&mut self) -> &mut [f32] {
+        let at = self.raw_tensors.len() - self.tensor_size;
+        &mut self.raw_tensors[at..]
+    }
+
+    /// Give the tensor of the information state `key` discovered last, as
+    /// [`TreeBuilder::new_tensor`] but checked: a tensor given from outside.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Unsupported`] for a tree without tensors, or a tensor of another size or
+    /// with a value that is not finite.
+    pub fn set_new_tensor(&mut self, key: &str, values: &[f32]) -> Result<()> {
+        let Some(shape) = &self.t.tensor_shape else {
+            return Err(Error::Unsupported(format!("{}: the game was built without tensors", self.name())));
+        };
+        if values.len() != self.tensor_size || values.iter().any(|x| !x.is_finite()) {
+            return Err(Error::Unsupported(format!(
+                "{}: the tensor at {key:?} has {} values (finite: {}), the game's shape {:?} holds {}",
+                self.name(),
+                values.len(),
+                values.iter().all(|x| x.is_finite()),
+                shape.dims,
+                self.tensor_size
+            )));
+        }
+        self.new_tensor().copy_from_slice(values);
+        Ok(())
+    }
+
+    /// `count` children added to a node just described.
+    fn added(&mut self, count: usize) -> Result<()> {
+        self.pending += count;
+        self.pending -= 1;
+        let nodes = self.t.kind.len();
+        if nodes > self.max_nodes {
+            return Err(Error::LimitExceeded {
+                what: format!("the game tree of {}", self.t.name),
+                limit: self.max_nodes as u64,
+                unit: "nodes",
+                raise: "`GameTree::build_with_limit`",
+            });
+        }
+        if nodes > MAX_NODES {
+            return Err(Error::TreeTooLarge(MAX_NODES));
+        }
+        Ok(())
+    }
+
+    /// Number the nodes breadth first, and the terminals and information sets in the order
+    /// a breadth-first walk meets them, as [`GameTree::build`] numbers them: nodes described
+    /// in another order (depth first) give the same tree. Nothing moves when they were
+    /// described breadth first.
+    fn renumber_breadth_first(&mut self) {
+        let t = &mut self.t;
+        let n = t.num_players;
+        let len = t.kind.len();
+        // `order[new] = old`: children of a node stay consecutive.
+        let mut order: Vec<u32> = Vec::with_capacity(len);
+        order.push(0);
+        let mut at = 0;
+        while at < order.len() {
+            let old = order[at] as usize;
+            let first = t.first_child[old];
+            order.extend(first..first + t.num_children[old]);
+            at += 1;
+        }
+        let nodes_moved = order.iter().enumerate().any(|(new, &old)| new as u32 != old);
+        if nodes_moved {
+            let mut new_of = vec![0u32; len];
+            for (new, &old) in order.iter().enumerate() {
+                new_of[old as usize] = new as u32;
+            }
+            let moved = |v: &[u32]| -> Vec<u32> { order.iter().map(|&old| v[old as usize]).collect() };
+            t.first_child = order
+                .iter()
+                .map(|&old| match t.num_children[old as usize] {
+                    0 => 0,
+                    _ => new_of[t.first_child[old as usize] as usize],
+                })
+                .collect();
+            t.kind = order.iter().map(|&old| t.kind[old as usize]).collect();
+            t.player = moved(&t.player);
+            t.slot = moved(&t.slot);
+            t.num_children = moved(&t.num_children);
+            t.action = moved(&t.action);
+            t.chance_prob = order.iter().map(|&old| t.chance_prob[old as usize]).collect();
+            t.parent = order
+                .iter()
+                .map(|&old| match t.parent[old as usize] {
+                    NO_PARENT => NO_PARENT,
+                    p => new_of[p as usize],
+                })
+                .collect();
+            self.node_seqs = rows_in_order(&self.node_seqs, &order, n);
+            for node in t.terminal_node.iter_mut() {
+                *node = new_of[*node as usize];
+            }
+        }
+        // Terminals in node order.
+        if t.terminal_node.windows(2).any(|w| w[0] > w[1]) {
+            let mut by_node: Vec<u32> = (0..t.terminal_node.len() as u32).collect();
+            by_node.sort_unstable_by_key(|&k| t.terminal_node[k as usize]);
+            t.utilities = rows_in_order(&t.utilities, &by_node, n);
+            t.terminal_parent_seq = rows_in_order(&t.terminal_parent_seq, &by_node, n);
+            t.terminal_node = by_node.iter().map(|&k| t.terminal_node[k as usize]).collect();
+            for (k, &node) in t.terminal_node.iter().enumerate() {
+                t.slot[node as usize] = k as u32;
+            }
+        }
+        // Information sets in the order of their first node, each with the sequence of its
+        // player at that node (what a breadth-first build records).
+        const UNSEEN: u32 = u32::MAX;
+        let mut info_order: Vec<u32> = Vec::with_capacity(self.raw.len());
+        let mut new_info = vec![UNSEEN; self.raw.len()];
+        let mut first_node = Vec::with_capacity(self.raw.len());
+        for node in 0..len {
+            if t.kind[node] == NodeKind::Decision {
+                let old = t.slot[node] as usize;
+                if new_info[old] == UNSEEN {
+                    new_info[old] = info_order.len() as u32;
+                    info_order.push(old as u32);
+                    first_node.push(node);
+                }
+            }
+        }
+        let renumbered = info_order.iter().enumerate().any(|(new, &old)| new as u32 != old);
+        if renumbered {
+            // Sequences follow their infosets: old sequence → new.
+            let mut new_base = vec![0u32; self.raw.len()];
+            let mut acc = 0u32;
+            for &old in &info_order {
+                new_base[old as usize] = acc;
+                acc += self.raw[old as usize].legal.len() as u32;
+            }
+            let (seq_base, raw) = (&self.seq_base, &self.raw);
+            let seq_of = |seq: u32| -> u32 {
+                if seq > EMPTY - n as u32 {
+                    return seq;
+                }
+                let owner = seq_base.partition_point(|&b| b <= seq) - 1;
+                new_base[owner] + (seq - seq_base[owner])
+            };
+            let mut seq_map: Vec<u32> = (0..self.next_seq).collect();
+            for s in seq_map.iter_mut() {
+                *s = seq_of(*s);
+            }
+            let remap = |seq: u32| if seq > EMPTY - n as u32 { seq } else { seq_map[seq as usize] };
+            for s in self.node_seqs.iter_mut() {
+                *s = remap(*s);
+            }
+            for s in t.terminal_parent_seq.iter_mut() {
+                *s = remap(*s);
+            }
+            let size = self.tensor_size;
+            let mut tensors = Vec::with_capacity(self.raw_tensors.len());
+            let mut infos = Vec::with_capacity(raw.len());
+            for &old in &info_order {
+                let r = &raw[old as usize];
+                infos.push(RawInfoset { player: r.player, legal: r.legal.clone(), parent_seq: 0 });
+                tensors.extend_from_slice(&self.raw_tensors[old as usize * size..(old as usize + 1) * size]);
+            }
+            self.seq_base = info_order.iter().map(|&old| new_base[old as usize]).collect();
+            self.raw = infos;
+            self.raw_tensors = tensors;
+            for v in self.raw_lookup.values_mut() {
+                *v = new_info[*v as usize];
+            }
+            for node in 0..len {
+                if t.kind[node] == NodeKind::Decision {
+                    t.slot[node] = new_info[t.slot[node] as usize];
+                }
+            }
+        }
+        if renumbered || nodes_moved {
+            for (info, &node) in first_node.iter().enumerate() {
+                let player = self.raw[info].player as usize;
+                self.raw[info].parent_seq = self.node_seqs[node * n + player];
+            }
+        }
+    }
+
+    /// The tree, once every node added is described.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Unsupported`] naming a node added but never described;
+    /// [`Error::LimitExceeded`] past `max_nodes` and [`Error::TreeTooLarge`] past
+    /// [`MAX_NODES`] (raised as the nodes are added).
+    pub fn finish(mut self) -> Result<GameTree> {
+        if self.pending == 0 {
+            self.renumber_breadth_first();
+        }
+        let Self {
+            mut t, raw, seq_base, raw_lookup, raw_tensors, tensor_size, recall_broken, pending, ..
+        } = self;
+        if pending > 0 {
+            let node = (0..t.kind.len())
+                .find(|&i| {
+                    t.kind[i] == NodeKind::Terminal
+                        && t.terminal_node.get(t.slot[i] as usize).is_none_or(|&n| n as usize != i)
+                })
+                .unwrap_or(0);
+            return Err(Error::Unsupported(format!("{}: node {node} was added but never described", t.name)));
+        }
+        let n = t.num_players;
+        // Renumber infosets grouped by player, keeping discovery order within a player (a
+        // parent infoset is discovered before its children).
+        let mut order: Vec<u32> = (0..raw.len() as u32).collect();
+        order.sort_by_key(|&i| raw[i as usize].player);
+        let mut new_id = vec![0u32; raw.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_id[old as usize] = new as u32;
+        }
+        // Map discovery-order sequences to the new numbering.
+        let mut new_seq_base = vec![0u32; raw.len()];
+        let mut acc = 0u32;
+        t.legal_start.push(0);
+        for &old in &order {
+            let r = &raw[old as usize];
+            new_seq_base[old as usize] = acc;
+            acc += r.legal.len() as u32;
+            t.legal_actions.extend_from_slice(&r.legal);
+            t.legal_start.push(acc);
+        }
+        let num_sequences = acc;
+        let remap = |seq: u32| -> u32 {
+            if seq > EMPTY - n as u32 {
+                // Player `EMPTY - seq`'s empty sequence.
+                return num_sequences + (EMPTY - seq);
+            }
+            // The owning infoset is the last one with seq_base <= seq (bases ascend).
+            let owner = seq_base.partition_point(|&b| b <= seq) - 1;
+            new_seq_base[owner] + (seq - seq_base[owner])
+        };
+        t.tensors.reserve(raw_tensors.len());
+        for &old in &order {
+            let r = &raw[old as usize];
+            t.infoset_player.push(r.player);
+            t.infoset_parent_seq.push(remap(r.parent_seq));
+            let at = old as usize * tensor_size;
+            t.tensors.extend_from_slice(&raw_tensors[at..at + tensor_size]);
+        }
+        for s in t.terminal_parent_seq.iter_mut() {
+            *s = remap(*s);
+        }
+        for i in 0..t.kind.len() {
+            if t.kind[i] == NodeKind::Decision {
+                t.slot[i] = new_id[t.slot[i] as usize];
+            }
+        }
+        for p in 0..n {
+            let start = t.infoset_player.partition_point(|&q| (q as usize) < p);
+            let end = t.infoset_player.partition_point(|&q| (q as usize) <= p);
+            t.player_infosets.push(start..end);
+        }
+        // The keys move from the discovery lookup: one copy for the id → key list, the
+        // lookup's own for key → id.
+        let mut keys = vec![String::new(); raw.len()];
+        t.lookup.reserve(raw_lookup.len());
+        for (key, old) in raw_lookup {
+            let new = new_id[old as usize];
+            keys[new as usize].clone_from(&key);
+            t.lookup.insert(key, InfosetId(new as usize));
+        }
+        t.infoset_key = keys;
+        if recall_broken {
+            t.num_imperfect_recall = t.count_imperfect_recall();
+        }
+        Ok(t)
+    }
+}
+
+/// The rows of `v` (`n` values each) in the order `order` names them.
+fn rows_in_order<T: Copy>(v: &[T], order: &[u32], n: usize) -> Vec<T> {
+    order.iter().flat_map(|&k| v[k as usize * n..(k as usize + 1) * n].iter().copied()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Game, State, Turn};
+    use crate::registry;
+
+    /// `game` described depth first, the last child first.
+    fn depth_first<G: Game>(game: &G) -> GameTree {
+        let mut b = TreeBuilder::new(
+            game.name(),
+            game.num_players(),
+            game.num_distinct_actions(),
+            game.utility_sum(),
+            game.tensor_shape(),
+            GameTree::DEFAULT_MAX_NODES,
+        );
+        let mut stack = vec![(game.new_initial_state(), b.root())];
+        while let Some((state, node)) = stack.pop() {
+            let (actions, children): (Vec<ActionId>, Range<u32>) = match state.turn() {
+                Turn::Terminal => {
+                    b.terminal(node, &state.returns()).unwrap();
+                    continue;
+                }
+                Turn::Chance => {
+                    let outcomes = state.chance_outcomes();
+                    let children = b.chance(node, &outcomes).unwrap();
+                    (outcomes.iter().map(|o| o.0).collect(), children)
+                }
+                Turn::Player(p) => {
+                    let legal = state.legal_actions();
+                    let (children, new) =
+                        b.decision(node, p.0, &state.information_state_string(p), &legal).unwrap();
+                    if new {
+                        state.write_tensor(p, b.new_tensor());
+                    }
+                    (legal, children)
+                }
+            };
+            for (a, child) in actions.into_iter().zip(children) {
+                let mut next = state.clone();
+                next.apply_action(a);
+                stack.push((next, child));
+            }
+        }
+        b.finish().unwrap()
+    }
+
+    fn assert_same(a: &GameTree, b: &GameTree) {
+        assert_eq!(a.kind, b.kind);
+        assert_eq!(a.player, b.player);
+        assert_eq!(a.slot, b.slot);
+        assert_eq!(a.first_child, b.first_child);
+        assert_eq!(a.num_children, b.num_children);
+        assert_eq!(a.parent, b.parent);
+        assert_eq!(a.action, b.action);
+        assert_eq!(a.chance_prob, b.chance_prob);
+        assert_eq!(a.terminal_node, b.terminal_node);
+        assert_eq!(a.utilities, b.utilities);
+        assert_eq!(a.terminal_parent_seq, b.terminal_parent_seq);
+        assert_eq!(a.infoset_key, b.infoset_key);
+        assert_eq!(a.infoset_player, b.infoset_player);
+        assert_eq!(a.legal_start, b.legal_start);
+        assert_eq!(a.legal_actions, b.legal_actions);
+        assert_eq!(a.infoset_parent_seq, b.infoset_parent_seq);
+        assert_eq!(a.num_imperfect_recall, b.num_imperfect_recall);
+        assert_eq!(a.player_infosets, b.player_infosets);
+        assert_eq!(a.lookup, b.lookup);
+        assert_eq!(a.tensors, b.tensors);
+    }
+
+    /// A walk that describes nodes depth first gets the breadth-first build's tree, field
+    /// for field: two and three players, chance, imperfect recall.
+    #[test]
+    fn nodes_described_depth_first_give_the_breadth_first_tree() {
+        for name in
+            ["kuhn_poker", "kuhn_poker(players=3)", "leduc_poker", "goofspiel(num_cards=4)", "tic_tac_toe"]
+        {
+            let game = registry::load(name).unwrap();
+            let built = GameTree::build(&game).unwrap();
+            let walked = depth_first(&game);
+            assert_same(&walked, &built);
+            if name.starts_with("goofspiel") {
+                assert!(built.num_imperfect_recall > 0, "{name} has imperfect recall");
+            }
+        }
+    }
+
+    #[test]
+    fn bad_descriptions_are_errors() {
+        let moves = [ActionId(0), ActionId(1)];
+        let mut b = TreeBuilder::new("g", 2, 2, None, None, 5);
+        let (kids, _) = b.decision(0, 0, "root", &moves).unwrap();
+        let err = |r: Result<()>| r.unwrap_err().to_string();
+        assert!(err(b.terminal(0, &[0.0, 0.0])).contains("described twice"));
+        assert!(err(b.terminal(9, &[0.0, 0.0])).contains("never added"));
+        assert!(err(b.terminal(kids.start, &[0.0])).contains("not 2 finite numbers"));
+        assert!(
+            b.decision(kids.start, 2, "x", &moves)
+                .unwrap_err()
+                .to_string()
+                .contains("the game has 2 players")
+        );
+        assert!(
+            b.decision(kids.start, 1, "x", &[ActionId(2)]).unwrap_err().to_string().contains("not below")
+        );
+        assert!(
+            b.decision(kids.start, 1, "x", &[ActionId(1), ActionId(0)])
+                .unwrap_err()
+                .to_string()
+                .contains("ascending")
+        );
+        assert!(b.decision(kids.start, 1, "root", &moves).unwrap_err().to_string().contains("inconsistent"));
+        assert!(b.chance(kids.start, &[(ActionId(0), 0.5)]).unwrap_err().to_string().contains("sum to 0.5"));
+        assert!(
+            b.chance(kids.start, &[(ActionId(0), -1.0), (ActionId(1), 2.0)])
+                .unwrap_err()
+                .to_string()
+                .contains("probability -1")
+        );
+        b.terminal(kids.start, &[1.0, -1.0]).unwrap();
+        let mut unfinished = TreeBuilder::new("g", 2, 2, None, None, 5);
+        unfinished.decision(0, 0, "root", &moves).unwrap();
+        assert!(
+            unfinished.finish().unwrap_err().to_string().contains("node 1 was added but never described")
+        );
+        // Past the limit: the root and its two children fit in 3, not 2.
+        let mut small = TreeBuilder::new("g", 2, 2, None, None, 2);
+        assert!(matches!(small.decision(0, 0, "root", &moves), Err(Error::LimitExceeded { .. })));
+        // Tensors given from outside are checked.
+        let shape = TensorShape::new(crate::TensorKind::Observation, vec![3]);
+        let mut b = TreeBuilder::new("g", 1, 2, None, Some(shape), 5);
+        b.decision(0, 0, "s", &moves).unwrap();
+        assert!(b.set_new_tensor("s", &[1.0]).unwrap_err().to_string().contains("has 1 values"));
+        assert!(
+            b.set_new_tensor("s", &[1.0, f32::NAN, 0.0]).unwrap_err().to_string().contains("finite: false")
+        );
+        b.set_new_tensor("s", &[1.0, 2.0, 3.0]).unwrap();
+        b.terminal(1, &[0.0]).unwrap();
+        b.terminal(2, &[0.0]).unwrap();
+        assert_eq!(b.finish().unwrap().infoset_tensors().unwrap(), &[1.0, 2.0, 3.0][..]);
+        let mut plain = TreeBuilder::new("g", 1, 2, None, None, 5);
+        plain.decision(0, 0, "s", &moves).unwrap();
+        assert!(plain.set_new_tensor("s", &[1.0]).unwrap_err().to_string().contains("without tensors"));
+    }
+}
