@@ -692,23 +692,28 @@ impl Drive for Driver<'_> {
                     ControlFlow::Continue(())
                 })
             });
+        // A run that ended makes its files while the writer puts its last checkpoint on disk
+        // (they hold what the loop holds; a resume from an older checkpoint writes them
+        // again).
+        let outputs = match (&stopped, &failed) {
+            (Ok(reason), None) if !kill.get() => {
+                let reason = if options.interrupted() { StopReason::Interrupted } else { *reason };
+                Some(write_outputs(&lp, config, dir, history.clone(), reason, &figures))
+            }
+            _ => None,
+        };
         // Everything committed reaches the disk, and then the observer, however the loop
         // stopped.
         let finished = writer.finish();
         if failed.is_none() && finished.is_ok() {
             show(&history, usize::MAX);
         }
-        let stop_reason = stopped?;
+        stopped?;
         if let Some(e) = failed {
             return Err(e);
         }
         finished?;
-        if kill.get() {
-            return Ok(None);
-        }
-        let stop_reason = if options.interrupted() { StopReason::Interrupted } else { stop_reason };
-
-        write_outputs(&lp, config, dir, history, stop_reason, &figures).map(Some)
+        outputs.transpose()
     }
 }
 

@@ -44,9 +44,25 @@ pub fn aggregate_into(
         return Err(Error::Unsupported(format!("mixture weights {weights:?} are not a distribution")));
     }
     tree.require_perfect_recall(AGGREGATION)?;
+    // The sums over the rows each policy reaches, then the fallback of the rows none
+    // reaches from all the policies: PSRO's members are mostly pure strategies, which reach
+    // a few of their player's rows. The same sums, in the same order, as `MixtureSum`'s.
     let mut sums = MixtureSum::new(tree);
     for (pol, &w) in policies.iter().zip(weights) {
-        sums.add_rows(tree, player, pol, w);
+        sums.add_rows(tree, player, pol, w, false);
+    }
+    let a = tree.num_actions();
+    for i in tree.infosets_of(player) {
+        if sums.row_total(i, a).is_none() {
+            let fallback = &mut sums.fallback[i * a..(i + 1) * a];
+            for (pol, &w) in policies.iter().zip(weights) {
+                if w != 0.0 {
+                    for act in tree.legal_actions(InfosetId(i)) {
+                        fallback[act.0] += w * pol.prob(i, act.0);
+                    }
+                }
+            }
+        }
     }
     sums.write_rows(tree, player, out);
     Ok(())
@@ -166,7 +182,7 @@ impl MixtureSum {
         // A loaded sum comes without its scratch.
         self.seq_reach.resize(tree.num_sequences(), 0.0);
         for p in 0..tree.num_players() {
-            self.add_rows(tree, PlayerId(p), policy, weight);
+            self.add_rows(tree, PlayerId(p), policy, weight, true);
         }
         self.total_weight += weight;
         Ok(())
@@ -199,8 +215,18 @@ impl MixtureSum {
             && self.numer.len() == tree.num_infosets() * tree.num_actions()
     }
 
-    /// Add `player`'s rows of `policy` with weight `w` (the caller checked the shapes).
-    fn add_rows(&mut self, tree: &GameTree, player: PlayerId, policy: &TabularPolicy, w: f64) {
+    /// Add `player`'s rows of `policy` with weight `w` (the caller checked the shapes); with
+    /// `fallback`, to the fallback too. Without it the rows `policy` does not reach (whose
+    /// terms are zeros) are skipped: [`aggregate_into`] sums the fallback of the rows that
+    /// need it afterwards.
+    fn add_rows(
+        &mut self,
+        tree: &GameTree,
+        player: PlayerId,
+        policy: &TabularPolicy,
+        w: f64,
+        fallback: bool,
+    ) {
         if w == 0.0 {
             return;
         }
@@ -209,14 +235,35 @@ impl MixtureSum {
         for i in tree.infosets_of(player) {
             let parent = tree.infoset_parent_seq[i] as usize;
             let x = if parent == empty { 1.0 } else { self.seq_reach[parent] };
-            self.denom[i] += w * x;
             let start = tree.legal_start[i] as usize;
-            for (k, act) in tree.legal_actions(InfosetId(i)).iter().enumerate() {
+            let legal = tree.legal_actions(InfosetId(i));
+            if x == 0.0 && !fallback {
+                self.seq_reach[start..start + legal.len()].fill(0.0);
+                continue;
+            }
+            self.denom[i] += w * x;
+            for (k, act) in legal.iter().enumerate() {
                 let p = policy.prob(i, act.0);
                 self.seq_reach[start + k] = x * p;
                 self.numer[i * a + act.0] += w * x * p;
-                self.fallback[i * a + act.0] += w * p;
+                if fallback {
+                    self.fallback[i * a + act.0] += w * p;
+                }
             }
+        }
+    }
+
+    /// What row `i`'s numerators are divided by, or `None` when the row is the fallback's.
+    /// Σ_a numer = denom in exact arithmetic; when reach probabilities are so small that the
+    /// products underflow, the row is normalised by what is left of it instead.
+    fn row_total(&self, i: usize, a: usize) -> Option<f64> {
+        let numer_sum: f64 = self.numer[i * a..(i + 1) * a].iter().sum();
+        if self.denom[i] > 0.0 && numer_sum >= 0.5 * self.denom[i] {
+            Some(self.denom[i])
+        } else if numer_sum > 0.0 {
+            Some(numer_sum)
+        } else {
+            None
         }
     }
 
@@ -224,17 +271,12 @@ impl MixtureSum {
     fn write_rows(&self, tree: &GameTree, player: PlayerId, out: &mut TabularPolicy) {
         let a = tree.num_actions();
         for i in tree.infosets_of(player) {
-            let row_numer = &self.numer[i * a..(i + 1) * a];
-            let numer_sum: f64 = row_numer.iter().sum();
-            // Σ_a numer = denom in exact arithmetic; when reach probabilities are so small that
-            // the products underflow, the row is normalised by what is left of it instead.
-            let (src, total) = if self.denom[i] > 0.0 && numer_sum >= 0.5 * self.denom[i] {
-                (row_numer, self.denom[i])
-            } else if numer_sum > 0.0 {
-                (row_numer, numer_sum)
-            } else {
-                let f = &self.fallback[i * a..(i + 1) * a];
-                (f, f.iter().sum())
+            let (src, total) = match self.row_total(i, a) {
+                Some(total) => (&self.numer[i * a..(i + 1) * a], total),
+                None => {
+                    let f = &self.fallback[i * a..(i + 1) * a];
+                    (f, f.iter().sum())
+                }
             };
             let row = out.row_mut(InfosetId(i));
             for (dst, s) in row.iter_mut().zip(src) {
@@ -294,6 +336,49 @@ mod tests {
         assert!(serde_json::from_str::<MixtureSum>(&short).is_err());
         let negative = json.replacen("\"total_weight\":1.0", "\"total_weight\":-1.0", 1);
         assert!(serde_json::from_str::<MixtureSum>(&negative).is_err());
+    }
+
+    /// `aggregate_into`, which sums the rows each policy reaches and the fallback of the
+    /// rows none reaches, gives `MixtureSum`'s policy bit for bit: pure best responses (which
+    /// leave rows unreached), a mixed policy, zero weights, and rows no policy reaches.
+    #[test]
+    fn the_reached_rows_give_the_full_sums_bits() {
+        let bits = |p: &[f64]| p.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for name in ["kuhn_poker", "leduc_poker"] {
+            let tree = GameTree::build(&registry::load(name).unwrap()).unwrap();
+            let u = TabularPolicy::uniform(&tree);
+            let mut k = 0u64;
+            let mixed = TabularPolicy::from_fn(&tree, |id| {
+                let w: Vec<f64> = (0..tree.legal_actions(id).len())
+                    .map(|_| {
+                        k += 1;
+                        0.05 + crate::philox::uniform_f64(
+                            crate::philox::philox4x32_10([k as u32, 7, 0, 0], [9, 9])[0],
+                        )
+                    })
+                    .collect();
+                let s: f64 = w.iter().sum();
+                w.iter().map(|x| x / s).collect()
+            })
+            .unwrap();
+            let first = TabularPolicy::first_action(&tree);
+            let br0 = crate::best_response(&tree, PlayerId(0), &[&mixed, &mixed]).unwrap().0;
+            let br1 = crate::best_response(&tree, PlayerId(1), &[&first, &first]).unwrap().0;
+            let policies = [&br0, &first, &mixed, &br1, &u];
+            for weights in [[0.3, 0.2, 0.1, 0.15, 0.25], [0.5, 0.5, 0.0, 0.0, 0.0], [0.0, 0.7, 0.0, 0.3, 0.0]]
+            {
+                let mut sum = MixtureSum::new(&tree);
+                for (p, &w) in policies.iter().zip(&weights) {
+                    sum.add(&tree, p, w).unwrap();
+                }
+                let want = sum.policy(&tree).unwrap();
+                let mut got = TabularPolicy::uniform(&tree);
+                for player in 0..2 {
+                    aggregate_into(&tree, PlayerId(player), &policies, &weights, &mut got).unwrap();
+                }
+                assert_eq!(bits(got.as_slice()), bits(want.as_slice()), "{name} {weights:?}");
+            }
+        }
     }
 
     /// Realisation weights need one own reach per information state: trees of imperfect

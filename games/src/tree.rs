@@ -206,14 +206,7 @@ impl GameTree {
                 raise: "`GameTree::build_with_limit`",
             });
         }
-        let mut b = TreeBuilder::new(
-            game.name(),
-            game.num_players(),
-            game.num_distinct_actions(),
-            game.utility_sum(),
-            game.tensor_shape(),
-            max_nodes,
-        );
+        let mut b = TreeBuilder::for_game(game, max_nodes);
         // Counted games: every per-node vector allocated once.
         if let Some(count) = game.count_histories(max_nodes as u64) {
             b.reserve_nodes(count as usize);

@@ -11,7 +11,7 @@ use std::ops::Range;
 use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
-use crate::game::{ActionId, TensorShape};
+use crate::game::{ActionId, Game, TensorShape};
 use crate::tree::{GameTree, InfosetId, MAX_NODES, NO_PARENT, NodeKind};
 
 /// Marks a player's empty sequence while building: `EMPTY - player`, resolved at the end.
@@ -125,6 +125,19 @@ impl TreeBuilder {
             recall_broken: false,
             pending: 1,
         }
+    }
+
+    /// A tree of `game`'s players, actions, utility sum and tensors, of at most `max_nodes`
+    /// nodes.
+    pub fn for_game<G: Game>(game: &G, max_nodes: usize) -> Self {
+        Self::new(
+            game.name(),
+            game.num_players(),
+            game.num_distinct_actions(),
+            game.utility_sum(),
+            game.tensor_shape(),
+            max_nodes,
+        )
     }
 
     /// Room for `nodes` nodes in every per-node vector (the build is mostly allocation
@@ -592,19 +605,12 @@ fn rows_in_order<T: Copy>(v: &[T], order: &[u32], n: usize) -> Vec<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{Game, State, Turn};
+    use crate::game::{State, Turn};
     use crate::registry;
 
     /// `game` described depth first, the last child first.
     fn depth_first<G: Game>(game: &G) -> GameTree {
-        let mut b = TreeBuilder::new(
-            game.name(),
-            game.num_players(),
-            game.num_distinct_actions(),
-            game.utility_sum(),
-            game.tensor_shape(),
-            GameTree::DEFAULT_MAX_NODES,
-        );
+        let mut b = TreeBuilder::for_game(game, GameTree::DEFAULT_MAX_NODES);
         let mut stack = vec![(game.new_initial_state(), b.root())];
         while let Some((state, node)) = stack.pop() {
             let (actions, children): (Vec<ActionId>, Range<u32>) = match state.turn() {

@@ -1,10 +1,11 @@
 //! `MemberPolicy`: a population member's policy of any kind — a table kept inline, or any
 //! other policy (a network) kept in the run folder as a file named by its content hash.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use metagame_games::{Policy, PolicyFile, TabularPolicy};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
@@ -21,7 +22,7 @@ use crate::error::{Error, Result};
 pub enum MemberPolicy {
     /// A table, shared: a loop's state is copied for every checkpoint, and a PSRO population
     /// of hundreds of tables must not be copied with it.
-    Table(Arc<TabularPolicy>),
+    Table(SharedTable),
     /// Any other policy, kept as a file.
     Stored(StoredPolicy),
 }
@@ -74,7 +75,7 @@ impl MemberPolicy {
     /// not keep it); the policy's own serialisation errors.
     pub fn new(policy: Arc<dyn Policy>) -> Result<Self> {
         if let Some(table) = policy.as_tabular() {
-            return Ok(MemberPolicy::Table(Arc::new(table.clone())));
+            return Ok(MemberPolicy::Table(SharedTable::new(table.clone())));
         }
         let Some(PolicyFile { kind, extension, bytes }) = policy.to_file()? else {
             return Err(Error::Config(format!(
@@ -99,7 +100,7 @@ impl MemberPolicy {
     /// [`Error::SavedState`] for a stored policy read from a checkpoint and not loaded yet.
     pub fn policy(&self) -> Result<&dyn Policy> {
         match self {
-            MemberPolicy::Table(t) => Ok(&**t),
+            MemberPolicy::Table(t) => Ok(t.table()),
             MemberPolicy::Stored(s) => s.policy.as_deref().ok_or_else(|| s.not_loaded()),
         }
     }
@@ -112,7 +113,7 @@ impl MemberPolicy {
     /// As [`MemberPolicy::policy`].
     pub fn shared(&self) -> Result<Arc<dyn Policy>> {
         match self {
-            MemberPolicy::Table(t) => Ok(Arc::clone(t) as Arc<dyn Policy>),
+            MemberPolicy::Table(t) => Ok(Arc::clone(&t.table) as Arc<dyn Policy>),
             MemberPolicy::Stored(s) => s.shared(),
         }
     }
@@ -120,7 +121,7 @@ impl MemberPolicy {
     /// The table, for a member that is one.
     pub fn as_table(&self) -> Option<&TabularPolicy> {
         match self {
-            MemberPolicy::Table(t) => Some(&**t),
+            MemberPolicy::Table(t) => Some(t.table()),
             MemberPolicy::Stored(_) => None,
         }
     }
@@ -151,7 +152,55 @@ impl MemberPolicy {
 
 impl From<TabularPolicy> for MemberPolicy {
     fn from(table: TabularPolicy) -> Self {
-        MemberPolicy::Table(Arc::new(table))
+        MemberPolicy::Table(SharedTable::new(table))
+    }
+}
+
+/// A member's table with its JSON, made the first time a checkpoint writes it: a member
+/// never changes, and every checkpoint of a PSRO run writes every member's table again
+/// (hundreds of them; formatting their numbers was most of each write).
+#[derive(Clone, Debug)]
+pub struct SharedTable {
+    table: Arc<TabularPolicy>,
+    json: Arc<OnceLock<Box<RawValue>>>,
+}
+
+impl SharedTable {
+    fn new(table: TabularPolicy) -> Self {
+        Self { table: Arc::new(table), json: Arc::default() }
+    }
+
+    /// The table.
+    pub fn table(&self) -> &TabularPolicy {
+        &self.table
+    }
+}
+
+impl PartialEq for SharedTable {
+    /// The same rows.
+    fn eq(&self, other: &Self) -> bool {
+        self.table == other.table
+    }
+}
+
+impl Serialize for SharedTable {
+    /// As the table (the JSON written once, then copied).
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let json = match self.json.get() {
+            Some(json) => json,
+            None => {
+                let json =
+                    serde_json::value::to_raw_value(&*self.table).map_err(serde::ser::Error::custom)?;
+                self.json.get_or_init(|| json)
+            }
+        };
+        json.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for SharedTable {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        TabularPolicy::deserialize(deserializer).map(Self::new)
     }
 }
 

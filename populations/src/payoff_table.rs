@@ -81,13 +81,16 @@ impl From<&MatchTotals> for Entry {
 pub struct PayoffTable {
     shape: Vec<usize>,
     /// Row-major over `shape`. Shared, not owned: a loop stages its next iteration on a copy
-    /// of the table (committed only if the iteration succeeds), and a copy of a PSRO table of
-    /// 350 × 350 members must not copy 120 000 entries' vectors.
-    entries: Vec<Option<Arc<Entry>>>,
+    /// of the table (committed only if the iteration succeeds) and hands a copy to every
+    /// checkpoint, and a copy of a PSRO table of 350 × 350 members must copy neither its
+    /// 120 000 entries' vectors nor the list of them (a change copies the list once, if
+    /// shared; growing makes a new one anyway).
+    entries: Arc<Vec<Option<Arc<Entry>>>>,
     /// Per player, the entries' means in the same order (NaN where missing): the meta-game
-    /// is copied from here each iteration, not gathered from the entries one by one.
+    /// is copied from here each iteration, not gathered from the entries one by one. Shared
+    /// as the entries are.
     #[serde(skip_serializing)]
-    means: Vec<Vec<f64>>,
+    means: Arc<Vec<Vec<f64>>>,
     /// How many entries are `None`.
     #[serde(skip_serializing)]
     missing_entries: usize,
@@ -123,9 +126,9 @@ impl PartialEq for PayoffTable {
 impl From<StoredTable> for PayoffTable {
     fn from(stored: StoredTable) -> Self {
         let StoredTable { shape, entries } = stored;
-        let means = Self::means_of(&shape, &entries);
+        let means = Arc::new(Self::means_of(&shape, &entries));
         let missing_entries = entries.iter().filter(|e| e.is_none()).count();
-        Self { shape, entries, means, missing_entries }
+        Self { shape, entries: Arc::new(entries), means, missing_entries }
     }
 }
 
@@ -146,8 +149,8 @@ impl PayoffTable {
     pub fn new(num_players: usize) -> Self {
         Self {
             shape: vec![0; num_players],
-            entries: Vec::new(),
-            means: vec![Vec::new(); num_players],
+            entries: Arc::default(),
+            means: Arc::new(vec![Vec::new(); num_players]),
             missing_entries: 0,
         }
     }
@@ -189,24 +192,34 @@ impl PayoffTable {
         let total = outer * (old_run + inner);
         self.missing_entries += total - self.entries.len();
         let mut entries = Vec::with_capacity(total);
-        let mut old = self.entries.drain(..);
-        for _ in 0..outer {
-            entries.extend(old.by_ref().take(old_run));
-            entries.extend(std::iter::repeat_n(None, inner));
-        }
-        drop(old);
-        for means in &mut self.means {
-            let mut grown = Vec::with_capacity(total);
-            for run in means.chunks(old_run.max(1)).take(outer) {
-                grown.extend_from_slice(run);
-                grown.extend(std::iter::repeat_n(f64::NAN, inner));
+        let mut regrow = |old: &mut dyn Iterator<Item = Option<Arc<Entry>>>| {
+            for _ in 0..outer {
+                entries.extend(old.take(old_run));
+                entries.extend(std::iter::repeat_n(None, inner));
             }
-            // A table with no entries yet (an axis of 0 members): all missing.
-            grown.resize(total, f64::NAN);
-            *means = grown;
+        };
+        // The old list moves when no copy of the table shares it.
+        match Arc::try_unwrap(std::mem::take(&mut self.entries)) {
+            Ok(mut old) => regrow(&mut old.drain(..)),
+            Err(shared) => regrow(&mut shared.iter().cloned()),
         }
+        let means = self
+            .means
+            .iter()
+            .map(|means| {
+                let mut grown = Vec::with_capacity(total);
+                for run in means.chunks(old_run.max(1)).take(outer) {
+                    grown.extend_from_slice(run);
+                    grown.extend(std::iter::repeat_n(f64::NAN, inner));
+                }
+                // A table with no entries yet (an axis of 0 members): all missing.
+                grown.resize(total, f64::NAN);
+                grown
+            })
+            .collect();
+        self.means = Arc::new(means);
         self.shape[p] += 1;
-        self.entries = entries;
+        self.entries = Arc::new(entries);
     }
 
     /// Profiles not yet estimated, in row-major order.
@@ -231,13 +244,13 @@ impl PayoffTable {
     pub fn set(&mut self, profile: &[usize], entry: Entry) {
         assert!(profile.len() == self.shape.len() && profile.iter().zip(&self.shape).all(|(i, s)| i < s));
         let flat = self.flat(profile);
-        for (means, &mean) in self.means.iter_mut().zip(&entry.mean) {
+        for (means, &mean) in Arc::make_mut(&mut self.means).iter_mut().zip(&entry.mean) {
             means[flat] = mean;
         }
         if self.entries[flat].is_none() {
             self.missing_entries -= 1;
         }
-        self.entries[flat] = Some(Arc::new(entry));
+        Arc::make_mut(&mut self.entries)[flat] = Some(Arc::new(entry));
     }
 
     /// Evaluate every missing entry through `evaluator` and set it: player `p`'s member `k`
@@ -346,7 +359,7 @@ impl PayoffTable {
     /// [`Error::Config`] when an entry is missing; the errors of [`NormalFormGame::new`].
     pub fn to_normal_form(&self) -> Result<NormalFormGame> {
         self.check_complete()?;
-        self.game_of(self.means.clone())
+        self.game_of(self.means.to_vec())
     }
 
     /// The standard error of every entry's mean, player-major and row-major as the
@@ -397,17 +410,19 @@ impl PayoffTable {
     /// As [`PayoffTable::to_normal_form`]; the table is unchanged either way.
     pub fn with_normal_form<R>(&mut self, f: impl FnOnce(&NormalFormGame) -> R) -> Result<R> {
         self.check_complete()?;
-        let means = std::mem::take(&mut self.means);
+        let means = Arc::unwrap_or_clone(std::mem::take(&mut self.means));
         let game = self.game_of(means);
         match game {
             Ok(game) => {
                 let answer = f(&game);
-                self.means = game.into_payoffs().into_iter().map(|t| t.into_raw_vec_and_offset().0).collect();
+                self.means = Arc::new(
+                    game.into_payoffs().into_iter().map(|t| t.into_raw_vec_and_offset().0).collect(),
+                );
                 Ok(answer)
             }
             Err(e) => {
                 // The means went into the failed game: rebuilt from the entries.
-                self.means = Self::means_of(&self.shape, &self.entries);
+                self.means = Arc::new(Self::means_of(&self.shape, &self.entries));
                 Err(e)
             }
         }
