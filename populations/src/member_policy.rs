@@ -290,6 +290,24 @@ mod tests {
 
     use super::*;
 
+    /// A table member is written as the table, the first time and every time after (from
+    /// its kept JSON), and reads back equal; its copies share that JSON.
+    #[test]
+    fn a_table_member_is_written_as_its_table() {
+        let tree = GameTree::build(&registry::load("leduc_poker").unwrap()).unwrap();
+        let table = TabularPolicy::first_action(&tree);
+        let member = MemberPolicy::from(table.clone());
+        let want = serde_json::to_string(&table).unwrap();
+        assert_eq!(serde_json::to_string(&member).unwrap(), want);
+        let copy = member.clone();
+        assert_eq!(serde_json::to_string(&copy).unwrap(), want);
+        let MemberPolicy::Table(shared) = &copy else { panic!("a table") };
+        assert!(shared.json.get().is_some(), "the copy shares the kept JSON");
+        let back: MemberPolicy = serde_json::from_str(&want).unwrap();
+        assert_eq!(back, member);
+        assert_eq!(back.as_table(), Some(&table));
+    }
+
     /// A policy that writes itself as one byte.
     struct Byte(u8);
     impl Policy for Byte {
