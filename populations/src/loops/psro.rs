@@ -459,6 +459,8 @@ struct Staged {
     reuses: Vec<(PlayerId, usize, Reuse)>,
     table: PayoffTable,
     meta_strategies: Vec<Vec<f64>>,
+    /// The meta-mixture as one policy, where the tree was built (the NashConv's).
+    profile: Option<TabularPolicy>,
     report: IterationReport,
 }
 
@@ -506,6 +508,9 @@ pub struct Psro<'t> {
     /// The members' parts of exact two-player entries, kept between iterations
     /// ([`MemberValues`]); rebuilt as needed after a resume, to the same bits.
     member_values: Mutex<SequenceValueCache>,
+    /// The committed meta-mixture as one policy and its iteration: the last NashConv's, which
+    /// the next iteration's oracles answer (computed again after a resume, to the same bits).
+    profile: Option<(usize, TabularPolicy)>,
 }
 
 /// The purpose of the seeds of an iteration's payoff entries ([`derive_seed`] with the
@@ -607,11 +612,12 @@ impl<'t> Psro<'t> {
         let policies: Vec<Vec<&dyn Policy>> =
             players(n).map(|p| psro.state.population.policies(p)).collect::<Result<_>>()?;
         let copies: Vec<Vec<usize>> = players(n).map(|p| psro.state.population.responses(p)).collect();
-        let (meta_strategies, mut report) =
+        let (meta_strategies, profile, mut report) =
             psro.evaluate_and_solve(&mut table, &policies, &copies, 0, 0, PhaseTimes::default())?;
         report.elapsed_s = started.elapsed().as_secs_f64();
         psro.state.table = table;
         psro.state.meta_strategies = meta_strategies;
+        psro.profile = profile.map(|p| (0, p));
         psro.state.meta_solver_memory = psro.meta_solver.memory();
         psro.last = report;
         Ok(psro)
@@ -678,6 +684,7 @@ impl<'t> Psro<'t> {
             cutoff: Cutoff::never(),
             last_iteration: None,
             member_values: Mutex::default(),
+            profile: None,
         })
     }
 
@@ -732,7 +739,7 @@ impl<'t> Psro<'t> {
             }
         })?;
         // Commit: nothing below can fail.
-        let Staged { members, reuses, table, meta_strategies, report } = staged;
+        let Staged { members, reuses, table, meta_strategies, profile, report } = staged;
         for NewMember { player, policy, answered } in members {
             let provenance = Provenance::new(iteration, answered, self.oracle.name());
             self.state.population.add(player, policy, provenance);
@@ -745,6 +752,7 @@ impl<'t> Psro<'t> {
         self.state.meta_strategies = meta_strategies;
         self.state.meta_solver_memory = self.meta_solver.memory();
         self.state.iteration = iteration;
+        self.profile = profile.map(|p| (iteration, p));
         self.last = report.after(Some(&self.last));
         Ok(&mut self.last)
     }
@@ -752,8 +760,16 @@ impl<'t> Psro<'t> {
     /// Iteration `iteration` computed into locals.
     fn stage(&mut self, iteration: usize) -> Result<Staged> {
         let t = Instant::now();
-        let Responses { members: responses, episodes: oracle_episodes, gaps } =
-            respond(self.arena, &self.config, &self.state, self.oracle.as_mut(), iteration, &self.cutoff)?;
+        let profile = self.profile.as_ref().filter(|(at, _)| *at == self.state.iteration).map(|(_, p)| p);
+        let Responses { members: responses, episodes: oracle_episodes, gaps } = respond(
+            self.arena,
+            &self.config,
+            &self.state,
+            profile,
+            self.oracle.as_mut(),
+            iteration,
+            &self.cutoff,
+        )?;
         let times = PhaseTimes { oracle_s: t.elapsed().as_secs_f64(), ..PhaseTimes::default() };
 
         let n = self.arena.num_players();
@@ -812,15 +828,16 @@ impl<'t> Psro<'t> {
                 all
             })
             .collect();
-        let (meta_strategies, mut report) =
+        let (meta_strategies, profile, mut report) =
             self.evaluate_and_solve(&mut table, &policies, &copies, iteration, oracle_episodes, times)?;
         report.response_gap = gaps;
-        Ok(Staged { members, reuses, table, meta_strategies, report })
+        Ok(Staged { members, reuses, table, meta_strategies, profile, report })
     }
 
     /// Fill `table`'s missing entries, solve it, and measure the meta-mixture's NashConv;
     /// `policies[p]` are player `p`'s members, new ones included; `copies[p]` the member of
-    /// each of player `p`'s responses (see [`Population::responses`]).
+    /// each of player `p`'s responses (see [`Population::responses`]). Returns the
+    /// meta-mixture, as one policy too where the tree was built, and the report.
     fn evaluate_and_solve(
         &self,
         table: &mut PayoffTable,
@@ -829,7 +846,7 @@ impl<'t> Psro<'t> {
         iteration: usize,
         oracle_episodes: u64,
         mut times: PhaseTimes,
-    ) -> Result<(Vec<Vec<f64>>, IterationReport)> {
+    ) -> Result<(Vec<Vec<f64>>, Option<TabularPolicy>, IterationReport)> {
         let t = Instant::now();
         let (new_entries, episodes) = self.fill_missing(table, policies, iteration)?;
         times.evaluation_s = t.elapsed().as_secs_f64();
@@ -842,7 +859,7 @@ impl<'t> Psro<'t> {
         // Exact NashConv where the tree was built (members that are not tables tabulated over
         // it); none where it was not.
         let t = Instant::now();
-        let (nash_conv, exploitability) = match self.arena.game_tree() {
+        let (nash_conv, exploitability, profile) = match self.arena.game_tree() {
             Some(tree) => {
                 let tables: Vec<Vec<Cow<'_, TabularPolicy>>> = policies
                     .iter()
@@ -850,9 +867,9 @@ impl<'t> Psro<'t> {
                     .collect::<std::result::Result<_, _>>()?;
                 let policy = aggregated(tree, &views(&tables), &meta_strategies)?;
                 let report = metagame_games::nash_conv_report(tree, &vec![&policy; tree.num_players()])?;
-                (Some(report.nash_conv), report.exploitability)
+                (Some(report.nash_conv), report.exploitability, Some(policy))
             }
-            None => (None, None),
+            None => (None, None, None),
         };
         let estimate = match self.config.approximate() {
             Some(settings) if settings.due(iteration, self.last_iteration) => {
@@ -880,7 +897,7 @@ impl<'t> Psro<'t> {
                 new_entries,
             )),
         };
-        Ok((meta_strategies, report))
+        Ok((meta_strategies, profile, report))
     }
 
     /// The meta-mixture's NashConv estimated by trained best responses, with its standard
@@ -1098,6 +1115,7 @@ fn respond(
     arena: Arena<'_>,
     config: &PsroConfig,
     state: &PsroState,
+    profile: Option<&TabularPolicy>,
     oracle: &mut dyn Oracle,
     iteration: usize,
     cutoff: &Cutoff,
@@ -1109,8 +1127,14 @@ fn respond(
     // oracles and the response gaps.
     let tree = arena.game_tree();
     let tables = tree.map(|tree| member_tables(tree, pop)).transpose()?;
-    let profile = match (tree, &tables) {
-        (Some(tree), Some(tables)) => Some(aggregated(tree, &views(tables), sigma)?),
+    // The last iteration's NashConv made it already, except after a resume.
+    let made;
+    let profile = match (profile, tree, &tables) {
+        (Some(profile), _, _) => Some(profile),
+        (None, Some(tree), Some(tables)) => {
+            made = aggregated(tree, &views(tables), sigma)?;
+            Some(&made)
+        }
         _ => None,
     };
     let mut requests = 0;
@@ -1157,7 +1181,7 @@ fn respond(
     if config.symmetric {
         // One response, mirrored into the other seat (a one-shot game: its tree is built).
         let tree = arena.need_tree("symmetric = true")?;
-        let first = ask(PlayerId(0), &full, profile.as_ref())?;
+        let first = ask(PlayerId(0), &full, profile)?;
         let mirrored = MemberPolicy::from(mirror_one_shot(
             tree,
             TabularPolicy::of(tree, first.policy.policy()?)?.as_ref(),
@@ -1169,7 +1193,7 @@ fn respond(
     }
     for player in players(n) {
         if !config.rectified {
-            out.push(ask(player, &full, profile.as_ref())?);
+            out.push(ask(player, &full, profile)?);
             continue;
         }
         // INVARIANT: rectified runs are checked at construction to have a tree.
@@ -1209,7 +1233,7 @@ fn respond(
             out.push(ask(player, &weights, Some(&restricted))?);
         }
         if out.len() == before {
-            out.push(ask(player, &full, profile.as_ref())?);
+            out.push(ask(player, &full, profile)?);
         }
     }
     Ok(Responses { members: out, episodes, gaps })
