@@ -1,21 +1,123 @@
-//! `TreeBuilder`: a [`GameTree`] grown node by node, each node described after its parent.
+//! `TreeBuilder`: a [`GameTree`] grown node by node, each node described after its parent,
+//! and [`GameTree::build`], which grows one from a [`Game`]'s states.
 //!
-//! [`GameTree::build`] drives it from a [`Game`](crate::Game)'s states; a walk of a game
+//! [`GameTree::build`] drives the builder breadth first; a walk of a game
 //! held elsewhere (an OpenSpiel game read through pyspiel) drives it directly, so nothing
 //! is built twice. It checks what the tree relies on (one acting player and one list of
 //! legal actions per information state, chance probabilities summing to 1), numbers the
 //! players' sequences and finds imperfect recall.
 
+use std::collections::VecDeque;
 use std::ops::Range;
 
 use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
-use crate::game::{ActionId, Game, TensorShape};
+use crate::game::{ActionId, Game, State, TensorShape, Turn};
 use crate::tree::{GameTree, InfosetId, MAX_NODES, NO_PARENT, NodeKind};
 
 /// Marks a player's empty sequence while building: `EMPTY - player`, resolved at the end.
 const EMPTY: u32 = u32::MAX;
+
+/// A node waiting in the breadth-first queue with its state, boxed: a registry state is
+/// hundreds of bytes, which the queue would otherwise move in and out.
+struct Pending<S> {
+    node: u32,
+    state: Box<S>,
+}
+
+/// The state after `action` from `state`: the last child takes the parent's own state
+/// (its node is done with it), the others a copy.
+fn child_state<S: State>(state: &mut Option<Box<S>>, last: bool, action: ActionId) -> Box<S> {
+    // INVARIANT: only the last child takes the state.
+    let mut child = if last {
+        state.take().expect("the parent's state")
+    } else {
+        state.clone().expect("the parent's state")
+    };
+    child.apply_action(action);
+    child
+}
+
+impl GameTree {
+    /// Enumerate `game` breadth first into a flat arena of at most
+    /// [`GameTree::DEFAULT_MAX_NODES`] nodes.
+    ///
+    /// # Errors
+    ///
+    /// As [`GameTree::build_with_limit`].
+    ///
+    /// # Complexity
+    ///
+    /// O(nodes) state clones and information-state strings; done once per game.
+    pub fn build<G: Game>(game: &G) -> Result<Self> {
+        Self::build_with_limit(game, Self::DEFAULT_MAX_NODES)
+    }
+
+    /// Enumerate `game` breadth first into a flat arena of at most `max_nodes` nodes. Games
+    /// that count their histories ([`Game::count_histories`]) are checked before anything is
+    /// allocated, others as the tree grows.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LimitExceeded`] past `max_nodes`; [`Error::TreeTooLarge`] past [`MAX_NODES`];
+    /// [`Error::Unsupported`] when the game breaks a contract the tree relies on (one acting
+    /// player and one list of legal actions per information state, chance probabilities
+    /// summing to 1).
+    ///
+    /// Games of imperfect recall build, as OpenSpiel keys them: by the information-state
+    /// string, whatever the player's own earlier decisions
+    /// ([`GameTree::has_perfect_recall`]).
+    ///
+    /// # Complexity
+    ///
+    /// O(nodes) state clones and information-state strings; done once per game.
+    pub fn build_with_limit<G: Game>(game: &G, max_nodes: usize) -> Result<Self> {
+        if game.count_histories(max_nodes as u64).is_some_and(|count| count > max_nodes as u64) {
+            return Err(Error::LimitExceeded {
+                what: format!("the game tree of {}", game.name()),
+                limit: max_nodes as u64,
+                unit: "nodes",
+                raise: "`GameTree::build_with_limit`",
+            });
+        }
+        let mut b = TreeBuilder::for_game(game, max_nodes);
+        // Counted games: every per-node vector allocated once.
+        if let Some(count) = game.count_histories(max_nodes as u64) {
+            b.reserve_nodes(count as usize);
+        }
+        let mut queue = VecDeque::new();
+        queue.push_back(Pending { node: 0, state: Box::new(game.new_initial_state()) });
+        while let Some(Pending { node, state }) = queue.pop_front() {
+            let (actions, children) = match state.turn() {
+                Turn::Terminal => {
+                    b.terminal(node, &state.returns())?;
+                    continue;
+                }
+                Turn::Chance => {
+                    let outcomes = state.chance_outcomes();
+                    let children = b.chance(node, &outcomes)?;
+                    (outcomes.into_iter().map(|o| o.0).collect::<Vec<_>>(), children)
+                }
+                Turn::Player(p) => {
+                    let legal = state.legal_actions();
+                    let (children, new) =
+                        b.decision(node, p.0, &state.information_state_string(p), &legal)?;
+                    if new {
+                        state.write_tensor(p, b.new_tensor());
+                    }
+                    (legal, children)
+                }
+            };
+            let last = actions.len() - 1;
+            let mut state = Some(state);
+            for (k, (a, child)) in actions.into_iter().zip(children).enumerate() {
+                queue.push_back(Pending { node: child, state: child_state(&mut state, k == last, a) });
+            }
+        }
+        b.finish()
+    }
+}
 
 /// An information set as discovered; its tensor is in the builder's discovery-order buffer.
 struct RawInfoset {
