@@ -162,7 +162,8 @@ pub struct TreeBuilder {
     /// Infoset `i` (discovery order) owns sequences `seq_base[i]..seq_base[i] + |legal|`.
     seq_base: Vec<u32>,
     next_seq: u32,
-    raw_lookup: FxHashMap<String, u32>,
+    /// Each key's infoset, by discovery (the tree's lookup once renumbered).
+    raw_lookup: FxHashMap<String, InfosetId>,
     /// `[infoset (discovery order) × tensor size]`.
     raw_tensors: Vec<f32>,
     /// `[node × players]`: each player's current sequence (discovery numbering) at the node.
@@ -377,7 +378,8 @@ impl TreeBuilder {
         }
         let p = player as u32;
         let (info, new) = match self.raw_lookup.get(key) {
-            Some(&i) => {
+            Some(&InfosetId(i)) => {
+                let i = i as u32;
                 let r = &self.raw[i as usize];
                 if r.legal != legal || r.player != p {
                     return Err(Error::Unsupported(format!(
@@ -396,7 +398,7 @@ impl TreeBuilder {
                     )));
                 }
                 let i = self.raw.len() as u32;
-                self.raw_lookup.insert(key.to_owned(), i);
+                self.raw_lookup.insert(key.to_owned(), InfosetId(i as usize));
                 self.seq_base.push(self.next_seq);
                 self.next_seq += legal.len() as u32;
                 self.raw_tensors.resize(self.raw_tensors.len() + self.tensor_size, 0.0);
@@ -592,7 +594,7 @@ impl TreeBuilder {
             self.raw = infos;
             self.raw_tensors = tensors;
             for v in self.raw_lookup.values_mut() {
-                *v = new_info[*v as usize];
+                *v = InfosetId(new_info[v.0] as usize);
             }
             for node in 0..len {
                 if t.kind[node] == NodeKind::Decision {
@@ -620,7 +622,15 @@ impl TreeBuilder {
             self.renumber_breadth_first();
         }
         let Self {
-            mut t, raw, seq_base, raw_lookup, raw_tensors, tensor_size, recall_broken, pending, ..
+            mut t,
+            raw,
+            seq_base,
+            mut raw_lookup,
+            raw_tensors,
+            tensor_size,
+            recall_broken,
+            pending,
+            ..
         } = self;
         if pending > 0 {
             let node = (0..t.kind.len())
@@ -682,15 +692,15 @@ impl TreeBuilder {
             let end = t.infoset_player.partition_point(|&q| (q as usize) <= p);
             t.player_infosets.push(start..end);
         }
-        // The keys move from the discovery lookup: one copy for the id → key list, the
-        // lookup's own for key → id.
+        // The discovery lookup becomes the tree's, renumbered in place; the id → key list
+        // takes a copy of each key.
         let mut keys = vec![String::new(); raw.len()];
-        t.lookup.reserve(raw_lookup.len());
-        for (key, old) in raw_lookup {
-            let new = new_id[old as usize];
-            keys[new as usize].clone_from(&key);
-            t.lookup.insert(key, InfosetId(new as usize));
+        for (key, id) in raw_lookup.iter_mut() {
+            let new = new_id[id.0] as usize;
+            keys[new].clone_from(key);
+            *id = InfosetId(new);
         }
+        t.lookup = raw_lookup;
         t.infoset_key = keys;
         if recall_broken {
             t.num_imperfect_recall = t.count_imperfect_recall();
