@@ -120,6 +120,7 @@ impl GameTree {
 }
 
 /// An information set as discovered; its tensor is in the builder's discovery-order buffer.
+#[derive(Default)]
 struct RawInfoset {
     player: u32,
     legal: Vec<ActionId>,
@@ -563,7 +564,7 @@ impl TreeBuilder {
                 new_base[old as usize] = acc;
                 acc += self.raw[old as usize].legal.len() as u32;
             }
-            let (seq_base, raw) = (&self.seq_base, &self.raw);
+            let seq_base = &self.seq_base;
             let seq_of = |seq: u32| -> u32 {
                 if seq > EMPTY - n as u32 {
                     return seq;
@@ -582,17 +583,11 @@ impl TreeBuilder {
             for s in t.terminal_parent_seq.iter_mut() {
                 *s = remap(*s);
             }
-            let size = self.tensor_size;
-            let mut tensors = Vec::with_capacity(self.raw_tensors.len());
-            let mut infos = Vec::with_capacity(raw.len());
-            for &old in &info_order {
-                let r = &raw[old as usize];
-                infos.push(RawInfoset { player: r.player, legal: r.legal.clone(), parent_seq: 0 });
-                tensors.extend_from_slice(&self.raw_tensors[old as usize * size..(old as usize + 1) * size]);
-            }
+            // Each infoset moves to its place (its parent sequence is set below).
+            let mut discovered = std::mem::take(&mut self.raw);
+            self.raw = info_order.iter().map(|&old| std::mem::take(&mut discovered[old as usize])).collect();
+            self.raw_tensors = rows_in_order(&self.raw_tensors, &info_order, self.tensor_size);
             self.seq_base = info_order.iter().map(|&old| new_base[old as usize]).collect();
-            self.raw = infos;
-            self.raw_tensors = tensors;
             for v in self.raw_lookup.values_mut() {
                 *v = InfosetId(new_info[v.0] as usize);
             }
