@@ -129,6 +129,27 @@ pub trait State: Clone + Send {
         let _ = (player, out);
     }
 
+    /// [`State::legal_actions`] written into `out`, replacing its contents. A tree build asks
+    /// every node and reuses one buffer; a game overrides it to skip the allocation.
+    fn write_legal_actions(&self, out: &mut Vec<ActionId>) {
+        *out = self.legal_actions();
+    }
+    /// [`State::chance_outcomes`] written into `out`, replacing its contents (as
+    /// [`State::write_legal_actions`]).
+    fn write_chance_outcomes(&self, out: &mut Vec<(ActionId, f64)>) {
+        *out = self.chance_outcomes();
+    }
+    /// [`State::returns`] written into `out`, replacing its contents (as
+    /// [`State::write_legal_actions`]).
+    fn write_returns(&self, out: &mut Vec<f64>) {
+        *out = self.returns();
+    }
+    /// [`State::information_state_string`] written into `out`, replacing its contents (as
+    /// [`State::write_legal_actions`]).
+    fn write_information_state_string(&self, player: PlayerId, out: &mut String) {
+        *out = self.information_state_string(player);
+    }
+
     /// Convenience: `turn() == Turn::Terminal`.
     fn is_terminal(&self) -> bool {
         self.turn() == Turn::Terminal

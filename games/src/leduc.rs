@@ -128,7 +128,7 @@ impl Registered for LeducPoker {
 }
 
 /// A state of [`LeducPoker`].
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct LeducState {
     num_players: usize,
     /// `None` at chance nodes.
@@ -151,6 +151,33 @@ pub struct LeducState {
     round1: SmallVec<[usize; 4]>,
     round2: SmallVec<[usize; 4]>,
     history: SmallVec<[ActionId; 12]>,
+}
+
+// By hand: `SmallVec::from_slice` copies its items in one go, where the derived clone
+// extends item by item (a tree build clones a state for every node).
+impl Clone for LeducState {
+    fn clone(&self) -> Self {
+        Self {
+            num_players: self.num_players,
+            cur_player: self.cur_player,
+            num_calls: self.num_calls,
+            num_raises: self.num_raises,
+            round: self.round,
+            stakes: self.stakes,
+            pot: self.pot,
+            public_card: self.public_card,
+            in_deck: SmallVec::from_slice(&self.in_deck),
+            deck_size: self.deck_size,
+            private_cards: SmallVec::from_slice(&self.private_cards),
+            remaining_players: self.remaining_players,
+            money: SmallVec::from_slice(&self.money),
+            ante: SmallVec::from_slice(&self.ante),
+            folded: SmallVec::from_slice(&self.folded),
+            round1: SmallVec::from_slice(&self.round1),
+            round2: SmallVec::from_slice(&self.round2),
+            history: SmallVec::from_slice(&self.history),
+        }
+    }
 }
 
 impl LeducState {
@@ -198,7 +225,7 @@ impl LeducState {
     }
 
     fn resolve_winner(&mut self) {
-        let winners: Vec<usize> = if self.remaining_players == 1 {
+        let winners: SmallVec<[usize; 2]> = if self.remaining_players == 1 {
             (0..self.num_players).filter(|&p| !self.folded[p]).collect()
         } else {
             let live = (0..self.num_players).filter(|&p| !self.folded[p]);
@@ -239,10 +266,16 @@ impl State for LeducState {
     }
 
     fn legal_actions(&self) -> Vec<ActionId> {
-        let Turn::Player(PlayerId(p)) = self.turn() else {
-            return Vec::new();
-        };
         let mut actions = Vec::with_capacity(3);
+        self.write_legal_actions(&mut actions);
+        actions
+    }
+
+    fn write_legal_actions(&self, actions: &mut Vec<ActionId>) {
+        actions.clear();
+        let Turn::Player(PlayerId(p)) = self.turn() else {
+            return;
+        };
         if self.stakes > self.ante[p] {
             actions.push(ActionId(FOLD));
         }
@@ -250,15 +283,21 @@ impl State for LeducState {
         if self.num_raises < MAX_RAISES {
             actions.push(ActionId(RAISE));
         }
-        actions
     }
 
     fn chance_outcomes(&self) -> Vec<(ActionId, f64)> {
+        let mut outcomes = Vec::new();
+        self.write_chance_outcomes(&mut outcomes);
+        outcomes
+    }
+
+    fn write_chance_outcomes(&self, outcomes: &mut Vec<(ActionId, f64)>) {
+        outcomes.clear();
         if self.turn() != Turn::Chance {
-            return Vec::new();
+            return;
         }
         let p = 1.0 / self.deck_size as f64;
-        (0..self.in_deck.len()).filter(|&c| self.in_deck[c]).map(|c| (ActionId(c), p)).collect()
+        outcomes.extend((0..self.in_deck.len()).filter(|&c| self.in_deck[c]).map(|c| (ActionId(c), p)));
     }
 
     #[track_caller]
@@ -280,10 +319,13 @@ impl State for LeducState {
                 }
             }
             Turn::Player(PlayerId(p)) => {
-                assert!(
-                    self.legal_actions().contains(&action),
-                    "action {a} is not legal in leduc_poker here"
-                );
+                let legal = match a {
+                    FOLD => self.stakes > self.ante[p],
+                    CALL => true,
+                    RAISE => self.num_raises < MAX_RAISES,
+                    _ => false,
+                };
+                assert!(legal, "action {a} is not legal in leduc_poker here");
                 match a {
                     FOLD => {
                         self.record(FOLD);
@@ -315,40 +357,54 @@ impl State for LeducState {
     }
 
     fn returns(&self) -> Vec<f64> {
+        let mut returns = Vec::with_capacity(self.num_players);
+        self.write_returns(&mut returns);
+        returns
+    }
+
+    fn write_returns(&self, returns: &mut Vec<f64>) {
+        returns.clear();
         if !self.terminal() {
-            return vec![0.0; self.num_players];
+            returns.resize(self.num_players, 0.0);
+            return;
         }
-        self.money.iter().map(|m| m - STARTING_MONEY as f64).collect()
+        returns.extend(self.money.iter().map(|m| m - STARTING_MONEY as f64));
     }
 
     fn information_state_string(&self, player: PlayerId) -> String {
+        let mut s = String::with_capacity(96);
+        self.write_information_state_string(player, &mut s);
+        s
+    }
+
+    fn write_information_state_string(&self, player: PlayerId, s: &mut String) {
         // Matches OpenSpiel's LeducObserver with perfect recall and the player's private card.
         let private = self.private_cards[player.0].map_or(-10000, |c| c as i64);
         let cur = self.cur_player.map_or(-1, |p| p as i64);
-        // Written into one string, numbers by hand (a tree build asks it at every decision
-        // node, and `write!`'s formatting machinery was a fifth of the build).
-        let mut s = String::with_capacity(96);
+        // Numbers written by hand (a tree build asks at every decision node, and `write!`'s
+        // formatting machinery was a fifth of the build).
+        s.clear();
         s.push_str("[Observer: ");
-        push_int(&mut s, player.0 as i64);
+        push_int(s, player.0 as i64);
         s.push_str("][Private: ");
-        push_int(&mut s, private);
+        push_int(s, private);
         s.push_str("][Round ");
-        push_int(&mut s, i64::from(self.round));
+        push_int(s, i64::from(self.round));
         s.push_str("][Player: ");
-        push_int(&mut s, cur);
+        push_int(s, cur);
         s.push_str("][Pot: ");
-        push_int(&mut s, self.pot);
+        push_int(s, self.pot);
         s.push_str("][Money: ");
         for (i, m) in self.money.iter().enumerate() {
             if i > 0 {
                 s.push(' ');
             }
-            write_money(&mut s, *m);
+            write_money(s, *m);
         }
         s.push(']');
         if let Some(c) = self.public_card {
             s.push_str("[Public: ");
-            push_int(&mut s, c as i64);
+            push_int(s, c as i64);
             s.push(']');
         }
         for (name, actions) in [("[Round1: ", &self.round1), ("[Round2: ", &self.round2)] {
@@ -357,11 +413,10 @@ impl State for LeducState {
                 if i > 0 {
                     s.push(' ');
                 }
-                push_int(&mut s, a as i64);
+                push_int(s, a as i64);
             }
             s.push(']');
         }
-        s
     }
 
     fn history(&self) -> &[ActionId] {
@@ -403,22 +458,10 @@ fn write_money(s: &mut String, m: f64) {
 
 /// `v` in decimal, appended.
 fn push_int(s: &mut String, v: i64) {
-    if v < 0 {
-        s.push('-');
-    }
-    let mut digits = [0u8; 20];
-    let mut k = digits.len();
-    let mut rest = v.unsigned_abs();
-    loop {
-        k -= 1;
-        digits[k] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    for &d in &digits[k..] {
-        s.push(char::from(d));
+    match u8::try_from(v) {
+        // Most are one digit: cards, players, rounds, actions.
+        Ok(d @ 0..=9) => s.push(char::from(b'0' + d)),
+        _ => s.push_str(itoa::Buffer::new().format(v)),
     }
 }
 

@@ -47,6 +47,7 @@ pub mod flat;
 mod game;
 mod game_info;
 pub mod goofspiel;
+mod key_table;
 mod kuhn;
 mod leduc;
 pub mod liars_dice;

@@ -132,6 +132,18 @@ macro_rules! registry {
             fn write_tensor(&self, player: PlayerId, out: &mut [f32]) {
                 match self { $(AnyState::$variant(s) => s.write_tensor(player, out),)+ $(AnyState::$ext(s) => s.write_tensor(player, out),)* }
             }
+            fn write_legal_actions(&self, out: &mut Vec<ActionId>) {
+                match self { $(AnyState::$variant(s) => s.write_legal_actions(out),)+ $(AnyState::$ext(s) => s.write_legal_actions(out),)* }
+            }
+            fn write_chance_outcomes(&self, out: &mut Vec<(ActionId, f64)>) {
+                match self { $(AnyState::$variant(s) => s.write_chance_outcomes(out),)+ $(AnyState::$ext(s) => s.write_chance_outcomes(out),)* }
+            }
+            fn write_returns(&self, out: &mut Vec<f64>) {
+                match self { $(AnyState::$variant(s) => s.write_returns(out),)+ $(AnyState::$ext(s) => s.write_returns(out),)* }
+            }
+            fn write_information_state_string(&self, player: PlayerId, out: &mut String) {
+                match self { $(AnyState::$variant(s) => s.write_information_state_string(player, out),)+ $(AnyState::$ext(s) => s.write_information_state_string(player, out),)* }
+            }
         }
     };
 }

@@ -12,6 +12,8 @@
 //! per cell state in OpenSpiel's `CellState` order (empty, nought = player 1's marks, cross =
 //! player 0's marks), each a 3 × 3 board of 0/1, the same for both players.
 
+use smallvec::SmallVec;
+
 use crate::error::Result;
 use crate::game::{ActionId, Game, PlayerId, State, TensorKind, TensorShape, Turn};
 use crate::game_info::{Conformance, GameInfo, Params, Registered};
@@ -37,7 +39,7 @@ impl Game for TicTacToe {
         9
     }
     fn new_initial_state(&self) -> TicTacToeState {
-        TicTacToeState { board: [None; 9], history: Vec::with_capacity(9), winner: None }
+        TicTacToeState { board: [None; 9], history: SmallVec::new(), winner: None }
     }
     fn utility_sum(&self) -> Option<f64> {
         Some(0.0)
@@ -65,11 +67,20 @@ impl Registered for TicTacToe {
 }
 
 /// A position: the marks (`Some(player)`), the moves so far and the winner once there is one.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct TicTacToeState {
     board: [Option<u8>; 9],
-    history: Vec<ActionId>,
+    /// Inline: a tree build clones a state for each of the game's 549 946 histories.
+    history: SmallVec<[ActionId; 9]>,
     winner: Option<u8>,
+}
+
+// By hand: `SmallVec::from_slice` copies the moves in one go, where the derived clone
+// extends move by move.
+impl Clone for TicTacToeState {
+    fn clone(&self) -> Self {
+        Self { board: self.board, history: SmallVec::from_slice(&self.history), winner: self.winner }
+    }
 }
 
 impl TicTacToeState {
@@ -88,10 +99,16 @@ impl State for TicTacToeState {
     }
 
     fn legal_actions(&self) -> Vec<ActionId> {
-        if self.is_terminal() {
-            return Vec::new();
+        let mut legal = Vec::with_capacity(9);
+        self.write_legal_actions(&mut legal);
+        legal
+    }
+
+    fn write_legal_actions(&self, legal: &mut Vec<ActionId>) {
+        legal.clear();
+        if !self.is_terminal() {
+            legal.extend((0..9).filter(|&c| self.board[c].is_none()).map(ActionId));
         }
-        (0..9).filter(|&c| self.board[c].is_none()).map(ActionId).collect()
     }
 
     fn chance_outcomes(&self) -> Vec<(ActionId, f64)> {
@@ -113,16 +130,35 @@ impl State for TicTacToeState {
     }
 
     fn returns(&self) -> Vec<f64> {
-        match self.winner {
-            Some(0) => vec![1.0, -1.0],
-            Some(_) => vec![-1.0, 1.0],
-            None => vec![0.0, 0.0],
-        }
+        let mut returns = Vec::with_capacity(2);
+        self.write_returns(&mut returns);
+        returns
     }
 
-    fn information_state_string(&self, _player: PlayerId) -> String {
-        let moves: Vec<String> = self.history.iter().map(|a| a.0.to_string()).collect();
-        moves.join(", ")
+    fn write_returns(&self, returns: &mut Vec<f64>) {
+        returns.clear();
+        returns.extend_from_slice(match self.winner {
+            Some(0) => &[1.0, -1.0],
+            Some(_) => &[-1.0, 1.0],
+            None => &[0.0, 0.0],
+        });
+    }
+
+    fn information_state_string(&self, player: PlayerId) -> String {
+        let mut s = String::with_capacity(3 * self.history.len());
+        self.write_information_state_string(player, &mut s);
+        s
+    }
+
+    fn write_information_state_string(&self, _player: PlayerId, s: &mut String) {
+        s.clear();
+        for (i, a) in self.history.iter().enumerate() {
+            if i > 0 {
+                s.push_str(", ");
+            }
+            // Cells are 0..=8: one digit.
+            s.push(char::from(b'0' + a.0 as u8));
+        }
     }
 
     fn history(&self) -> &[ActionId] {

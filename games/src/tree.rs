@@ -6,11 +6,11 @@
 
 use std::collections::HashMap;
 
-use rustc_hash::FxHashMap;
 use std::ops::Range;
 
 use crate::error::{Error, Result};
 use crate::game::{ActionId, Game, PlayerId, State, TensorShape, Turn};
+use crate::key_table::KeyTable;
 
 /// Global index of an information set (all players' infosets, grouped by player).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -75,7 +75,8 @@ pub struct GameTree {
     pub(crate) terminal_parent_seq: Vec<u32>,
 
     // Per infoset.
-    pub(crate) infoset_key: Vec<String>,
+    /// Each infoset's information-state string, and the infoset of each string.
+    pub(crate) keys: KeyTable,
     pub(crate) infoset_player: Vec<u32>,
     /// Legal actions of infoset `i`: `legal_actions[legal_start[i]..legal_start[i + 1]]`;
     /// `legal_start[i] + k` is also the global index of the infoset-action pair (a sequence).
@@ -89,7 +90,6 @@ pub struct GameTree {
     /// infoset-action pairs (0: perfect recall).
     pub(crate) num_imperfect_recall: usize,
     pub(crate) player_infosets: Vec<Range<usize>>,
-    pub(crate) lookup: FxHashMap<String, InfosetId>,
     /// The game's tensor shape, if it gives tensors.
     pub(crate) tensor_shape: Option<TensorShape>,
     /// `[infoset × tensor size]`: the acting player's tensor at each infoset, written once
@@ -240,7 +240,7 @@ impl GameTree {
     }
     /// Number of information sets of all players.
     pub fn num_infosets(&self) -> usize {
-        self.infoset_key.len()
+        self.keys.len()
     }
     /// Number of infoset-action pairs (sequences) of all players.
     pub fn num_sequences(&self) -> usize {
@@ -274,7 +274,7 @@ impl GameTree {
     }
     /// OpenSpiel's information-state string of an infoset.
     pub fn infoset_key(&self, infoset: InfosetId) -> &str {
-        &self.infoset_key[infoset.0]
+        self.keys.key(infoset.0)
     }
     /// The player acting at an infoset.
     pub fn infoset_player(&self, infoset: InfosetId) -> usize {
@@ -301,7 +301,7 @@ impl GameTree {
     }
     /// The infoset with this information-state string.
     pub fn infoset_by_key(&self, key: &str) -> Option<InfosetId> {
-        self.lookup.get(key).copied()
+        self.keys.get(key).map(InfosetId)
     }
     /// The kind of a node.
     pub fn node_kind(&self, node: usize) -> NodeKind {

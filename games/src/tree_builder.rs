@@ -7,37 +7,15 @@
 //! legal actions per information state, chance probabilities summing to 1), numbers the
 //! players' sequences and finds imperfect recall.
 
-use std::collections::VecDeque;
 use std::ops::Range;
-
-use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
 use crate::game::{ActionId, Game, State, TensorShape, Turn};
-use crate::tree::{GameTree, InfosetId, MAX_NODES, NO_PARENT, NodeKind};
+use crate::key_table::KeyTable;
+use crate::tree::{GameTree, MAX_NODES, NO_PARENT, NodeKind};
 
 /// Marks a player's empty sequence while building: `EMPTY - player`, resolved at the end.
 const EMPTY: u32 = u32::MAX;
-
-/// A node waiting in the breadth-first queue with its state, boxed: a registry state is
-/// hundreds of bytes, which the queue would otherwise move in and out.
-struct Pending<S> {
-    node: u32,
-    state: Box<S>,
-}
-
-/// The state after `action` from `state`: the last child takes the parent's own state
-/// (its node is done with it), the others a copy.
-fn child_state<S: State>(state: &mut Option<Box<S>>, last: bool, action: ActionId) -> Box<S> {
-    // INVARIANT: only the last child takes the state.
-    let mut child = if last {
-        state.take().expect("the parent's state")
-    } else {
-        state.clone().expect("the parent's state")
-    };
-    child.apply_action(action);
-    child
-}
 
 impl GameTree {
     /// Enumerate `game` breadth first into a flat arena of at most
@@ -86,44 +64,65 @@ impl GameTree {
         if let Some(count) = game.count_histories(max_nodes as u64) {
             b.reserve_nodes(count as usize);
         }
-        let mut queue = VecDeque::new();
-        queue.push_back(Pending { node: 0, state: Box::new(game.new_initial_state()) });
-        while let Some(Pending { node, state }) = queue.pop_front() {
-            let (actions, children) = match state.turn() {
+        // Depth first: the pending states are a path's siblings, not a whole level. Each is
+        // described where it lies on the stack and then moved on to its first child in place
+        // (a registry state is hundreds of bytes: one copy per node, the sibling's clone).
+        // The node's lists and string are written into buffers reused from node to node.
+        let mut stack: Vec<(u32, G::State)> = vec![(b.root(), game.new_initial_state())];
+        let mut legal = Vec::new();
+        let mut outcomes = Vec::new();
+        let mut returns = Vec::new();
+        let mut key = String::new();
+        while let Some(top) = stack.len().checked_sub(1) {
+            let (node, state) = &stack[top];
+            let children = match state.turn() {
                 Turn::Terminal => {
-                    b.terminal(node, &state.returns())?;
+                    state.write_returns(&mut returns);
+                    b.terminal(*node, &returns)?;
+                    stack.truncate(top);
                     continue;
                 }
                 Turn::Chance => {
-                    let outcomes = state.chance_outcomes();
-                    let children = b.chance(node, &outcomes)?;
-                    (outcomes.into_iter().map(|o| o.0).collect::<Vec<_>>(), children)
+                    state.write_chance_outcomes(&mut outcomes);
+                    legal.clear();
+                    legal.extend(outcomes.iter().map(|o| o.0));
+                    b.chance(*node, &outcomes)?
                 }
                 Turn::Player(p) => {
-                    let legal = state.legal_actions();
-                    let (children, new) =
-                        b.decision(node, p.0, &state.information_state_string(p), &legal)?;
+                    state.write_legal_actions(&mut legal);
+                    state.write_information_state_string(p, &mut key);
+                    let (children, new) = b.decision(*node, p.0, &key, &legal)?;
                     if new {
                         state.write_tensor(p, b.new_tensor());
                     }
-                    (legal, children)
+                    children
                 }
             };
-            let last = actions.len() - 1;
-            let mut state = Some(state);
-            for (k, (a, child)) in actions.into_iter().zip(children).enumerate() {
-                queue.push_back(Pending { node: child, state: child_state(&mut state, k == last, a) });
+            let first = children.start;
+            for (child, &a) in children.zip(&legal).skip(1) {
+                // Cloned straight into the stack's spare room.
+                stack.extend_from_within(top..=top);
+                if let Some((node, next)) = stack.last_mut() {
+                    *node = child;
+                    next.apply_action(a);
+                }
             }
+            let (node, state) = &mut stack[top];
+            *node = first;
+            state.apply_action(legal[0]);
         }
         b.finish()
     }
 }
 
-/// An information set as discovered; its tensor is in the builder's discovery-order buffer.
+/// An information set as discovered; its legal actions and tensor are in the builder's
+/// discovery-order buffers.
 #[derive(Default)]
 struct RawInfoset {
     player: u32,
-    legal: Vec<ActionId>,
+    /// Its legal actions are `raw_legal[legal_start..legal_start + num_legal]`.
+    legal_start: usize,
+    num_legal: u32,
     parent_seq: u32,
 }
 
@@ -160,11 +159,12 @@ pub struct TreeBuilder {
     max_nodes: usize,
     tensor_size: usize,
     raw: Vec<RawInfoset>,
+    raw_legal: Vec<ActionId>,
     /// Infoset `i` (discovery order) owns sequences `seq_base[i]..seq_base[i] + |legal|`.
     seq_base: Vec<u32>,
     next_seq: u32,
-    /// Each key's infoset, by discovery (the tree's lookup once renumbered).
-    raw_lookup: FxHashMap<String, InfosetId>,
+    /// Each key's infoset, by discovery (the tree's keys once renumbered).
+    raw_keys: KeyTable,
     /// `[infoset (discovery order) × tensor size]`.
     raw_tensors: Vec<f32>,
     /// `[node × players]`: each player's current sequence (discovery numbering) at the node.
@@ -204,14 +204,13 @@ impl TreeBuilder {
             terminal_node: Vec::new(),
             utilities: Vec::new(),
             terminal_parent_seq: Vec::new(),
-            infoset_key: Vec::new(),
+            keys: KeyTable::default(),
             infoset_player: Vec::new(),
             legal_start: Vec::new(),
             legal_actions: Vec::new(),
             infoset_parent_seq: Vec::new(),
             num_imperfect_recall: 0,
             player_infosets: Vec::new(),
-            lookup: FxHashMap::default(),
             tensor_shape,
             tensors: Vec::new(),
         };
@@ -221,9 +220,10 @@ impl TreeBuilder {
             max_nodes,
             tensor_size,
             raw: Vec::new(),
+            raw_legal: Vec::new(),
             seq_base: Vec::new(),
             next_seq: 0,
-            raw_lookup: FxHashMap::default(),
+            raw_keys: KeyTable::default(),
             raw_tensors: Vec::new(),
             node_seqs: (0..num_players as u32).map(|p| EMPTY - p).collect(),
             recall_broken: false,
@@ -378,39 +378,36 @@ impl TreeBuilder {
             )));
         }
         let p = player as u32;
-        let (info, new) = match self.raw_lookup.get(key) {
-            Some(&InfosetId(i)) => {
-                let i = i as u32;
-                let r = &self.raw[i as usize];
-                if r.legal != legal || r.player != p {
-                    return Err(Error::Unsupported(format!(
-                        "{}: information state {key:?} is inconsistent (another acting player or other legal actions)",
-                        self.name()
-                    )));
-                }
-                self.recall_broken |= r.parent_seq != self.node_seqs[idx * n + player];
-                (i, false)
+        if legal.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(Error::Unsupported(format!(
+                "{}: the legal actions at {key:?} are not ascending and unique",
+                self.name()
+            )));
+        }
+        let (i, new) = self.raw_keys.insert(key);
+        let info = i as u32;
+        if new {
+            self.seq_base.push(self.next_seq);
+            self.next_seq += legal.len() as u32;
+            self.raw_tensors.resize(self.raw_tensors.len() + self.tensor_size, 0.0);
+            self.raw.push(RawInfoset {
+                player: p,
+                legal_start: self.raw_legal.len(),
+                num_legal: legal.len() as u32,
+                parent_seq: self.node_seqs[idx * n + player],
+            });
+            self.raw_legal.extend_from_slice(legal);
+        } else {
+            let r = &self.raw[i];
+            if self.raw_legal[r.legal_start..r.legal_start + r.num_legal as usize] != *legal || r.player != p
+            {
+                return Err(Error::Unsupported(format!(
+                    "{}: information state {key:?} is inconsistent (another acting player or other legal actions)",
+                    self.name()
+                )));
             }
-            None => {
-                if legal.windows(2).any(|w| w[0] >= w[1]) {
-                    return Err(Error::Unsupported(format!(
-                        "{}: the legal actions at {key:?} are not ascending and unique",
-                        self.name()
-                    )));
-                }
-                let i = self.raw.len() as u32;
-                self.raw_lookup.insert(key.to_owned(), InfosetId(i as usize));
-                self.seq_base.push(self.next_seq);
-                self.next_seq += legal.len() as u32;
-                self.raw_tensors.resize(self.raw_tensors.len() + self.tensor_size, 0.0);
-                self.raw.push(RawInfoset {
-                    player: p,
-                    legal: legal.to_vec(),
-                    parent_seq: self.node_seqs[idx * n + player],
-                });
-                (i, true)
-            }
-        };
+            self.recall_broken |= r.parent_seq != self.node_seqs[idx * n + player];
+        }
         self.t.kind[idx] = NodeKind::Decision;
         self.t.player[idx] = p;
         self.t.slot[idx] = info;
@@ -530,8 +527,10 @@ impl TreeBuilder {
         }
         // Terminals in node order.
         if t.terminal_node.windows(2).any(|w| w[0] > w[1]) {
-            let mut by_node: Vec<u32> = (0..t.terminal_node.len() as u32).collect();
-            by_node.sort_unstable_by_key(|&k| t.terminal_node[k as usize]);
+            let by_node: Vec<u32> = (0..len)
+                .filter(|&node| t.kind[node] == NodeKind::Terminal)
+                .map(|node| t.slot[node])
+                .collect();
             t.utilities = rows_in_order(&t.utilities, &by_node, n);
             t.terminal_parent_seq = rows_in_order(&t.terminal_parent_seq, &by_node, n);
             t.terminal_node = by_node.iter().map(|&k| t.terminal_node[k as usize]).collect();
@@ -562,7 +561,7 @@ impl TreeBuilder {
             let mut acc = 0u32;
             for &old in &info_order {
                 new_base[old as usize] = acc;
-                acc += self.raw[old as usize].legal.len() as u32;
+                acc += self.raw[old as usize].num_legal;
             }
             let seq_base = &self.seq_base;
             let seq_of = |seq: u32| -> u32 {
@@ -588,9 +587,7 @@ impl TreeBuilder {
             self.raw = info_order.iter().map(|&old| std::mem::take(&mut discovered[old as usize])).collect();
             self.raw_tensors = rows_in_order(&self.raw_tensors, &info_order, self.tensor_size);
             self.seq_base = info_order.iter().map(|&old| new_base[old as usize]).collect();
-            for v in self.raw_lookup.values_mut() {
-                *v = InfosetId(new_info[v.0] as usize);
-            }
+            self.raw_keys.reorder(&info_order);
             for node in 0..len {
                 if t.kind[node] == NodeKind::Decision {
                     t.slot[node] = new_info[t.slot[node] as usize];
@@ -620,7 +617,8 @@ impl TreeBuilder {
             mut t,
             raw,
             seq_base,
-            mut raw_lookup,
+            raw_legal,
+            mut raw_keys,
             raw_tensors,
             tensor_size,
             recall_broken,
@@ -652,19 +650,24 @@ impl TreeBuilder {
         for &old in &order {
             let r = &raw[old as usize];
             new_seq_base[old as usize] = acc;
-            acc += r.legal.len() as u32;
-            t.legal_actions.extend_from_slice(&r.legal);
+            acc += r.num_legal;
+            t.legal_actions
+                .extend_from_slice(&raw_legal[r.legal_start..r.legal_start + r.num_legal as usize]);
             t.legal_start.push(acc);
         }
         let num_sequences = acc;
+        // Discovery-order sequence → new, by infoset (bases ascend with discovery).
+        let mut new_seq = Vec::with_capacity(num_sequences as usize);
+        for (old, r) in raw.iter().enumerate() {
+            debug_assert_eq!(seq_base[old] as usize, new_seq.len());
+            new_seq.extend((0..r.num_legal).map(|k| new_seq_base[old] + k));
+        }
         let remap = |seq: u32| -> u32 {
             if seq > EMPTY - n as u32 {
                 // Player `EMPTY - seq`'s empty sequence.
                 return num_sequences + (EMPTY - seq);
             }
-            // The owning infoset is the last one with seq_base <= seq (bases ascend).
-            let owner = seq_base.partition_point(|&b| b <= seq) - 1;
-            new_seq_base[owner] + (seq - seq_base[owner])
+            new_seq[seq as usize]
         };
         t.tensors.reserve(raw_tensors.len());
         for &old in &order {
@@ -687,16 +690,9 @@ impl TreeBuilder {
             let end = t.infoset_player.partition_point(|&q| (q as usize) <= p);
             t.player_infosets.push(start..end);
         }
-        // The discovery lookup becomes the tree's, renumbered in place; the id → key list
-        // takes a copy of each key.
-        let mut keys = vec![String::new(); raw.len()];
-        for (key, id) in raw_lookup.iter_mut() {
-            let new = new_id[id.0] as usize;
-            keys[new].clone_from(key);
-            *id = InfosetId(new);
-        }
-        t.lookup = raw_lookup;
-        t.infoset_key = keys;
+        // The discovered keys become the tree's, renumbered in place.
+        raw_keys.reorder(&order);
+        t.keys = raw_keys;
         if recall_broken {
             t.num_imperfect_recall = t.count_imperfect_recall();
         }
@@ -761,14 +757,15 @@ mod tests {
         assert_eq!(a.terminal_node, b.terminal_node);
         assert_eq!(a.utilities, b.utilities);
         assert_eq!(a.terminal_parent_seq, b.terminal_parent_seq);
-        assert_eq!(a.infoset_key, b.infoset_key);
+        assert!(a.keys.iter().eq(b.keys.iter()));
         assert_eq!(a.infoset_player, b.infoset_player);
         assert_eq!(a.legal_start, b.legal_start);
         assert_eq!(a.legal_actions, b.legal_actions);
         assert_eq!(a.infoset_parent_seq, b.infoset_parent_seq);
         assert_eq!(a.num_imperfect_recall, b.num_imperfect_recall);
         assert_eq!(a.player_infosets, b.player_infosets);
-        assert_eq!(a.lookup, b.lookup);
+        assert!((0..a.keys.len()).all(|i| a.keys.get(a.keys.key(i)) == Some(i)));
+        assert!((0..b.keys.len()).all(|i| b.keys.get(b.keys.key(i)) == Some(i)));
         assert_eq!(a.tensors, b.tensors);
     }
 

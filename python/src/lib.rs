@@ -18,6 +18,7 @@ mod game;
 mod matches;
 mod native_policy;
 mod normal_form;
+mod observation_buffer;
 mod played;
 mod policy;
 mod pyspiel;

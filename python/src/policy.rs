@@ -9,7 +9,7 @@ use metagame::games::{GameTree, InfosetId, TabularPolicy};
 use numpy::{IntoPyArray, PyArray2};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyString};
 
 use crate::callable_policy::CallablePolicy;
 use crate::convert::float_array;
@@ -123,16 +123,43 @@ fn from_openspiel(tree: &GameTree, obj: &Bound<'_, PyAny>) -> PyResult<TabularPo
             tree.num_infosets()
         )));
     }
+    let mut row_of = vec![0usize; tree.num_infosets()];
+    if let Ok(lookup) = lookup.cast::<PyDict>() {
+        // Its own keys, each found in the tree: no Python string made per key. As many keys
+        // as the tree has states, each a distinct state: every state is covered.
+        for (key, row) in lookup.iter() {
+            let id = key
+                .cast::<PyString>()
+                .ok()
+                .and_then(|k| k.to_str().ok())
+                .and_then(|k| tree.infoset_by_key(k));
+            let Some(id) = id else {
+                return Err(PyValueError::new_err(format!(
+                    "the TabularPolicy's information state {key} is not one of {}'s: a policy of another game",
+                    tree.name()
+                )));
+            };
+            row_of[id.0] = row.extract()?;
+        }
+    } else {
+        for (i, row) in row_of.iter_mut().enumerate() {
+            let key = tree.infoset_key(InfosetId(i));
+            *row = lookup.get_item(key).and_then(|r| r.extract()).map_err(|_| {
+                PyValueError::new_err(format!(
+                    "the TabularPolicy has no information state {key:?} of {}: a policy of another game",
+                    tree.name()
+                ))
+            })?;
+        }
+    }
     let mut probs = vec![0.0; tree.num_infosets() * width];
-    for i in 0..tree.num_infosets() {
-        let key = tree.infoset_key(InfosetId(i));
-        let row: usize = lookup.get_item(key).and_then(|r| r.extract()).map_err(|_| {
-            PyValueError::new_err(format!(
-                "the TabularPolicy has no information state {key:?} of {}: a policy of another game",
-                tree.name()
-            ))
-        })?;
-        probs[i * width..(i + 1) * width].copy_from_slice(&values[row * width..(row + 1) * width]);
+    for (i, &row) in row_of.iter().enumerate() {
+        let Some(values) = values.get(row * width..(row + 1) * width) else {
+            return Err(PyValueError::new_err(format!(
+                "the TabularPolicy's state_lookup names row {row}, its action_probability_array has {rows}"
+            )));
+        };
+        probs[i * width..(i + 1) * width].copy_from_slice(values);
     }
     TabularPolicy::from_dense(tree, probs).map_err(value_error)
 }

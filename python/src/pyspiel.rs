@@ -10,6 +10,7 @@ use pyo3::types::PyString;
 
 use crate::errors::value_error;
 use crate::game::PyGame;
+use crate::observation_buffer::TensorReader;
 
 /// How often (in nodes) the walk checks for Ctrl-C and redraws its progress.
 const CHECK_EVERY: usize = 10_000;
@@ -84,7 +85,9 @@ fn walk_pyspiel(
     let num_actions: usize = game.call_method0("num_distinct_actions")?.extract()?;
     let utility_sum = utility_sum(game, &kind)?;
     let tensor = tensor_kind(game, &kind)?;
-    let (shape, tensor_method) = tensor.map_or((None, None), |(shape, method)| (Some(shape), Some(method)));
+    let mut tensors =
+        tensor.as_ref().map(|(shape, method)| TensorReader::new(game, shape.kind, shape.size(), method));
+    let shape = tensor.map(|(shape, _)| shape);
     let mut builder = TreeBuilder::new(name.clone(), num_players, num_actions, utility_sum, shape, max_nodes);
     let bar = progress.then(|| {
         let bar = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
@@ -152,9 +155,8 @@ fn walk_pyspiel(
                 let legal: Vec<usize> = state.call_method0(intern!(py, "legal_actions"))?.extract()?;
                 let legal: Vec<ActionId> = legal.into_iter().map(ActionId).collect();
                 let (children, new) = builder.decision(node, player, key, &legal).map_err(tree_error)?;
-                if let (true, Some(method)) = (new, tensor_method) {
-                    let values: Vec<f32> = state.call_method1(method, (player,))?.extract()?;
-                    builder.set_new_tensor(key, &values).map_err(value_error)?;
+                if let (true, Some(tensors)) = (new, &mut tensors) {
+                    builder.set_new_tensor(key, tensors.read(&state, player)?).map_err(value_error)?;
                 }
                 (legal, children)
             }
