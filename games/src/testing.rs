@@ -179,6 +179,15 @@ pub fn check_playouts<G: Game>(game: &G, playouts: usize, seed: u64) -> Result<C
                     format!("replaying history {:?} gives a different state", state.history()),
                 ));
             }
+            if !writers_agree(&state, n) {
+                return Err(fail(
+                    &name,
+                    format!(
+                        "at history {:?} the write_* methods (legal actions, chance outcomes, returns, information-state strings) disagree with the methods that return them",
+                        state.history()
+                    ),
+                ));
+            }
             if let (Some(buf), Some(replayed_buf)) = (&mut buf, &mut replayed_buf) {
                 for p in (0..n).map(PlayerId) {
                     if buf.write(&name, &state, p)? != replayed_buf.write(&name, &replayed, p)? {
@@ -313,6 +322,25 @@ fn replay<G: Game>(game: &G, history: &[ActionId]) -> G::State {
         s.apply_action(a);
     }
     s
+}
+
+/// The buffer-writing methods (a tree build's) give what the returning ones give, into
+/// buffers that held something else.
+fn writers_agree<S: State>(s: &S, n: usize) -> bool {
+    let mut legal = vec![ActionId(usize::MAX)];
+    s.write_legal_actions(&mut legal);
+    let mut outcomes = vec![(ActionId(usize::MAX), 7.0)];
+    s.write_chance_outcomes(&mut outcomes);
+    let mut returns = vec![7.0; n + 1];
+    s.write_returns(&mut returns);
+    let mut key = String::from("stale");
+    legal == s.legal_actions()
+        && outcomes == s.chance_outcomes()
+        && returns == s.returns()
+        && (0..n).all(|p| {
+            s.write_information_state_string(PlayerId(p), &mut key);
+            key == s.information_state_string(PlayerId(p))
+        })
 }
 
 fn same_state<S: State>(a: &S, b: &S, n: usize) -> bool {
