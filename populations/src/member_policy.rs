@@ -158,12 +158,17 @@ impl From<TabularPolicy> for MemberPolicy {
 
 /// A member's table with its JSON, made the first time a checkpoint writes it: a member
 /// never changes, and every checkpoint of a PSRO run writes every member's table again
-/// (hundreds of them; formatting their numbers was most of each write).
+/// (hundreds of them; formatting their numbers was most of each write). Only JSON of at most
+/// [`KEPT_JSON_BYTES`] is kept: a large table's (tic-tac-toe's, 2.65 million numbers)
+/// would cost more memory than the table itself, and is formatted at each write instead.
 #[derive(Clone, Debug)]
 pub struct SharedTable {
     table: Arc<TabularPolicy>,
     json: Arc<OnceLock<Box<RawValue>>>,
 }
+
+/// The largest table JSON a [`SharedTable`] keeps (Leduc's is about 60 KB).
+pub const KEPT_JSON_BYTES: usize = 1 << 20;
 
 impl SharedTable {
     fn new(table: TabularPolicy) -> Self {
@@ -186,15 +191,14 @@ impl PartialEq for SharedTable {
 impl Serialize for SharedTable {
     /// As the table (the JSON written once, then copied).
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        let json = match self.json.get() {
-            Some(json) => json,
-            None => {
-                let json =
-                    serde_json::value::to_raw_value(&*self.table).map_err(serde::ser::Error::custom)?;
-                self.json.get_or_init(|| json)
-            }
-        };
-        json.serialize(serializer)
+        if let Some(json) = self.json.get() {
+            return json.serialize(serializer);
+        }
+        let json = serde_json::value::to_raw_value(&*self.table).map_err(serde::ser::Error::custom)?;
+        if json.get().len() > KEPT_JSON_BYTES {
+            return json.serialize(serializer);
+        }
+        self.json.get_or_init(|| json).serialize(serializer)
     }
 }
 
@@ -306,6 +310,21 @@ mod tests {
         let back: MemberPolicy = serde_json::from_str(&want).unwrap();
         assert_eq!(back, member);
         assert_eq!(back.as_table(), Some(&table));
+    }
+
+    /// A table whose JSON is larger than the table is not kept, and is written the same.
+    #[test]
+    fn a_large_tables_json_is_not_kept() {
+        let tree = GameTree::build(&registry::load("liars_dice").unwrap()).unwrap();
+        let table = TabularPolicy::uniform(&tree);
+        let want = serde_json::to_string(&table).unwrap();
+        assert!(want.len() > KEPT_JSON_BYTES, "{} bytes", want.len());
+        let member = MemberPolicy::from(table);
+        for _ in 0..2 {
+            assert_eq!(serde_json::to_string(&member).unwrap(), want);
+        }
+        let MemberPolicy::Table(shared) = &member else { panic!("a table") };
+        assert!(shared.json.get().is_none(), "no JSON kept");
     }
 
     /// A policy that writes itself as one byte.
