@@ -1,7 +1,7 @@
 //! `TreeBuilder`: a [`GameTree`] grown node by node, each node described after its parent,
 //! and [`GameTree::build`], which grows one from a [`Game`]'s states.
 //!
-//! [`GameTree::build`] drives the builder breadth first; a walk of a game
+//! [`GameTree::build`] drives the builder depth first; a walk of a game
 //! held elsewhere (an OpenSpiel game read through pyspiel) drives it directly, so nothing
 //! is built twice. It checks what the tree relies on (one acting player and one list of
 //! legal actions per information state, chance probabilities summing to 1), numbers the
@@ -18,8 +18,8 @@ use crate::tree::{GameTree, MAX_NODES, NO_PARENT, NodeKind};
 const EMPTY: u32 = u32::MAX;
 
 impl GameTree {
-    /// Enumerate `game` breadth first into a flat arena of at most
-    /// [`GameTree::DEFAULT_MAX_NODES`] nodes.
+    /// Enumerate `game` into a flat arena of at most [`GameTree::DEFAULT_MAX_NODES`] nodes,
+    /// numbered breadth first.
     ///
     /// # Errors
     ///
@@ -32,7 +32,8 @@ impl GameTree {
         Self::build_with_limit(game, Self::DEFAULT_MAX_NODES)
     }
 
-    /// Enumerate `game` breadth first into a flat arena of at most `max_nodes` nodes. Games
+    /// Enumerate `game` into a flat arena of at most `max_nodes` nodes, numbered breadth
+    /// first (the walk itself is depth first, so only a path's states are held). Games
     /// that count their histories ([`Game::count_histories`]) are checked before anything is
     /// allocated, others as the tree grows.
     ///
@@ -128,9 +129,9 @@ struct RawInfoset {
 
 /// Grows a [`GameTree`]: [`TreeBuilder::new`] adds the root (node 0); describing a node as a
 /// [`decision`](TreeBuilder::decision) or [`chance`](TreeBuilder::chance) node adds its
-/// children, numbered consecutively; [`TreeBuilder::finish`] gives the tree. Describing the
-/// nodes in the order they were added (breadth first) gives the tree
-/// [`GameTree::build`] gives.
+/// children, numbered consecutively; [`TreeBuilder::finish`] gives the tree. The nodes may be
+/// described in any order that puts each after its parent (breadth first, depth first):
+/// the tree is numbered breadth first either way, and is the tree [`GameTree::build`] gives.
 ///
 /// # Examples
 ///
@@ -711,11 +712,12 @@ mod tests {
     use crate::game::{State, Turn};
     use crate::registry;
 
-    /// `game` described depth first, the last child first.
-    fn depth_first<G: Game>(game: &G) -> GameTree {
+    /// `game` described breadth first (each node in the order it was added: nothing is
+    /// renumbered), or depth first, the last child first.
+    fn described<G: Game>(game: &G, breadth_first: bool) -> GameTree {
         let mut b = TreeBuilder::for_game(game, GameTree::DEFAULT_MAX_NODES);
-        let mut stack = vec![(game.new_initial_state(), b.root())];
-        while let Some((state, node)) = stack.pop() {
+        let mut pending = std::collections::VecDeque::from([(game.new_initial_state(), b.root())]);
+        while let Some((state, node)) = if breadth_first { pending.pop_front() } else { pending.pop_back() } {
             let (actions, children): (Vec<ActionId>, Range<u32>) = match state.turn() {
                 Turn::Terminal => {
                     b.terminal(node, &state.returns()).unwrap();
@@ -739,7 +741,7 @@ mod tests {
             for (a, child) in actions.into_iter().zip(children) {
                 let mut next = state.clone();
                 next.apply_action(a);
-                stack.push((next, child));
+                pending.push_back((next, child));
             }
         }
         b.finish().unwrap()
@@ -769,17 +771,20 @@ mod tests {
         assert_eq!(a.tensors, b.tensors);
     }
 
-    /// A walk that describes nodes depth first gets the breadth-first build's tree, field
-    /// for field: two and three players, chance, imperfect recall.
+    /// Nodes described depth first (by a walk, or by `GameTree::build`, first child last)
+    /// give the tree of a breadth-first description, field for field: two and three
+    /// players, chance, imperfect recall.
     #[test]
     fn nodes_described_depth_first_give_the_breadth_first_tree() {
         for name in
             ["kuhn_poker", "kuhn_poker(players=3)", "leduc_poker", "goofspiel(num_cards=4)", "tic_tac_toe"]
         {
             let game = registry::load(name).unwrap();
+            let reference = described(&game, true);
             let built = GameTree::build(&game).unwrap();
-            let walked = depth_first(&game);
-            assert_same(&walked, &built);
+            assert_same(&built, &reference);
+            let walked = described(&game, false);
+            assert_same(&walked, &reference);
             if name.starts_with("goofspiel") {
                 assert!(built.num_imperfect_recall > 0, "{name} has imperfect recall");
             }
