@@ -43,26 +43,29 @@ impl<'py> TensorReader<'py> {
     ///
     /// What the pyspiel calls raise.
     pub fn read(&mut self, state: &Bound<'py, PyAny>, player: usize) -> PyResult<&[f32]> {
-        let py = state.py();
-        if let Some(observer) = &self.observer {
-            observer.observation.call_method1(intern!(py, "set_from"), (state, player))?;
+        if let Some(observer) = &self.observer
+            && observer.observation.call_method1(intern!(state.py(), "set_from"), (state, player)).is_ok()
+        {
             let buffer = observer.buffer.readonly();
-            let values = buffer.as_slice()?;
-            if self.compared < CHECKED {
-                self.compared += 1;
-                let reference: Vec<f32> = state.call_method1(self.state_method, (player,))?.extract()?;
-                if reference != values {
-                    // Not the state method's tensor: that method from here on.
-                    drop(buffer);
-                    self.observer = None;
-                    self.values = reference;
+            if let Ok(values) = buffer.as_slice() {
+                if self.compared >= CHECKED {
+                    self.values.clear();
+                    self.values.extend_from_slice(values);
                     return Ok(&self.values);
                 }
+                self.compared += 1;
+                let reference: Vec<f32> = state.call_method1(self.state_method, (player,))?.extract()?;
+                let agree = reference == values;
+                drop(buffer);
+                if !agree {
+                    self.observer = None;
+                }
+                self.values = reference;
+                return Ok(&self.values);
             }
-            self.values.clear();
-            self.values.extend_from_slice(values);
-            return Ok(&self.values);
         }
+        // No observer, or it failed or disagreed: the state method from here on.
+        self.observer = None;
         self.values = state.call_method1(self.state_method, (player,))?.extract()?;
         Ok(&self.values)
     }

@@ -341,3 +341,44 @@ def test_a_walked_game_carries_openspiels_tensors(name):
     theirs = walked.infoset_tensors()
     for i, key in enumerate(walked.infosets()):
         np.testing.assert_array_equal(theirs[i], ours[built.infoset_index(key)], err_msg=key)
+
+
+def assert_leducs_tensors(walked):
+    built = metagame.load_game("leduc_poker")
+    ours = built.infoset_tensors()
+    theirs = walked.infoset_tensors()
+    for i, key in enumerate(walked.infosets()):
+        np.testing.assert_array_equal(theirs[i], ours[built.infoset_index(key)], err_msg=key)
+
+
+def test_the_walk_reads_every_tensor_through_openspiels_observer(monkeypatch):
+    """The walk fills OpenSpiel's observation buffer (``set_from``) once per information
+    state and reads it in place, for the whole walk, not only while it compares."""
+    calls = []
+
+    class Counting(pyspiel._Observation):
+        def set_from(self, state, player):
+            calls.append(player)
+            super().set_from(state, player)
+
+    monkeypatch.setattr(pyspiel, "_Observation", Counting)
+    walked = mos.from_pyspiel("leduc_poker", progress=False)
+    assert len(calls) == walked.num_infosets == 936
+    assert_leducs_tensors(walked)
+
+
+def test_an_observer_that_disagrees_leaves_the_state_method(monkeypatch):
+    """An observer whose tensor is not the state method's (here: the opponent's) is dropped
+    at the first difference; every tensor is then the state method's."""
+    game = pyspiel.load_game("leduc_poker")
+    size = game.information_state_tensor_size()
+
+    class Opponents(bytearray):
+        def has_tensor(self):
+            return True
+
+        def set_from(self, state, player):
+            self[:] = np.asarray(state.information_state_tensor(1 - player), np.float32).tobytes()
+
+    monkeypatch.setattr(pyspiel, "_Observation", lambda game, observer: Opponents(4 * size))
+    assert_leducs_tensors(mos.from_pyspiel(game, progress=False))
