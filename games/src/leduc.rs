@@ -181,6 +181,16 @@ impl Clone for LeducState {
 }
 
 impl LeducState {
+    /// Whether `action` is legal for `player`, the player to move.
+    fn allows(&self, player: usize, action: usize) -> bool {
+        match action {
+            FOLD => self.stakes > self.ante[player],
+            CALL => true,
+            RAISE => self.num_raises < MAX_RAISES,
+            _ => false,
+        }
+    }
+
     fn ready_for_next_round(&self) -> bool {
         (self.num_raises == 0 && self.num_calls == self.remaining_players)
             || (self.num_raises > 0 && self.num_calls == self.remaining_players - 1)
@@ -276,13 +286,7 @@ impl State for LeducState {
         let Turn::Player(PlayerId(p)) = self.turn() else {
             return;
         };
-        if self.stakes > self.ante[p] {
-            actions.push(ActionId(FOLD));
-        }
-        actions.push(ActionId(CALL));
-        if self.num_raises < MAX_RAISES {
-            actions.push(ActionId(RAISE));
-        }
+        actions.extend([FOLD, CALL, RAISE].into_iter().filter(|&a| self.allows(p, a)).map(ActionId));
     }
 
     fn chance_outcomes(&self) -> Vec<(ActionId, f64)> {
@@ -319,13 +323,7 @@ impl State for LeducState {
                 }
             }
             Turn::Player(PlayerId(p)) => {
-                let legal = match a {
-                    FOLD => self.stakes > self.ante[p],
-                    CALL => true,
-                    RAISE => self.num_raises < MAX_RAISES,
-                    _ => false,
-                };
-                assert!(legal, "action {a} is not legal in leduc_poker here");
+                assert!(self.allows(p, a), "action {a} is not legal in leduc_poker here");
                 match a {
                     FOLD => {
                         self.record(FOLD);

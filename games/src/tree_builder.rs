@@ -121,7 +121,9 @@ impl GameTree {
 #[derive(Default)]
 struct RawInfoset {
     player: u32,
-    /// Its legal actions are `raw_legal[legal_start..legal_start + num_legal]`.
+    /// Its legal actions are `raw_legal[legal_start..legal_start + num_legal]`; while
+    /// building, `legal_start + k` is also its `k`-th sequence (one per legal action, in
+    /// discovery order).
     legal_start: usize,
     num_legal: u32,
     parent_seq: u32,
@@ -161,9 +163,6 @@ pub struct TreeBuilder {
     tensor_size: usize,
     raw: Vec<RawInfoset>,
     raw_legal: Vec<ActionId>,
-    /// Infoset `i` (discovery order) owns sequences `seq_base[i]..seq_base[i] + |legal|`.
-    seq_base: Vec<u32>,
-    next_seq: u32,
     /// Each key's infoset, by discovery (the tree's keys once renumbered).
     raw_keys: KeyTable,
     /// `[infoset (discovery order) × tensor size]`.
@@ -222,8 +221,6 @@ impl TreeBuilder {
             tensor_size,
             raw: Vec::new(),
             raw_legal: Vec::new(),
-            seq_base: Vec::new(),
-            next_seq: 0,
             raw_keys: KeyTable::default(),
             raw_tensors: Vec::new(),
             node_seqs: (0..num_players as u32).map(|p| EMPTY - p).collect(),
@@ -388,8 +385,6 @@ impl TreeBuilder {
         let (i, new) = self.raw_keys.insert(key);
         let info = i as u32;
         if new {
-            self.seq_base.push(self.next_seq);
-            self.next_seq += legal.len() as u32;
             self.raw_tensors.resize(self.raw_tensors.len() + self.tensor_size, 0.0);
             self.raw.push(RawInfoset {
                 player: p,
@@ -415,7 +410,7 @@ impl TreeBuilder {
         let first = self.t.kind.len() as u32;
         self.t.first_child[idx] = first;
         self.t.num_children[idx] = legal.len() as u32;
-        let base = self.seq_base[info as usize];
+        let base = self.raw[i].legal_start as u32;
         for (k, &a) in legal.iter().enumerate() {
             let child = self.t.push_node(node, a.0 as u32, 1.0);
             self.node_seqs.extend_from_within(idx * n..(idx + 1) * n);
@@ -557,25 +552,8 @@ impl TreeBuilder {
         }
         let renumbered = info_order.iter().enumerate().any(|(new, &old)| new as u32 != old);
         if renumbered {
-            // Sequences follow their infosets: old sequence → new.
-            let mut new_base = vec![0u32; self.raw.len()];
-            let mut acc = 0u32;
-            for &old in &info_order {
-                new_base[old as usize] = acc;
-                acc += self.raw[old as usize].num_legal;
-            }
-            let seq_base = &self.seq_base;
-            let seq_of = |seq: u32| -> u32 {
-                if seq > EMPTY - n as u32 {
-                    return seq;
-                }
-                let owner = seq_base.partition_point(|&b| b <= seq) - 1;
-                new_base[owner] + (seq - seq_base[owner])
-            };
-            let mut seq_map: Vec<u32> = (0..self.next_seq).collect();
-            for s in seq_map.iter_mut() {
-                *s = seq_of(*s);
-            }
+            // Sequences follow their infosets.
+            let seq_map = sequences_in_order(&self.raw, &info_order);
             let remap = |seq: u32| if seq > EMPTY - n as u32 { seq } else { seq_map[seq as usize] };
             for s in self.node_seqs.iter_mut() {
                 *s = remap(*s);
@@ -587,7 +565,6 @@ impl TreeBuilder {
             let mut discovered = std::mem::take(&mut self.raw);
             self.raw = info_order.iter().map(|&old| std::mem::take(&mut discovered[old as usize])).collect();
             self.raw_tensors = rows_in_order(&self.raw_tensors, &info_order, self.tensor_size);
-            self.seq_base = info_order.iter().map(|&old| new_base[old as usize]).collect();
             self.raw_keys.reorder(&info_order);
             for node in 0..len {
                 if t.kind[node] == NodeKind::Decision {
@@ -617,7 +594,6 @@ impl TreeBuilder {
         let Self {
             mut t,
             raw,
-            seq_base,
             raw_legal,
             mut raw_keys,
             raw_tensors,
@@ -644,25 +620,15 @@ impl TreeBuilder {
         for (new, &old) in order.iter().enumerate() {
             new_id[old as usize] = new as u32;
         }
-        // Map discovery-order sequences to the new numbering.
-        let mut new_seq_base = vec![0u32; raw.len()];
-        let mut acc = 0u32;
         t.legal_start.push(0);
         for &old in &order {
             let r = &raw[old as usize];
-            new_seq_base[old as usize] = acc;
-            acc += r.num_legal;
             t.legal_actions
                 .extend_from_slice(&raw_legal[r.legal_start..r.legal_start + r.num_legal as usize]);
-            t.legal_start.push(acc);
+            t.legal_start.push(t.legal_actions.len() as u32);
         }
-        let num_sequences = acc;
-        // Discovery-order sequence → new, by infoset (bases ascend with discovery).
-        let mut new_seq = Vec::with_capacity(num_sequences as usize);
-        for (old, r) in raw.iter().enumerate() {
-            debug_assert_eq!(seq_base[old] as usize, new_seq.len());
-            new_seq.extend((0..r.num_legal).map(|k| new_seq_base[old] + k));
-        }
+        let num_sequences = t.legal_actions.len() as u32;
+        let new_seq = sequences_in_order(&raw, &order);
         let remap = |seq: u32| -> u32 {
             if seq > EMPTY - n as u32 {
                 // Player `EMPTY - seq`'s empty sequence.
@@ -699,6 +665,18 @@ impl TreeBuilder {
         }
         Ok(t)
     }
+}
+
+/// Each sequence's number once the infosets `raw` (whose sequences are numbered
+/// consecutively, infoset by infoset) take the order `order` (`order[new] = old`).
+fn sequences_in_order(raw: &[RawInfoset], order: &[u32]) -> Vec<u32> {
+    let mut new_base = vec![0u32; raw.len()];
+    let mut next = 0u32;
+    for &old in order {
+        new_base[old as usize] = next;
+        next += raw[old as usize].num_legal;
+    }
+    raw.iter().zip(new_base).flat_map(|(r, base)| base..base + r.num_legal).collect()
 }
 
 /// The rows of `v` (`n` values each) in the order `order` names them.

@@ -123,34 +123,24 @@ fn from_openspiel(tree: &GameTree, obj: &Bound<'_, PyAny>) -> PyResult<TabularPo
             tree.num_infosets()
         )));
     }
+    // Its own keys, each found in the tree: no Python string made per key. As many keys as
+    // the tree has states, each a distinct state: every state is covered. (A mapping that
+    // is not a dict is copied into one.)
+    let lookup = match lookup.cast_into::<PyDict>() {
+        Ok(dict) => dict,
+        Err(e) => obj.py().get_type::<PyDict>().call1((e.into_inner(),))?.cast_into::<PyDict>()?,
+    };
     let mut row_of = vec![0usize; tree.num_infosets()];
-    if let Ok(lookup) = lookup.cast::<PyDict>() {
-        // Its own keys, each found in the tree: no Python string made per key. As many keys
-        // as the tree has states, each a distinct state: every state is covered.
-        for (key, row) in lookup.iter() {
-            let id = key
-                .cast::<PyString>()
-                .ok()
-                .and_then(|k| k.to_str().ok())
-                .and_then(|k| tree.infoset_by_key(k));
-            let Some(id) = id else {
-                return Err(PyValueError::new_err(format!(
-                    "the TabularPolicy's information state {key} is not one of {}'s: a policy of another game",
-                    tree.name()
-                )));
-            };
-            row_of[id.0] = row.extract()?;
-        }
-    } else {
-        for (i, row) in row_of.iter_mut().enumerate() {
-            let key = tree.infoset_key(InfosetId(i));
-            *row = lookup.get_item(key).and_then(|r| r.extract()).map_err(|_| {
-                PyValueError::new_err(format!(
-                    "the TabularPolicy has no information state {key:?} of {}: a policy of another game",
-                    tree.name()
-                ))
-            })?;
-        }
+    for (key, row) in lookup.iter() {
+        let id =
+            key.cast::<PyString>().ok().and_then(|k| k.to_str().ok()).and_then(|k| tree.infoset_by_key(k));
+        let Some(id) = id else {
+            return Err(PyValueError::new_err(format!(
+                "the TabularPolicy's information state {key} is not one of {}'s: a policy of another game",
+                tree.name()
+            )));
+        };
+        row_of[id.0] = row.extract()?;
     }
     let mut probs = vec![0.0; tree.num_infosets() * width];
     for (i, &row) in row_of.iter().enumerate() {

@@ -156,6 +156,15 @@ def test_policy_of_another_game(kuhn, leduc, kuhn3):
         metagame.Policy(leduc, os_policy.TabularPolicy(pyspiel.load_game("kuhn_poker")))
     with raises(ValueError, "the TabularPolicy has 48 information states (48 rows), kuhn_poker has 12"):
         metagame.Policy(kuhn, os_policy.TabularPolicy(pyspiel.load_game("kuhn_poker(players=3)")))
+    # The right sizes, but keys of no state of the game, or a row past the array.
+    renamed = os_policy.TabularPolicy(pyspiel.load_game("kuhn_poker"))
+    renamed.state_lookup = {"x" + key: row for key, row in renamed.state_lookup.items()}
+    with raises(ValueError, "is not one of kuhn_poker's: a policy of another game"):
+        metagame.Policy(kuhn, renamed)
+    past = os_policy.TabularPolicy(pyspiel.load_game("kuhn_poker"))
+    past.state_lookup = {key: row + 1 for key, row in past.state_lookup.items()}
+    with raises(ValueError, "the TabularPolicy's state_lookup names row 12, its action_probability_array has 12"):
+        metagame.Policy(kuhn, past)
     with raises(ValueError, "to_tabular_policy: the OpenSpiel game has 12 information states and 2 actions, "
                             "the policy's game kuhn_poker(players=3) 48 and 2: a policy of another game"):
         mos.to_tabular_policy(metagame.Policy.uniform(kuhn3), pyspiel.load_game("kuhn_poker"))
